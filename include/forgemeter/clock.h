@@ -1,0 +1,91 @@
+// forgemeter/clock.h — time, injected.
+//
+// Everything in forgemeter that reads the time or waits takes a Clock through
+// its options, so tests drive time by hand and production uses the real one.
+// A Clock has two faces:
+//   * now()        — UTC wall time in milliseconds: what hourly buckets and
+//                    lease stamps are made of;
+//   * steady_now() — a monotonic reading: what deadlines are measured on, so a
+//                    wall-clock step can neither extend nor cut one short.
+//
+// Thread-safety: every Clock method may be called from any thread at once.
+// Ownership: options hold a `Clock*` that they do not own; the clock must
+// outlive whatever was given it. nullptr in options means system_clock().
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+#include <stop_token>
+
+namespace forgemeter {
+
+using UtcMillis = std::chrono::sys_time<std::chrono::milliseconds>;
+using WallTime = std::chrono::system_clock::time_point;  // finer than UtcMillis
+using SteadyTime = std::chrono::steady_clock::time_point;
+using Duration = std::chrono::nanoseconds;
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+
+  // UTC wall time, truncated to the millisecond.
+  virtual UtcMillis now() const = 0;
+
+  // Monotonic time; never goes backward.
+  virtual SteadyTime steady_now() const = 0;
+
+  // Blocks until steady_now() >= deadline (returns true) or until `stop` is
+  // requested (returns false, promptly). A deadline already passed returns true
+  // at once.
+  virtual bool wait_until(SteadyTime deadline, std::stop_token stop) const = 0;
+};
+
+// The real clocks (std::chrono::system_clock and steady_clock). Never destroyed.
+Clock& system_clock();
+
+// A clock that moves only when told to, for tests.
+//
+// advance() moves wall and steady time together and wakes the waiters whose
+// deadline it reaches; set_wall() steps the wall clock alone (as an NTP step
+// would), leaving steady time and waiters untouched.
+class ManualClock final : public Clock {
+ public:
+  explicit ManualClock(UtcMillis start);
+
+  UtcMillis now() const override;
+  SteadyTime steady_now() const override;
+  bool wait_until(SteadyTime deadline, std::stop_token stop) const override;
+
+  void advance(Duration d);
+  void set_wall(UtcMillis t);
+
+  // Number of threads blocked in wait_until() right now.
+  std::size_t waiting() const;
+  // Blocks (in real time, at most `timeout`) until at least `n` threads wait;
+  // returns whether they did. Lets a test step time only once a worker sleeps.
+  bool await_waiting(std::size_t n, std::chrono::milliseconds timeout) const;
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::condition_variable_any cv_;
+  WallTime wall_;
+  SteadyTime steady_;
+  mutable std::size_t waiting_ = 0;
+};
+
+// A point on a clock's steady face by which a call must have answered.
+struct Deadline {
+  const Clock* clock = &system_clock();
+  SteadyTime at{};
+
+  static Deadline after(const Clock& c, Duration d) { return {&c, c.steady_now() + d}; }
+  bool passed() const { return clock->steady_now() >= at; }
+  Duration remaining() const {
+    auto r = at - clock->steady_now();
+    return r > Duration::zero() ? std::chrono::duration_cast<Duration>(r) : Duration::zero();
+  }
+};
+
+}  // namespace forgemeter

@@ -1,0 +1,88 @@
+// forgemeter/lease.h — the lease store contract.
+//
+// A lease is a name one owner holds until an expiry. It elects ONE replica to
+// run a periodic, idempotent loop whose cost scales with the replica count.
+//
+// FOR LOAD, NOT FOR EXCLUSION. Clocks, store round trips and a stalled holder
+// bound how exclusive a lease is: a holder that stalls past its TTL overlaps
+// its successor for the length of the stall. Work that must never run twice
+// must check the fencing `term` (it increases on every change of hands) where
+// it writes, or keep a claim on the item itself.
+//
+// Contract of every store (one conformance suite checks them all):
+//   * Instants are the caller's clock (`now`, UTC) and are kept to the
+//     millisecond: `now` and `ttl` are truncated to whole milliseconds, and
+//     the expiry stamped is trunc(now) + trunc(ttl).
+//   * acquire(): takes the lease until now+ttl when it is free, expired at
+//     `now` (expiry <= now), or already the caller's; else `refused`, with the
+//     holder and its expiry.
+//   * renew(): extends only the caller's own lease (even one past its expiry
+//     that nobody took); never creates or takes one: `refused` otherwise.
+//   * Neither moves an expiry backward; a renewal at the stored instant is a
+//     success.
+//   * release(): frees the caller's lease (`released`), is a no-op on a free
+//     lease (`not_held`), and answers `lost` (changing nothing) when another
+//     owner holds it.
+//   * term: increases each time the lease passes to an owner that did not hold
+//     it; kept by the holder's acquire/renew and by release (never reused).
+//   * `no_answer` means the answer did not arrive by the deadline — NOT that
+//     nothing happened: the write may have landed.
+//   * Names and owners: non-blank UTF-8, at most 200 bytes, no NUL; TTL >= 1 ms.
+//     Else `invalid`, nothing written.
+//
+// Thread-safety: every store may be called from many threads at once.
+// Errors: outcomes are values (LeaseResult); store methods never throw except
+// std::bad_alloc. Constructors throw std::invalid_argument on unusable options.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "forgemeter/clock.h"
+
+namespace forgemeter {
+
+enum class LeaseStatus : std::uint8_t {
+  granted,    // acquire took or extended the lease; renew extended it
+  refused,    // acquire: another owner holds it; renew: the caller does not hold it
+  released,   // release freed the caller's lease
+  not_held,   // release of a lease nobody holds: nothing to do
+  lost,       // release: another owner holds it; nothing changed
+  no_answer,  // the store did not answer by the deadline (the write may have landed)
+  invalid,    // an argument broke the contract; nothing written
+};
+
+std::string_view to_string(LeaseStatus s) noexcept;
+
+// What a store call answered. `holder`, `expiry` and `term` describe the lease
+// as the store left it (holder empty = free); they are meaningful for every
+// status but no_answer and invalid.
+struct LeaseResult {
+  LeaseStatus status = LeaseStatus::no_answer;
+  std::string holder;
+  UtcMillis expiry{};
+  std::uint64_t term = 0;
+  std::string error;  // for no_answer and invalid: what went wrong, for a log line
+
+  bool answered() const { return status != LeaseStatus::no_answer && status != LeaseStatus::invalid; }
+};
+
+class LeaseStore {
+ public:
+  virtual ~LeaseStore() = default;
+
+  virtual LeaseResult acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
+                              const Deadline& deadline) = 0;
+  virtual LeaseResult renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
+                            const Deadline& deadline) = 0;
+  virtual LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) = 0;
+  // For operators: status `granted` when someone holds it, `not_held` when free.
+  virtual LeaseResult inspect(std::string_view name, const Deadline& deadline) = 0;
+};
+
+// Why (name, owner, ttl) break the contract, or empty when they do not. Every
+// store calls this first; exposed so callers can validate early.
+std::string lease_args_error(std::string_view name, std::string_view owner, Duration ttl);
+
+}  // namespace forgemeter

@@ -1,0 +1,131 @@
+// forgemeter/lines.h — the three hourly lines, as values: format and parse.
+//
+// The grep contract (byte-exact; "—" is U+2014 with a space each side):
+//
+//   forge HTTP: <N> requests in the hour ending <YYYY-MM-DDTHH:00Z>[ (<note>)] — <entry>, …
+//       entry: <host> <api>[ installation <id>] <lane>=<n>
+//       order: count descending; then host, api, lane (`other` first),
+//              installation ascending (none first), by bytes
+//   forge rate limit: lowest remaining in the hour ending <…>[ (<note>)] — <budget>, …
+//       budget: <host> <api> installation <id>: <remaining>[ of <limit>] at <HH:MM:SSZ>[ (resets <HH:MM:SSZ>)]
+//       order: host, api, installation
+//   forge HTTP answers: in the hour ending <…>[ (<note>)] — <host> <api> <class>=<n> …, …
+//       classes in this order, each only when non-zero:
+//       2xx 304 3xx limited 4xx 5xx none refused
+//       order: host, api
+//
+//   note: `counted from HH:MM:SSZ` | `until HH:MM:SSZ, stopping` | both, joined by ", "
+//
+// Reading rules for rate-limit headers (applied by the Meter):
+//   X-RateLimit-Remaining: an integer >= 0, else the answer gives no reading;
+//   X-RateLimit-Limit: kept only when a positive integer;
+//   X-RateLimit-Reset: epoch seconds (below 10^9: seconds from now), kept only
+//   when after now and at most 31 days ahead.
+//   The lowest reading wins by: lower remaining, then earlier seen, then
+//   earlier reset (absent first), then lower limit (absent first).
+//
+// Thread-safety: pure functions over values. Errors: scan_line() never throws
+// and reports malformed input as a value with a reason; format_line() never
+// throws except std::bad_alloc.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "forgemeter/url.h"
+
+namespace forgemeter {
+
+using TimeOfDay = std::chrono::seconds;  // seconds after 00:00:00Z, [0, 86400)
+
+struct HourNote {
+  std::optional<TimeOfDay> counted_from;  // counting began after the hour started
+  std::optional<TimeOfDay> until;         // flushed by a stop inside the hour
+  bool whole() const { return !counted_from && !until; }
+  friend bool operator==(const HourNote&, const HourNote&) = default;
+};
+
+inline constexpr std::string_view kOtherHosts = "(other hosts)";
+
+struct CountEntry {
+  std::string host;
+  Api api = Api::rest;
+  std::uint64_t installation = 0;  // 0 = none
+  std::string lane;                // "other" for untagged
+  std::uint64_t count = 0;
+  friend bool operator==(const CountEntry&, const CountEntry&) = default;
+};
+
+struct CountLine {
+  std::chrono::sys_seconds hour_ending;  // the hour's start + 1h, on the hour
+  HourNote note;
+  std::uint64_t total = 0;  // the sum of the entries' counts
+  std::vector<CountEntry> entries;
+  friend bool operator==(const CountLine&, const CountLine&) = default;
+};
+
+struct BudgetEntry {
+  std::string host;
+  Api api = Api::rest;
+  std::uint64_t installation = 0;
+  std::uint64_t remaining = 0;
+  std::optional<std::uint64_t> limit;
+  TimeOfDay at{};                  // when the lowest reading was seen
+  std::optional<TimeOfDay> resets;
+  friend bool operator==(const BudgetEntry&, const BudgetEntry&) = default;
+};
+
+struct BudgetLine {
+  std::chrono::sys_seconds hour_ending;
+  HourNote note;
+  std::vector<BudgetEntry> entries;
+  friend bool operator==(const BudgetLine&, const BudgetLine&) = default;
+};
+
+enum class AnswerClass : std::uint8_t { ok2xx, not_modified, redirect3xx, limited, client4xx, server5xx, none, refused };
+inline constexpr std::size_t kAnswerClasses = 8;
+// "2xx", "304", "3xx", "limited", "4xx", "5xx", "none", "refused".
+std::string_view to_string(AnswerClass c) noexcept;
+
+struct AnswersEntry {
+  std::string host;
+  Api api = Api::rest;
+  std::array<std::uint64_t, kAnswerClasses> counts{};  // indexed by AnswerClass
+  friend bool operator==(const AnswersEntry&, const AnswersEntry&) = default;
+};
+
+struct AnswersLine {
+  std::chrono::sys_seconds hour_ending;
+  HourNote note;
+  std::vector<AnswersEntry> entries;
+  friend bool operator==(const AnswersLine&, const AnswersLine&) = default;
+};
+
+using MeterLine = std::variant<CountLine, BudgetLine, AnswersLine>;
+
+// The line, byte-exact, without a newline. Entries are written in the order
+// given; the Meter sorts them by the rules above before formatting.
+std::string format_line(const MeterLine& line);
+
+struct LineScan {
+  enum class Kind : std::uint8_t {
+    none,       // no meter line in this text
+    line,       // `line` holds it
+    malformed,  // a meter line begins here but does not parse: `reason` says why
+  };
+  Kind kind = Kind::none;
+  MeterLine line;
+  std::string reason;
+};
+
+// Finds a meter line anywhere in one log line: after a timestamp or level
+// prefix, or inside a JSON string (with `\u2014`, `\"` and `\\` escapes).
+LineScan scan_line(std::string_view log_line);
+
+}  // namespace forgemeter

@@ -1,0 +1,117 @@
+// forgemeter/meter.h — the hourly tally of forge requests.
+//
+// A Meter is told about every request put on the wire (record_request) and
+// every answer read back (record_answer). It keeps one UTC hour at a time and
+// writes that hour as up to three greppable lines (see forgemeter/lines.h for
+// the grammar) when the first event of a later hour arrives, and at flush().
+//
+//   forge HTTP: 3 requests in the hour ending 2026-09-30T15:00Z — api.github.com rest installation 101 sweeper=2, api.github.com graphql other=1
+//   forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z — api.github.com rest installation 101: 4870 of 5000 at 14:59:58Z (resets 15:12:00Z)
+//   forge HTTP answers: in the hour ending 2026-09-30T15:00Z — api.github.com rest 2xx=2, api.github.com graphql 2xx=1
+//
+// Nothing is timer-driven: an hour with no traffic writes nothing, and a
+// finished hour is written late, at the next event, under its own date.
+// Records stamped before the hour being counted (a race with a turn, a clock
+// stepped back) count in the current hour: nothing is ever dropped. One hour
+// names at most `max_hosts` hosts; later new hosts fold into `(other hosts)`.
+//
+// Thread-safety: every method may be called from any number of threads at
+// once. Lines reach the sink in order, one call at a time, from whichever
+// thread turned the hour or flushed, outside the locks request threads take.
+// Errors: record_* never throw and never block on the sink; a sink that throws
+// is caught (the line is lost, no count is). The constructor throws
+// std::invalid_argument for unusable options.
+// Ownership: the Meter owns its tally; MeterOptions::clock is borrowed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "forgemeter/clock.h"
+#include "forgemeter/lane.h"
+#include "forgemeter/url.h"
+
+namespace forgemeter {
+
+// What a request is counted under.
+struct RequestKey {
+  // Host as host_of() gives it (lower-cased, `:port` kept). The meter
+  // lower-cases again and escapes any byte that could break a line.
+  std::string_view host;
+  Api api = Api::rest;
+  std::uint64_t installation = 0;  // GitHub App installation id; 0 = none
+  Lane lane = Lane::other();
+};
+
+// The rate-limit headers of one answer, raw; empty = absent. The meter applies
+// the reading rules (forgemeter/lines.h), so hostile values are harmless.
+struct RateLimitHeaders {
+  std::string_view limit;        // X-RateLimit-Limit
+  std::string_view remaining;    // X-RateLimit-Remaining
+  std::string_view reset;        // X-RateLimit-Reset
+  std::string_view retry_after;  // Retry-After
+
+  // Keeps `value` when `name` (any case) is one of the headers above.
+  // The views must stay valid until the record is passed to the Meter.
+  void offer(std::string_view name, std::string_view value) noexcept;
+};
+
+inline constexpr int kNoAnswer = 0;  // AnswerRecord::status of an attempt with no answer
+
+struct AnswerRecord {
+  RequestKey key;
+  UtcMillis seen{};
+  int status = kNoAnswer;  // HTTP status (final of this hop), or kNoAnswer
+  RateLimitHeaders headers;
+};
+
+// Receives one finished line at a time, without a trailing newline.
+using LineSink = std::function<void(std::string_view line)>;
+
+// Writes each line to stderr followed by '\n' (one write call per line).
+LineSink stderr_sink();
+
+struct MeterOptions {
+  const Clock* clock = nullptr;  // nullptr: system_clock(). Used by flush() and the convenience overloads.
+  LineSink sink;                 // empty: stderr_sink()
+  std::size_t max_hosts = 64;    // distinct hosts one hour names; must be >= 1
+};
+
+class Meter {
+ public:
+  explicit Meter(MeterOptions options = {});
+  ~Meter();  // flush()
+  Meter(const Meter&) = delete;
+  Meter& operator=(const Meter&) = delete;
+
+  // One request put on the wire at `sent`.
+  void record_request(const RequestKey& key, UtcMillis sent) noexcept;
+  void record_request(const RequestKey& key) noexcept { record_request(key, clock().now()); }
+
+  // One answer (or the lack of one) to a request recorded earlier.
+  void record_answer(const AnswerRecord& answer) noexcept;
+
+  // A request refused before sending (an elected lane without a valid term):
+  // counted on the answers line as `refused`, not in N.
+  void record_refused(const RequestKey& key, UtcMillis at) noexcept;
+
+  // Writes what the current hour holds; the note says `until …, stopping` when
+  // now() is inside that hour. A second flush with nothing new writes nothing.
+  void flush() noexcept;
+
+  // Cumulative counters since construction, in the Prometheus text exposition
+  // format (version 0.0.4): forgemeter_requests_total, forgemeter_answers_total,
+  // forgemeter_rate_limit_remaining and forgemeter_rate_limit_lowest_remaining.
+  std::string prometheus() const;
+
+  const Clock& clock() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace forgemeter

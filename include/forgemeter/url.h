@@ -1,0 +1,30 @@
+// forgemeter/url.h — how a URL is charged: its host and its API.
+//
+// host_of():  the URL's host, lower-cased, with `:port` kept when the URL
+//             names one (`https://API.GitHub.com:8443/x` -> `api.github.com:8443`);
+//             user info is dropped. IPv6 literals keep their brackets.
+// api_of_path(): after trimming trailing slashes, `/graphql` and `/api/graphql`
+//             are GraphQL; every other path (`/repos/o/graphql` too) is REST.
+//
+// Pure functions: thread-safe, no allocation beyond the returned string, never
+// throw on any input (a URL they cannot read yields an empty host).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace forgemeter {
+
+enum class Api : std::uint8_t { rest, graphql };
+
+// "rest" or "graphql".
+std::string_view to_string(Api api) noexcept;
+
+std::string host_of(std::string_view url);
+// The path of a URL (no query or fragment); "/" when it has none.
+std::string_view path_of(std::string_view url) noexcept;
+Api api_of_path(std::string_view path) noexcept;
+inline Api api_of_url(std::string_view url) noexcept { return api_of_path(path_of(url)); }
+
+}  // namespace forgemeter

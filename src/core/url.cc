@@ -1,0 +1,44 @@
+#include "forgemeter/url.h"
+
+namespace forgemeter {
+namespace {
+
+// [scheme://][userinfo@]authority[/path][?query][#fragment]
+std::string_view authority_and_rest(std::string_view url, std::string_view* rest) noexcept {
+  auto scheme_end = url.find("://");
+  std::string_view s = scheme_end == std::string_view::npos ? url : url.substr(scheme_end + 3);
+  auto end = s.find_first_of("/?#");
+  std::string_view authority = s.substr(0, end);
+  *rest = end == std::string_view::npos ? std::string_view{} : s.substr(end);
+  auto at = authority.rfind('@');
+  if (at != std::string_view::npos) authority = authority.substr(at + 1);
+  return authority;
+}
+
+}  // namespace
+
+std::string_view to_string(Api api) noexcept { return api == Api::graphql ? "graphql" : "rest"; }
+
+std::string host_of(std::string_view url) {
+  std::string_view rest;
+  std::string_view authority = authority_and_rest(url, &rest);
+  std::string host(authority);
+  for (char& c : host)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return host;
+}
+
+std::string_view path_of(std::string_view url) noexcept {
+  std::string_view rest;
+  authority_and_rest(url, &rest);
+  auto end = rest.find_first_of("?#");
+  std::string_view path = rest.substr(0, end);
+  return path.empty() ? std::string_view("/") : path;
+}
+
+Api api_of_path(std::string_view path) noexcept {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  return (path == "/graphql" || path == "/api/graphql") ? Api::graphql : Api::rest;
+}
+
+}  // namespace forgemeter

@@ -1,0 +1,2 @@
+// placeholder: this room is being written
+namespace forgemeter {}
