@@ -9,32 +9,43 @@
 // must check the fencing `term` (it increases on every change of hands) where
 // it writes, or keep a claim on the item itself.
 //
-// Contract of every store (one conformance suite checks them all):
+// Contract of every store (test/lease/conformance.h checks them all alike):
 //   * Instants are the caller's clock (`now`, UTC) and are kept to the
-//     millisecond: `now` and `ttl` are truncated to whole milliseconds, and
-//     the expiry stamped is trunc(now) + trunc(ttl).
+//     millisecond: `now` and `ttl` are truncated (floor) to whole milliseconds,
+//     and the expiry stamped is floor(now) + floor(ttl).
 //   * acquire(): takes the lease until now+ttl when it is free, expired at
-//     `now` (expiry <= now), or already the caller's; else `refused`, with the
-//     holder and its expiry.
+//     `now` (expiry <= now: expiry is inclusive), or already the caller's;
+//     else `refused`, with the holder and its expiry.
 //   * renew(): extends only the caller's own lease (even one past its expiry
 //     that nobody took); never creates or takes one: `refused` otherwise.
-//   * Neither moves an expiry backward; a renewal at the stored instant is a
-//     success.
+//   * Neither moves an expiry backward: the caller's own lease keeps the later
+//     of the stored and the new expiry (a late, older stamp is still
+//     `granted`, and a renewal at the stored instant is a success). A change of
+//     hands stamps now+ttl.
 //   * release(): frees the caller's lease (`released`), is a no-op on a free
 //     lease (`not_held`), and answers `lost` (changing nothing) when another
-//     owner holds it.
-//   * term: increases each time the lease passes to an owner that did not hold
-//     it; kept by the holder's acquire/renew and by release (never reused).
-//   * `no_answer` means the answer did not arrive by the deadline — NOT that
-//     nothing happened: the write may have landed.
-//   * Names and owners: non-blank UTF-8, at most 200 bytes, no NUL; TTL >= 1 ms.
-//     Else `invalid`, nothing written.
+//     owner holds it. The caller's lease past its expiry is still the caller's.
+//   * term: the first owner of a name gets term 1; it increases by one each
+//     time the lease passes to an owner that did not hold it (a fresh take, a
+//     takeover after expiry, a take after release — by anyone, the previous
+//     holder too); the holder's acquire/renew keep it, and so does release, so
+//     a term is never reused. A name never taken has term 0.
+//   * A free lease reports holder "" and expiry = the epoch (UtcMillis{}).
+//   * A call whose deadline has already passed answers `no_answer` and changes
+//     nothing. `no_answer` in general means the answer did not arrive by the
+//     deadline — NOT that nothing happened: the write may have landed.
+//   * Names and owners: non-blank (not only ASCII whitespace) valid UTF-8 of
+//     at most 200 bytes with no NUL byte; anything else (quotes, backslashes,
+//     newlines, any language) is kept byte for byte. TTL >= 1 ms. Else
+//     `invalid` with the reason in `error`, nothing written; validation comes
+//     before the deadline check.
 //
 // Thread-safety: every store may be called from many threads at once.
 // Errors: outcomes are values (LeaseResult); store methods never throw except
 // std::bad_alloc. Constructors throw std::invalid_argument on unusable options.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -43,16 +54,19 @@
 
 namespace forgemeter {
 
+inline constexpr std::size_t kLeaseTextMaxBytes = 200;  // longest name or owner
+
 enum class LeaseStatus : std::uint8_t {
-  granted,    // acquire took or extended the lease; renew extended it
+  granted,    // acquire took or extended the lease; renew extended it; inspect: held
   refused,    // acquire: another owner holds it; renew: the caller does not hold it
   released,   // release freed the caller's lease
-  not_held,   // release of a lease nobody holds: nothing to do
+  not_held,   // release of a lease nobody holds: nothing to do; inspect: free
   lost,       // release: another owner holds it; nothing changed
   no_answer,  // the store did not answer by the deadline (the write may have landed)
   invalid,    // an argument broke the contract; nothing written
 };
 
+// "granted", "refused", ... (the enumerator's name).
 std::string_view to_string(LeaseStatus s) noexcept;
 
 // What a store call answered. `holder`, `expiry` and `term` describe the lease
@@ -77,12 +91,19 @@ class LeaseStore {
   virtual LeaseResult renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                             const Deadline& deadline) = 0;
   virtual LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) = 0;
-  // For operators: status `granted` when someone holds it, `not_held` when free.
+  // For operators: `granted` when someone holds it (even past its expiry: the
+  // caller compares `expiry` with its own clock), `not_held` when free.
   virtual LeaseResult inspect(std::string_view name, const Deadline& deadline) = 0;
 };
 
-// Why (name, owner, ttl) break the contract, or empty when they do not. Every
-// store calls this first; exposed so callers can validate early.
-std::string lease_args_error(std::string_view name, std::string_view owner, Duration ttl);
+// Why the arguments break the contract, or empty when they do not. Every store
+// calls these first; exposed so callers can validate early.
+std::string lease_args_error(std::string_view name, std::string_view owner, Duration ttl);  // acquire, renew
+std::string lease_args_error(std::string_view name, std::string_view owner);                // release
+std::string lease_name_error(std::string_view name);                                        // inspect
+
+// The stores' millisecond truncation of an instant and of a TTL (floor).
+UtcMillis lease_stamp(WallTime now) noexcept;
+std::chrono::milliseconds lease_ttl(Duration ttl) noexcept;
 
 }  // namespace forgemeter

@@ -1,2 +1,0 @@
-// placeholder: this room is being written
-namespace forgemeter {}
