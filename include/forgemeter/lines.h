@@ -51,7 +51,11 @@ struct HourNote {
   friend bool operator==(const HourNote&, const HourNote&) = default;
 };
 
-inline constexpr std::string_view kOtherHosts = "(other hosts)";
+// The two host names a line may hold that no real host can take (hosts are
+// written with every space, comma, `=`, quote, backslash, parenthesis, `%` and
+// byte outside printable ASCII escaped as %XX, lower-case hex):
+inline constexpr std::string_view kOtherHosts = "(other hosts)";  // hosts past the hour's limit
+inline constexpr std::string_view kNoHost = "(no host)";          // a request whose URL had no host
 
 struct CountEntry {
   std::string host;

@@ -1,2 +1,227 @@
-// placeholder: this room is being written
-namespace forgemeter {}
+// Meter: where records land and how the hour turns.
+//
+// Requests go to one of kShards shards (chosen per thread), each a mutex and
+// a CountTable for the hour the shard is counting. Answers, readings and
+// refusals go to one `slow` HourTally. Every container knows its hour: a
+// record whose hour is later than its container's turns the hour first (no
+// timer); one at or before it counts there (a record that raced a turn, or a
+// clock stepped back, counts in the current hour: nothing is dropped).
+//
+// Turning: under turn_mu_, each container is swapped for an empty one of the
+// new hour, each under its own lock for just the swap. Then sink_mu_ is taken
+// (so hours reach the sink in order) and turn_mu_ released; folding,
+// formatting and the sink run with no lock a request thread takes.
+#include <array>
+#include <mutex>
+#include <stdexcept>
+
+#include "forgemeter/meter.h"
+#include "meter/civil.h"
+#include "meter/count_table.h"
+#include "meter/prometheus.h"
+#include "meter/reading.h"
+#include "meter/tally.h"
+
+namespace forgemeter {
+
+namespace {
+
+constexpr std::size_t kShards = 16;
+
+// This thread's shard: threads take shards round-robin as they first record.
+std::size_t shard_index() noexcept {
+  static std::atomic<std::size_t> next{0};
+  thread_local std::size_t mine = static_cast<std::size_t>(-1);
+  if (mine == static_cast<std::size_t>(-1)) mine = next.fetch_add(1, std::memory_order_relaxed) % kShards;
+  return mine;
+}
+
+struct alignas(64) Shard {
+  std::mutex mu;
+  std::int64_t hour = 0;
+  meter::CountTable table;
+};
+
+}  // namespace
+
+struct Meter::Impl {
+  const Clock* clock;
+  LineSink sink;
+  std::size_t max_hosts;
+
+  std::array<Shard, kShards> shards;
+  std::atomic<std::uint64_t> seq{0};  // first-seen numbers, for folding hosts
+
+  std::mutex slow_mu;
+  std::int64_t slow_hour = 0;
+  meter::HourTally slow;
+
+  std::mutex turn_mu;  // before sink_mu
+  std::int64_t current = 0;
+  std::optional<TimeOfDay> counted_from;  // of the current hour
+
+  std::mutex sink_mu;
+  meter::Cumulative cumulative;
+
+  explicit Impl(MeterOptions& o)
+      : clock(o.clock ? o.clock : &system_clock()),
+        sink(o.sink ? std::move(o.sink) : stderr_sink()),
+        max_hosts(o.max_hosts),
+        cumulative(o.max_hosts) {
+    const UtcMillis start = clock->now();
+    current = meter::hour_index(start);
+    if (start > UtcMillis{meter::hour_start(current)}) counted_from = meter::time_of_day(start);
+    slow_hour = current;
+    for (auto& s : shards) s.hour = current;
+  }
+
+  // Under turn_mu: takes everything counted so far; containers go on in `next`.
+  meter::HourTally collect(std::int64_t next) {
+    meter::HourTally tally;
+    {
+      std::lock_guard lock(slow_mu);
+      std::swap(tally, slow);
+      slow_hour = next;
+    }
+    for (auto& s : shards) {
+      meter::CountTable taken;
+      {
+        std::lock_guard lock(s.mu);
+        std::swap(taken, s.table);
+        s.hour = next;
+      }
+      taken.for_each([&](const meter::CountTable::Slot& slot) {
+        tally.add_requests(slot.host, slot.api, slot.installation, slot.lane, slot.count, slot.first_seen);
+      });
+    }
+    return tally;
+  }
+
+  // Writes `tally` as the lines of `hour`; releases `turn` once in line for the sink.
+  void write(std::unique_lock<std::mutex> turn, const meter::HourTally& tally, std::int64_t hour, HourNote note) {
+    std::lock_guard in_order(sink_mu);
+    turn.unlock();
+    try {
+      const auto lines = tally.fold(meter::hour_start(hour + 1), note, max_hosts);
+      cumulative.add(lines);
+      for (const auto& line : lines.lines()) {
+        try {
+          sink(format_line(line));
+        } catch (...) {
+          // A sink that throws loses its line, never a count nor the caller's thread.
+        }
+      }
+    } catch (...) {
+      // Out of memory while folding: this hour's lines are lost, the process is not.
+    }
+  }
+
+  void turn_to(std::int64_t hour) {
+    std::unique_lock lock(turn_mu);
+    if (current >= hour) return;  // another thread turned it
+    const auto old = current;
+    const HourNote note{counted_from, std::nullopt};
+    meter::HourTally tally = collect(hour);
+    current = hour;
+    counted_from.reset();
+    if (tally.empty()) return;
+    write(std::move(lock), tally, old, note);
+  }
+
+  // Counts into whichever container `add` picks, once its hour has reached `hour`.
+  template <class Add>
+  void with_slow(std::int64_t hour, Add add) {
+    for (;;) {
+      {
+        std::lock_guard lock(slow_mu);
+        if (hour <= slow_hour) {
+          add(slow);
+          return;
+        }
+      }
+      turn_to(hour);
+    }
+  }
+};
+
+Meter::Meter(MeterOptions options) {
+  if (options.max_hosts == 0) throw std::invalid_argument("MeterOptions::max_hosts must be at least 1");
+  impl_ = std::make_unique<Impl>(options);
+}
+
+Meter::~Meter() { flush(); }
+
+const Clock& Meter::clock() const noexcept { return *impl_->clock; }
+
+void Meter::record_request(const RequestKey& key, UtcMillis sent) noexcept {
+  const std::int64_t hour = meter::hour_index(sent);
+  const std::uint64_t hash = meter::hash_key(key);
+  Shard& shard = impl_->shards[shard_index()];
+  for (;;) {
+    {
+      std::lock_guard lock(shard.mu);
+      if (hour <= shard.hour) {
+        shard.table.add(hash, key, impl_->seq);
+        return;
+      }
+    }
+    impl_->turn_to(hour);
+  }
+}
+
+void Meter::record_answer(const AnswerRecord& a) noexcept {
+  const auto cls = meter::classify(a.status, a.headers);
+  std::optional<meter::Reading> reading;
+  if (a.key.installation != 0) reading = meter::read_budget(a.headers, a.seen);
+  const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
+  impl_->with_slow(meter::hour_index(a.seen), [&](meter::HourTally& t) {
+    t.add_answer(a.key.host, a.key.api, cls, 1, first);
+    if (reading) t.add_reading(a.key.host, a.key.api, a.key.installation, *reading, first);
+  });
+}
+
+void Meter::record_refused(const RequestKey& key, UtcMillis at) noexcept {
+  const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
+  impl_->with_slow(meter::hour_index(at), [&](meter::HourTally& t) {
+    t.add_answer(key.host, key.api, AnswerClass::refused, 1, first);
+  });
+}
+
+void Meter::flush() noexcept {
+  auto& m = *impl_;
+  std::unique_lock lock(m.turn_mu);
+  const UtcMillis now = m.clock->now();
+  const bool inside = meter::hour_index(now) == m.current;
+  const HourNote note{m.counted_from, inside ? std::optional(meter::time_of_day(now)) : std::nullopt};
+  meter::HourTally tally = m.collect(m.current);
+  if (tally.empty()) return;
+  // What comes after a stop inside the hour is counted from the stop.
+  m.counted_from = inside ? note.until : std::nullopt;
+  m.write(std::move(lock), tally, m.current, note);
+}
+
+std::string Meter::prometheus() const {
+  auto& m = *impl_;
+  std::lock_guard turn(m.turn_mu);
+  std::lock_guard in_order(m.sink_mu);  // an hour being written is in `cumulative` by now
+  meter::HourTally live;
+  {
+    std::lock_guard lock(m.slow_mu);
+    live = m.slow;
+  }
+  for (auto& s : m.shards) {
+    meter::CountTable copy;
+    {
+      std::lock_guard lock(s.mu);
+      copy = s.table;
+    }
+    copy.for_each([&](const meter::CountTable::Slot& slot) {
+      live.add_requests(slot.host, slot.api, slot.installation, slot.lane, slot.count, slot.first_seen);
+    });
+  }
+  meter::Cumulative view = m.cumulative;
+  view.add(live.fold(meter::hour_start(m.current + 1), {}, m.max_hosts));
+  return view.render();
+}
+
+}  // namespace forgemeter

@@ -1,0 +1,248 @@
+#include "meter/parse.h"
+
+#include <limits>
+#include <optional>
+
+#include "meter/civil.h"
+#include "meter/host_text.h"
+
+namespace forgemeter::meter {
+
+namespace {
+
+constexpr std::string_view kCountHead = "forge HTTP: ";
+constexpr std::string_view kCountWords = " requests in the hour ending ";
+constexpr std::string_view kBudgetHead = "forge rate limit: lowest remaining in the hour ending ";
+constexpr std::string_view kAnswersHead = "forge HTTP answers: in the hour ending ";
+constexpr std::string_view kDash = " \u2014 ";
+
+// A parse failure: the reason, carried out by exception inside this file only.
+struct Bad {
+  std::string reason;
+};
+
+[[noreturn]] void fail(std::string reason) { throw Bad{std::move(reason)}; }
+
+std::string shown(std::string_view text) {
+  std::string out = "'";
+  for (char c : text.substr(0, 40)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  if (text.size() > 40) out += "...";
+  return out + "'";
+}
+
+// A cursor over the line with the few reads the grammar needs.
+class Cursor {
+ public:
+  explicit Cursor(std::string_view text) : rest_(text) {}
+  bool done() const { return rest_.empty(); }
+  std::string_view rest() const { return rest_; }
+
+  bool take(std::string_view literal) {
+    if (!rest_.starts_with(literal)) return false;
+    rest_.remove_prefix(literal.size());
+    return true;
+  }
+  void expect(std::string_view literal, std::string_view what) {
+    if (!take(literal)) fail("expected " + std::string(what) + " at " + shown(rest_));
+  }
+  // Up to (not including) the next `stop` or the end.
+  std::string_view until(char stop) {
+    auto n = std::min(rest_.find(stop), rest_.size());
+    auto tok = rest_.substr(0, n);
+    rest_.remove_prefix(n);
+    return tok;
+  }
+  std::uint64_t number(std::string_view what) {
+    std::size_t n = 0;
+    std::uint64_t v = 0;
+    constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
+    while (n < rest_.size() && rest_[n] >= '0' && rest_[n] <= '9') {
+      const auto d = static_cast<std::uint64_t>(rest_[n] - '0');
+      if (v > (kMax - d) / 10) fail(std::string(what) + " is too large");
+      v = v * 10 + d;
+      ++n;
+    }
+    if (n == 0) fail("expected " + std::string(what) + " (digits) at " + shown(rest_));
+    rest_.remove_prefix(n);
+    return v;
+  }
+  TimeOfDay time(std::string_view what) {
+    auto t = parse_time_of_day(rest_.substr(0, 9));
+    if (!t) fail("expected " + std::string(what) + " as HH:MM:SSZ at " + shown(rest_));
+    rest_.remove_prefix(9);
+    return *t;
+  }
+
+ private:
+  std::string_view rest_;
+};
+
+std::chrono::sys_seconds read_hour(Cursor& c) {
+  auto h = parse_hour(c.rest().substr(0, 17));
+  if (!h) fail("expected the hour ending as YYYY-MM-DDTHH:00Z at " + shown(c.rest()));
+  c.expect(c.rest().substr(0, 17), "the hour");
+  return *h;
+}
+
+HourNote read_note(Cursor& c) {
+  HourNote note;
+  if (!c.take(" (")) return note;
+  if (c.take("counted from ")) {
+    note.counted_from = c.time("the counted-from time");
+    if (!c.take(", ")) {
+      c.expect(")", "')' closing the note");
+      return note;
+    }
+  }
+  c.expect("until ", "'counted from' or 'until' in the note");
+  note.until = c.time("the until time");
+  c.expect(", stopping)", "', stopping)' closing the note");
+  return note;
+}
+
+// `<hour>[ (<note>)]`, then the dash and the entries (split on ", "), or the end.
+template <class Line, class ReadEntry>
+Line read_body(Cursor& c, ReadEntry read_entry) {
+  Line line;
+  line.hour_ending = read_hour(c);
+  line.note = read_note(c);
+  if (c.done()) return line;
+  c.expect(kDash, "' \u2014 ' before the entries");
+  std::string_view rest = c.rest();
+  for (;;) {
+    auto n = std::min(rest.find(", "), rest.size());
+    Cursor entry(rest.substr(0, n));
+    line.entries.push_back(read_entry(entry));
+    if (!entry.done()) fail("unexpected text " + shown(entry.rest()) + " in an entry");
+    if (n == rest.size()) break;
+    rest.remove_prefix(n + 2);
+  }
+  return line;
+}
+
+std::string read_host(Cursor& c) {
+  for (auto reserved : {kOtherHosts, kNoHost})
+    if (c.take(reserved)) return std::string(reserved);
+  auto host = c.until(' ');
+  if (!is_line_host(host)) fail("host " + shown(host) + " has a byte a line never holds");
+  return std::string(host);
+}
+
+Api read_api(Cursor& c) {
+  c.expect(" ", "a space after the host");
+  if (c.take("rest")) return Api::rest;
+  if (c.take("graphql")) return Api::graphql;
+  fail("expected 'rest' or 'graphql' at " + shown(c.rest()));
+}
+
+bool lane_ok(std::string_view lane) {
+  if (lane.empty() || lane.size() > 63) return false;
+  for (char ch : lane)
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-')) return false;
+  return (lane[0] >= 'a' && lane[0] <= 'z') || (lane[0] >= '0' && lane[0] <= '9');
+}
+
+CountEntry read_count_entry(Cursor& c) {
+  CountEntry e;
+  e.host = read_host(c);
+  e.api = read_api(c);
+  c.expect(" ", "a space after the api");
+  if (c.take("installation ")) {
+    e.installation = c.number("the installation id");
+    c.expect(" ", "a space after the installation id");
+  }
+  auto lane = c.until('=');
+  if (!lane_ok(lane)) fail("lane " + shown(lane) + " is not a lane name");
+  e.lane = std::string(lane);
+  c.expect("=", "'=' after the lane");
+  e.count = c.number("the count");
+  return e;
+}
+
+BudgetEntry read_budget_entry(Cursor& c) {
+  BudgetEntry e;
+  e.host = read_host(c);
+  e.api = read_api(c);
+  c.expect(" installation ", "' installation ' after the api");
+  e.installation = c.number("the installation id");
+  c.expect(": ", "': ' after the installation id");
+  e.remaining = c.number("the remaining budget");
+  if (c.take(" of ")) e.limit = c.number("the limit");
+  c.expect(" at ", "' at ' before the time of the reading");
+  e.at = c.time("the time of the reading");
+  if (c.take(" (resets ")) {
+    e.resets = c.time("the reset time");
+    c.expect(")", "')' after the reset time");
+  }
+  return e;
+}
+
+AnswersEntry read_answers_entry(Cursor& c) {
+  static constexpr AnswerClass kAll[] = {AnswerClass::ok2xx,     AnswerClass::not_modified, AnswerClass::redirect3xx,
+                                         AnswerClass::limited,   AnswerClass::client4xx,    AnswerClass::server5xx,
+                                         AnswerClass::none,      AnswerClass::refused};
+  AnswersEntry e;
+  e.host = read_host(c);
+  e.api = read_api(c);
+  std::size_t next = 0;  // classes come in order, each at most once
+  while (c.take(" ")) {
+    auto name = c.until('=');
+    std::size_t i = next;
+    while (i < kAnswerClasses && to_string(kAll[i]) != name) ++i;
+    if (i == kAnswerClasses) fail("answer class " + shown(name) + " is unknown or out of order");
+    c.expect("=", "'=' after the answer class");
+    e.counts[i] = c.number("the answer count");
+    next = i + 1;
+  }
+  return e;
+}
+
+MeterLine parse_count(Cursor& c) {
+  c.expect(kCountHead, "the count line");
+  const auto total = c.number("the total");
+  c.expect(kCountWords, "' requests in the hour ending '");
+  auto line = read_body<CountLine>(c, read_count_entry);
+  line.total = total;
+  std::uint64_t sum = 0;
+  for (const auto& e : line.entries) {
+    if (e.count > std::numeric_limits<std::uint64_t>::max() - sum) fail("the entries' counts overflow");
+    sum += e.count;
+  }
+  if (sum != total)
+    fail("the total " + std::to_string(total) + " is not the entries' sum " + std::to_string(sum));
+  return line;
+}
+
+}  // namespace
+
+bool starts_meter_line(std::string_view text) noexcept {
+  if (text.starts_with(kBudgetHead.substr(0, 34)) || text.starts_with(kAnswersHead.substr(0, 31))) return true;
+  if (!text.starts_with(kCountHead)) return false;
+  text.remove_prefix(kCountHead.size());
+  std::size_t n = 0;
+  while (n < text.size() && text[n] >= '0' && text[n] <= '9') ++n;
+  return n > 0 && text.substr(n).starts_with(" requests");
+}
+
+LineScan parse_meter_line(std::string_view text) {
+  LineScan scan;
+  try {
+    Cursor c(text);
+    if (text.starts_with("forge rate limit: ")) {
+      c.expect(kBudgetHead, "the budget line's words");
+      scan.line = read_body<BudgetLine>(c, read_budget_entry);
+    } else if (text.starts_with("forge HTTP answers: ")) {
+      c.expect(kAnswersHead, "the answers line's words");
+      scan.line = read_body<AnswersLine>(c, read_answers_entry);
+    } else {
+      scan.line = parse_count(c);
+    }
+    scan.kind = LineScan::Kind::line;
+  } catch (const Bad& bad) {
+    scan.kind = LineScan::Kind::malformed;
+    scan.reason = bad.reason;
+  }
+  return scan;
+}
+
+}  // namespace forgemeter::meter

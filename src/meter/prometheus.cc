@@ -1,0 +1,81 @@
+#include "meter/prometheus.h"
+
+#include <fmt/format.h>
+
+namespace forgemeter::meter {
+
+const std::string& Cumulative::name_for(const std::string& host) {
+  static const std::string other(kOtherHosts);
+  if (named_.contains(host)) return host;
+  if (host == kOtherHosts || named_.size() >= max_hosts_) return other;
+  return *named_.insert(host).first;
+}
+
+void Cumulative::add(const HourLines& hour) {
+  for (const auto& e : hour.count.entries) requests_[{name_for(e.host), e.api, e.installation, e.lane}] += e.count;
+  for (const auto& e : hour.answers.entries) {
+    auto& sum = answers_[{name_for(e.host), e.api}];
+    for (std::size_t c = 0; c < kAnswerClasses; ++c) sum[c] += e.counts[c];
+  }
+  for (std::size_t i = 0; i < hour.budget.entries.size(); ++i) {
+    const auto& e = hour.budget.entries[i];
+    auto [it, fresh] = gauges_.try_emplace({name_for(e.host), e.api, e.installation}, Gauge{0, e.remaining});
+    it->second.last = hour.last_remaining[i];
+    if (!fresh) it->second.lowest = std::min(it->second.lowest, e.remaining);
+  }
+}
+
+namespace {
+
+// A label value, escaped as the exposition format asks: \ " and newline.
+std::string label(std::string_view v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+}
+
+}  // namespace
+
+std::string Cumulative::render() const {
+  std::string out;
+  header(out, "forgemeter_requests_total", "counter",
+         "Requests put on the wire since start, by host, API, installation (0 = none) and lane.");
+  for (const auto& [k, n] : requests_) {
+    const auto& [host, api, installation, lane] = k;
+    fmt::format_to(std::back_inserter(out),
+                   "forgemeter_requests_total{{host=\"{}\",api=\"{}\",installation=\"{}\",lane=\"{}\"}} {}\n",
+                   label(host), to_string(api), installation, label(lane), n);
+  }
+  header(out, "forgemeter_answers_total", "counter",
+         "Answers since start, by host, API and class (2xx 304 3xx limited 4xx 5xx none refused).");
+  for (const auto& [k, classes] : answers_) {
+    for (std::size_t c = 0; c < kAnswerClasses; ++c) {
+      if (classes[c] == 0) continue;
+      fmt::format_to(std::back_inserter(out), "forgemeter_answers_total{{host=\"{}\",api=\"{}\",class=\"{}\"}} {}\n",
+                     label(k.first), to_string(k.second), to_string(static_cast<AnswerClass>(c)), classes[c]);
+    }
+  }
+  for (const bool lowest : {false, true}) {
+    const std::string_view name = lowest ? "forgemeter_rate_limit_lowest_remaining" : "forgemeter_rate_limit_remaining";
+    header(out, name, "gauge",
+           lowest ? "Lowest X-RateLimit-Remaining read since start, by host, API and installation."
+                  : "X-RateLimit-Remaining of the latest reading, by host, API and installation.");
+    for (const auto& [k, g] : gauges_) {
+      const auto& [host, api, installation] = k;
+      fmt::format_to(std::back_inserter(out), "{}{{host=\"{}\",api=\"{}\",installation=\"{}\"}} {}\n", name,
+                     label(host), to_string(api), installation, lowest ? g.lowest : g.last);
+    }
+  }
+  return out;
+}
+
+}  // namespace forgemeter::meter

@@ -1,0 +1,40 @@
+// Cumulative counters since a Meter started, and their Prometheus text
+// exposition (format 0.0.4). Hosts are those of the hourly lines (display
+// form, folded per hour); across hours the first `max_hosts` distinct hosts
+// keep their names and later ones are counted under `(other hosts)`, so the
+// number of series stays bounded however many hosts a forge redirects to.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "meter/tally.h"
+
+namespace forgemeter::meter {
+
+class Cumulative {
+ public:
+  explicit Cumulative(std::size_t max_hosts) : max_hosts_(max_hosts) {}
+
+  void add(const HourLines& hour);
+  std::string render() const;
+
+ private:
+  const std::string& name_for(const std::string& host);
+
+  struct Gauge {
+    std::uint64_t last = 0;
+    std::uint64_t lowest = 0;
+  };
+  std::size_t max_hosts_;
+  std::set<std::string> named_;
+  std::map<std::tuple<std::string, Api, std::uint64_t, std::string>, std::uint64_t> requests_;
+  std::map<std::pair<std::string, Api>, std::array<std::uint64_t, kAnswerClasses>> answers_;
+  std::map<std::tuple<std::string, Api, std::uint64_t>, Gauge> gauges_;
+};
+
+}  // namespace forgemeter::meter

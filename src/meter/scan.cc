@@ -1,0 +1,137 @@
+// scan_line(): finds a meter line inside one log line and reads it.
+//
+// The line may follow any prefix (timestamp, level, logger name) and may sit
+// inside a quoted string (JSON, logfmt) whose escapes it undoes first: the
+// line ends at the first unescaped '"', or at the end of the log line.
+#include <string>
+
+#include "forgemeter/lines.h"
+#include "meter/parse.h"
+
+namespace forgemeter {
+
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::optional<std::uint32_t> read_u4(std::string_view t) {
+  if (t.size() < 4) return std::nullopt;
+  std::uint32_t v = 0;
+  for (std::size_t i = 0; i < 4; ++i) {
+    int d = hex_value(t[i]);
+    if (d < 0) return std::nullopt;
+    v = v * 16 + static_cast<std::uint32_t>(d);
+  }
+  return v;
+}
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  auto put = [&](std::uint32_t b) { out += static_cast<char>(static_cast<unsigned char>(b)); };
+  if (cp < 0x80) {
+    put(cp);
+  } else if (cp < 0x800) {
+    put(0xC0 | (cp >> 6));
+    put(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    put(0xE0 | (cp >> 12));
+    put(0x80 | ((cp >> 6) & 0x3F));
+    put(0x80 | (cp & 0x3F));
+  } else {
+    put(0xF0 | (cp >> 18));
+    put(0x80 | ((cp >> 12) & 0x3F));
+    put(0x80 | ((cp >> 6) & 0x3F));
+    put(0x80 | (cp & 0x3F));
+  }
+}
+
+// Undoes JSON string escapes in `t` (a lone backslash or a bad \u is an error).
+std::optional<std::string> unescape(std::string_view t, std::string& why) {
+  std::string out;
+  out.reserve(t.size());
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t[i] != '\\') {
+      out += t[i];
+      continue;
+    }
+    if (++i == t.size()) return why = "the line ends in a lone backslash", std::nullopt;
+    switch (t[i]) {
+      case '"': case '\\': case '/': out += t[i]; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        auto cp = read_u4(t.substr(i + 1));
+        if (!cp) return why = "a \\u escape without four hex digits", std::nullopt;
+        i += 4;
+        if (*cp >= 0xD800 && *cp < 0xDC00) {  // a surrogate pair
+          auto lo = t.substr(i + 1).starts_with("\\u") ? read_u4(t.substr(i + 3)) : std::nullopt;
+          if (!lo || *lo < 0xDC00 || *lo > 0xDFFF) return why = "a lone UTF-16 surrogate in a \\u escape", std::nullopt;
+          cp = 0x10000 + ((*cp - 0xD800) << 10) + (*lo - 0xDC00);
+          i += 6;
+        } else if (*cp >= 0xDC00 && *cp <= 0xDFFF) {
+          return why = "a lone UTF-16 surrogate in a \\u escape", std::nullopt;
+        }
+        append_utf8(out, *cp);
+        break;
+      }
+      default: return why = "an unknown escape '\\" + std::string(1, t[i]) + "'", std::nullopt;
+    }
+  }
+  return out;
+}
+
+// The end of the quoted-or-plain text starting at `from`: the first '"' not
+// escaped by a backslash, or the end. Sets `escaped` when a backslash was seen.
+std::size_t text_end(std::string_view log, std::size_t from, bool& escaped) {
+  for (std::size_t i = from; i < log.size(); ++i) {
+    if (log[i] == '\\') {
+      escaped = true;
+      ++i;
+    } else if (log[i] == '"') {
+      return i;
+    }
+  }
+  return log.size();
+}
+
+LineScan malformed(std::string reason) {
+  LineScan scan;
+  scan.kind = LineScan::Kind::malformed;
+  scan.reason = std::move(reason);
+  return scan;
+}
+
+}  // namespace
+
+LineScan scan_line(std::string_view log) {
+  for (std::size_t p = log.find("forge "); p != std::string_view::npos; p = log.find("forge ", p + 1)) {
+    if (!meter::starts_meter_line(log.substr(p))) continue;
+    bool escaped = false;
+    std::string_view raw = log.substr(p, text_end(log, p, escaped) - p);
+    while (!raw.empty() && (raw.back() == '\n' || raw.back() == '\r' || raw.back() == ' ' || raw.back() == '\t'))
+      raw.remove_suffix(1);
+    std::string decoded;
+    if (escaped) {
+      std::string why;
+      auto text = unescape(raw, why);
+      if (!text) return malformed(why);
+      decoded = std::move(*text);
+      raw = decoded;
+    }
+    for (char ch : raw) {
+      const auto c = static_cast<unsigned char>(ch);
+      if (c < 0x20 || c == 0x7f) return malformed("a control byte inside the line");
+    }
+    return meter::parse_meter_line(raw);
+  }
+  return {};
+}
+
+}  // namespace forgemeter

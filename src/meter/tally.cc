@@ -1,0 +1,139 @@
+#include "meter/tally.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "meter/civil.h"
+#include "meter/host_text.h"
+
+namespace forgemeter::meter {
+
+void HourTally::Budget::offer(const Reading& r) {
+  if (lower(r, lowest)) lowest = r;
+  if (r.seen >= last.seen) last = r;
+}
+
+HourTally::Host& HourTally::host(std::string_view name, std::uint64_t first_seen) {
+  auto it = hosts_.find(name);
+  if (it == hosts_.end()) it = hosts_.emplace(std::string(name), Host{}).first;
+  it->second.first_seen = std::min(it->second.first_seen, first_seen);
+  return it->second;
+}
+
+void HourTally::add_requests(std::string_view name, Api api, std::uint64_t installation, Lane lane,
+                             std::uint64_t n, std::uint64_t first_seen) {
+  host(name, first_seen).counts[CountKey{api, installation, lane}] += n;
+}
+
+void HourTally::add_reading(std::string_view name, Api api, std::uint64_t installation, const Reading& r,
+                            std::uint64_t first_seen) {
+  auto& budgets = host(name, first_seen).budgets;
+  auto [it, fresh] = budgets.try_emplace({api, installation}, Budget{r, r});
+  if (!fresh) it->second.offer(r);
+}
+
+void HourTally::add_answer(std::string_view name, Api api, AnswerClass c, std::uint64_t n,
+                           std::uint64_t first_seen) {
+  host(name, first_seen).answers[api][static_cast<std::size_t>(c)] += n;
+}
+
+namespace {
+
+// Byte order of the api's name ("graphql" before "rest").
+bool api_less(Api a, Api b) { return to_string(a) < to_string(b); }
+
+// `other` first, then byte order.
+bool lane_less(std::string_view a, std::string_view b) {
+  if (a == b) return false;
+  if (a == "other") return true;
+  if (b == "other") return false;
+  return a < b;
+}
+
+}  // namespace
+
+HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& note, std::size_t max_hosts) const {
+  // Display names, merged (two spellings of one host are one host), by first seen.
+  std::map<std::string, std::pair<std::uint64_t, std::vector<const Host*>>> by_display;
+  for (const auto& [raw, h] : hosts_) {
+    auto& [first, parts] = by_display.try_emplace(display_host(raw), h.first_seen, std::vector<const Host*>{})
+                               .first->second;
+    first = std::min(first, h.first_seen);
+    parts.push_back(&h);
+  }
+  std::vector<std::pair<std::uint64_t, std::string_view>> order;
+  for (const auto& [name, v] : by_display) order.emplace_back(v.first, name);
+  std::sort(order.begin(), order.end());
+
+  std::map<std::tuple<std::string_view, Api, std::uint64_t, Lane>, std::uint64_t> counts;
+  std::map<std::tuple<std::string_view, Api, std::uint64_t>, Budget> budgets;
+  std::map<std::pair<std::string_view, Api>, Classes> answers;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::string_view name = i < max_hosts ? order[i].second : kOtherHosts;
+    for (const Host* h : by_display[std::string(order[i].second)].second) {
+      for (const auto& [k, n] : h->counts) counts[{name, k.api, k.installation, k.lane}] += n;
+      for (const auto& [k, b] : h->budgets) {
+        auto [it, fresh] = budgets.try_emplace({name, k.first, k.second}, b);
+        if (!fresh) {
+          it->second.offer(b.lowest);
+          it->second.offer(b.last);
+        }
+      }
+      for (const auto& [api, classes] : h->answers) {
+        auto& sum = answers[{name, api}];
+        for (std::size_t c = 0; c < kAnswerClasses; ++c) sum[c] += classes[c];
+      }
+    }
+  }
+
+  HourLines out;
+  out.count.hour_ending = out.budget.hour_ending = out.answers.hour_ending = hour_ending;
+  out.count.note = out.budget.note = out.answers.note = note;
+  for (const auto& [k, n] : counts) {
+    const auto& [host, api, installation, lane] = k;
+    out.count.entries.push_back({std::string(host), api, installation, std::string(lane.name()), n});
+    out.count.total += n;
+  }
+  std::sort(out.count.entries.begin(), out.count.entries.end(), [](const CountEntry& a, const CountEntry& b) {
+    if (a.count != b.count) return a.count > b.count;
+    if (a.host != b.host) return a.host < b.host;
+    if (a.api != b.api) return api_less(a.api, b.api);
+    if (a.lane != b.lane) return lane_less(a.lane, b.lane);
+    return a.installation < b.installation;
+  });
+
+  std::vector<std::pair<BudgetEntry, std::uint64_t>> readings;
+  for (const auto& [k, b] : budgets) {
+    const auto& [host, api, installation] = k;
+    BudgetEntry e{std::string(host), api, installation, b.lowest.remaining, b.lowest.limit, time_of_day(b.lowest.seen), {}};
+    if (b.lowest.reset) e.resets = time_of_day(*b.lowest.reset);
+    readings.emplace_back(std::move(e), b.last.remaining);
+  }
+  std::sort(readings.begin(), readings.end(), [](const auto& x, const auto& y) {
+    const BudgetEntry &a = x.first, &b = y.first;
+    if (a.host != b.host) return a.host < b.host;
+    if (a.api != b.api) return api_less(a.api, b.api);
+    return a.installation < b.installation;
+  });
+  for (auto& [e, last] : readings) {
+    out.budget.entries.push_back(std::move(e));
+    out.last_remaining.push_back(last);
+  }
+
+  for (const auto& [k, classes] : answers) out.answers.entries.push_back({std::string(k.first), k.second, classes});
+  std::sort(out.answers.entries.begin(), out.answers.entries.end(), [](const AnswersEntry& a, const AnswersEntry& b) {
+    if (a.host != b.host) return a.host < b.host;
+    return api_less(a.api, b.api);
+  });
+  return out;
+}
+
+std::vector<MeterLine> HourLines::lines() const {
+  std::vector<MeterLine> out;
+  if (!count.entries.empty()) out.emplace_back(count);
+  if (!budget.entries.empty()) out.emplace_back(budget);
+  if (!answers.entries.empty()) out.emplace_back(answers);
+  return out;
+}
+
+}  // namespace forgemeter::meter

@@ -1,0 +1,69 @@
+// One hour's tally, keyed by the hosts as they were given, and its fold into
+// the three lines: hosts named in display form (host_text.h), at most
+// `max_hosts` of them (the first seen), the rest under `(other hosts)`.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "forgemeter/lane.h"
+#include "forgemeter/lines.h"
+#include "meter/reading.h"
+
+namespace forgemeter::meter {
+
+// An hour folded into its lines, entries in line order.
+struct HourLines {
+  CountLine count;
+  BudgetLine budget;
+  std::vector<std::uint64_t> last_remaining;  // per budget entry: the latest reading's remaining
+  AnswersLine answers;
+
+  // The non-empty lines: count, then budget, then answers.
+  std::vector<MeterLine> lines() const;
+};
+
+// Not thread-safe: the Meter guards each one.
+class HourTally {
+ public:
+  // `first_seen` orders hosts for folding: lower was seen earlier.
+  void add_requests(std::string_view host, Api api, std::uint64_t installation, Lane lane, std::uint64_t n,
+                    std::uint64_t first_seen);
+  void add_reading(std::string_view host, Api api, std::uint64_t installation, const Reading& r,
+                   std::uint64_t first_seen);
+  void add_answer(std::string_view host, Api api, AnswerClass c, std::uint64_t n, std::uint64_t first_seen);
+
+  bool empty() const noexcept { return hosts_.empty(); }
+
+  HourLines fold(std::chrono::sys_seconds hour_ending, const HourNote& note, std::size_t max_hosts) const;
+
+ private:
+  struct CountKey {
+    Api api;
+    std::uint64_t installation;
+    Lane lane;
+    friend auto operator<=>(const CountKey&, const CountKey&) = default;
+  };
+  struct Budget {
+    Reading lowest;
+    Reading last;
+    void offer(const Reading& r);
+  };
+  using Classes = std::array<std::uint64_t, kAnswerClasses>;
+  struct Host {
+    std::uint64_t first_seen = std::numeric_limits<std::uint64_t>::max();
+    std::map<CountKey, std::uint64_t> counts;
+    std::map<std::pair<Api, std::uint64_t>, Budget> budgets;
+    std::map<Api, Classes> answers;
+  };
+  Host& host(std::string_view name, std::uint64_t first_seen);
+
+  std::map<std::string, Host, std::less<>> hosts_;
+};
+
+}  // namespace forgemeter::meter
