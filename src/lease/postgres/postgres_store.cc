@@ -1,2 +1,190 @@
-// placeholder: this room is being written
-namespace forgemeter {}
+#include "forgemeter/postgres_store.h"
+
+#include <atomic>
+#include <charconv>
+#include <stdexcept>
+
+#include "lease/postgres/connection.h"
+#include "lease/postgres/pool.h"
+#include "lease/postgres/statements.h"
+
+namespace forgemeter {
+namespace {
+
+using std::chrono::duration_cast;
+using std::chrono::milliseconds;
+
+// The contract's millisecond truncation (floor), as text parameters.
+std::string to_ms(WallTime t) { return std::to_string(lease_stamp(t).time_since_epoch().count()); }
+
+std::string plus_ms(WallTime t, Duration ttl) {
+  return std::to_string((lease_stamp(t) + lease_ttl(ttl)).time_since_epoch().count());
+}
+
+// Error texts end up in log lines: one line, no control bytes.
+std::string one_line(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) out.push_back(static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c);
+  return out;
+}
+
+LeaseResult failed(LeaseStatus status, std::string_view why) {
+  LeaseResult r;
+  r.status = status;
+  r.error = "PostgreSQL lease store: " + one_line(why);
+  return r;
+}
+
+template <typename T>
+T number(std::string_view text) {
+  T v{};
+  std::from_chars(text.data(), text.data() + text.size(), v);
+  return v;
+}
+
+// Fills holder/expiry/term from columns (owner, expiry_ms, term) starting at `col`.
+void describe(LeaseResult& r, const pg::Rows& rows, int col) {
+  r.holder = rows.null(0, col) ? std::string() : std::string(rows.text(0, col));
+  // A free lease reports the epoch as its expiry.
+  r.expiry = r.holder.empty() ? UtcMillis{} : UtcMillis(milliseconds(number<std::int64_t>(rows.text(0, col + 1))));
+  r.term = number<std::uint64_t>(rows.text(0, col + 2));
+}
+
+bool is_true(std::string_view t) { return t == "t"; }
+
+}  // namespace
+
+struct PostgresStore::Impl {
+  explicit Impl(PostgresStoreOptions o)
+      : options(std::move(o)),
+        quoted(pg::quoted_table(options.table)),
+        prepare(pg::prepare_sql(quoted)),
+        pool(pg::ConnectSettings{options.conninfo, options.application_name, options.connect_timeout,
+                                 options.keepalive_idle},
+             options.max_connections, [this](pg::Connection& c, const pg::CallBound& b) { return setup(c, b); }) {}
+
+  std::string setup(pg::Connection& c, const pg::CallBound& bound) {
+    if (options.create_table && !table_ready.load(std::memory_order_acquire)) {
+      auto made = c.exec_simple(pg::create_table_sql(quoted).c_str(), bound);
+      // Two sessions creating the same table at once: the loser reports a
+      // duplicate (pg_type's unique index, or the relation itself). It exists.
+      bool exists = made.ok() || made.sqlstate == "23505" || made.sqlstate == "42P07";
+      if (!exists) return "creating table " + quoted + ": " + made.error;
+      table_ready.store(true, std::memory_order_release);
+    }
+    auto prepared = c.exec_simple(prepare.c_str(), bound);
+    if (!prepared.ok()) return "preparing statements on table " + quoted + ": " + prepared.error;
+    return {};
+  }
+
+  // Runs one prepared statement; `read` turns its rows into the result.
+  template <typename Read>
+  LeaseResult call(const char* statement, std::initializer_list<const char*> params, const Deadline& deadline,
+                   Read read) {
+    pg::CallBound bound(deadline);
+    if (bound.passed()) return failed(LeaseStatus::no_answer, "deadline passed before the call; nothing sent");
+    std::string error;
+    auto conn = pool.checkout(bound, error);
+    if (!conn) return failed(LeaseStatus::no_answer, error);
+    auto out = conn->exec_prepared(statement, {params.begin(), params.size()}, bound);
+    if (out.kind == pg::Outcome::Kind::no_answer) return failed(LeaseStatus::no_answer, out.error);
+    if (out.kind == pg::Outcome::Kind::server_error) {
+      // Class 22 (data exception, e.g. bytes that are not UTF-8): the
+      // statement was refused before it wrote anything.
+      bool data = out.sqlstate.rfind("22", 0) == 0;
+      return failed(data ? LeaseStatus::invalid : LeaseStatus::no_answer,
+                    "server error " + out.sqlstate + ": " + out.error);
+    }
+    return read(out.rows);
+  }
+
+  PostgresStoreOptions options;
+  std::string quoted;
+  std::string prepare;
+  std::atomic<bool> table_ready{false};
+  pg::Pool pool;
+};
+
+namespace {
+
+PostgresStoreOptions checked(PostgresStoreOptions o) {
+  if (auto why = pg::table_name_error(o.table); !why.empty()) throw std::invalid_argument("PostgresStore: " + why);
+  if (auto why = pg::conninfo_error(o.conninfo); !why.empty())
+    throw std::invalid_argument("PostgresStore: unusable conninfo: " + why);
+  if (o.max_connections == 0) throw std::invalid_argument("PostgresStore: max_connections must be at least 1");
+  if (o.application_name.find('\0') != std::string::npos)
+    throw std::invalid_argument("PostgresStore: application_name contains NUL");
+  return o;
+}
+
+// Rows of acquire/renew: granted, owner, expiry_ms, term.
+LeaseResult granted_or_refused(const pg::Rows& rows) {
+  LeaseResult r;
+  if (rows.count() == 0) {
+    r.status = LeaseStatus::refused;  // no such lease: renew never creates one
+    return r;
+  }
+  r.status = is_true(rows.text(0, 0)) ? LeaseStatus::granted : LeaseStatus::refused;
+  describe(r, rows, 1);
+  return r;
+}
+
+}  // namespace
+
+PostgresStore::PostgresStore(PostgresStoreOptions options) : impl_(std::make_unique<Impl>(checked(std::move(options)))) {}
+
+PostgresStore::~PostgresStore() = default;
+
+std::string PostgresStore::schema_sql(std::string_view table) {
+  if (auto why = pg::table_name_error(table); !why.empty()) throw std::invalid_argument("PostgresStore: " + why);
+  return pg::create_table_sql(pg::quoted_table(table)) + ";\n";
+}
+
+LeaseResult PostgresStore::acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
+                                   const Deadline& deadline) {
+  if (auto why = lease_args_error(name, owner, ttl); !why.empty()) return failed(LeaseStatus::invalid, why);
+  std::string n(name), o(owner), at = to_ms(now), until = plus_ms(now, ttl);
+  return impl_->call(pg::kAcquire, {n.c_str(), o.c_str(), at.c_str(), until.c_str()}, deadline, granted_or_refused);
+}
+
+LeaseResult PostgresStore::renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
+                                 const Deadline& deadline) {
+  if (auto why = lease_args_error(name, owner, ttl); !why.empty()) return failed(LeaseStatus::invalid, why);
+  std::string n(name), o(owner), at = to_ms(now), until = plus_ms(now, ttl);
+  return impl_->call(pg::kRenew, {n.c_str(), o.c_str(), at.c_str(), until.c_str()}, deadline, granted_or_refused);
+}
+
+LeaseResult PostgresStore::release(std::string_view name, std::string_view owner, const Deadline& deadline) {
+  if (auto why = lease_args_error(name, owner); !why.empty()) return failed(LeaseStatus::invalid, why);
+  std::string n(name), o(owner);
+  return impl_->call(pg::kRelease, {n.c_str(), o.c_str()}, deadline, [](const pg::Rows& rows) {
+    LeaseResult r;
+    r.status = LeaseStatus::not_held;  // no row: never taken
+    if (rows.count() == 0) return r;
+    describe(r, rows, 1);
+    if (is_true(rows.text(0, 0))) {
+      r.status = LeaseStatus::released;
+      r.holder.clear();  // as the store left it: free
+      r.expiry = UtcMillis{};
+    } else if (!r.holder.empty()) {
+      r.status = LeaseStatus::lost;
+    }
+    return r;
+  });
+}
+
+LeaseResult PostgresStore::inspect(std::string_view name, const Deadline& deadline) {
+  if (auto why = lease_name_error(name); !why.empty()) return failed(LeaseStatus::invalid, why);
+  std::string n(name);
+  return impl_->call(pg::kInspect, {n.c_str()}, deadline, [](const pg::Rows& rows) {
+    LeaseResult r;
+    r.status = LeaseStatus::not_held;
+    if (rows.count() == 0) return r;
+    describe(r, rows, 0);
+    if (!r.holder.empty()) r.status = LeaseStatus::granted;
+    return r;
+  });
+}
+
+}  // namespace forgemeter

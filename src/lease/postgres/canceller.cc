@@ -1,0 +1,67 @@
+#include "lease/postgres/canceller.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+namespace forgemeter::pg {
+namespace {
+
+class Canceller {
+ public:
+  Canceller() { std::thread([this] { loop(); }).detach(); }
+
+  void submit(PGcancel* c) {
+    PGcancel* dropped = nullptr;
+    {
+      std::lock_guard lock(mu_);
+      if (queue_.size() >= kMaxPending) {
+        dropped = queue_.front();
+        queue_.pop_front();
+      }
+      queue_.push_back(c);
+    }
+    cv_.notify_one();
+    if (dropped) PQfreeCancel(dropped);
+  }
+
+  std::atomic<std::size_t> sent{0};
+
+ private:
+  void loop() {
+    for (;;) {
+      PGcancel* c = nullptr;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [this] { return !queue_.empty(); });
+        c = queue_.front();
+        queue_.pop_front();
+      }
+      char err[256];
+      PQcancel(c, err, sizeof err);  // the outcome changes nothing: the connection is gone
+      PQfreeCancel(c);
+      sent.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<PGcancel*> queue_;
+};
+
+Canceller& canceller() {
+  static Canceller* c = new Canceller;  // never destroyed: its thread outlives static destruction
+  return *c;
+}
+
+}  // namespace
+
+void cancel_in_background(PGcancel* cancel) {
+  if (cancel) canceller().submit(cancel);
+}
+
+std::size_t cancels_sent() { return canceller().sent.load(std::memory_order_relaxed); }
+
+}  // namespace forgemeter::pg

@@ -1,0 +1,187 @@
+#include "lease/postgres/connection.h"
+
+#include <poll.h>
+
+#include <vector>
+
+#include "lease/postgres/canceller.h"
+
+namespace forgemeter::pg {
+namespace {
+
+std::string trimmed(const char* msg) {
+  std::string s = msg ? msg : "";
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+std::string conninfo_error(const std::string& conninfo) {
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(conninfo.c_str(), &err);
+  std::string why;
+  if (!opts) why = err ? trimmed(err) : "out of memory parsing the connection string";
+  if (err) PQfreemem(err);
+  if (opts) PQconninfoFree(opts);
+  return why;
+}
+
+std::unique_ptr<Connection> Connection::open(const ConnectSettings& s, const CallBound& bound,
+                                             std::string& error) {
+  if (bound.passed()) {
+    error = "deadline passed before connecting";
+    return nullptr;
+  }
+  const std::string timeout = std::to_string(s.connect_timeout.count());
+  const std::string idle = std::to_string(s.keepalive_idle.count());
+  const std::string user_timeout = std::to_string((s.keepalive_idle.count() + 3 * 3) * 1000);
+  // Our defaults first; `dbname` is expanded from the caller's conninfo and
+  // overrides them; client_encoding last, because names are UTF-8.
+  std::vector<const char*> keys{"connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
+                                "keepalives_count", "tcp_user_timeout", "application_name", "dbname",
+                                "client_encoding", nullptr};
+  std::vector<const char*> values{timeout.c_str(), "1", idle.c_str(), "3", "3", user_timeout.c_str(),
+                                  s.application_name.c_str(), s.conninfo.c_str(), "UTF8", nullptr};
+  PGconn* raw = PQconnectStartParams(keys.data(), values.data(), 1);
+  if (!raw) {
+    error = "out of memory starting a connection";
+    return nullptr;
+  }
+  std::unique_ptr<Connection> c(new Connection(raw));
+  if (PQstatus(raw) == CONNECTION_BAD) {
+    error = "cannot connect: " + trimmed(PQerrorMessage(raw));
+    return nullptr;
+  }
+  PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+  for (;;) {
+    if (st == PGRES_POLLING_OK) break;
+    if (st == PGRES_POLLING_FAILED) {
+      error = "cannot connect: " + trimmed(PQerrorMessage(raw));
+      return nullptr;
+    }
+    Ready r = wait_socket(PQsocket(raw), st == PGRES_POLLING_READING, st == PGRES_POLLING_WRITING, bound);
+    if (r == Ready::timed_out) {
+      error = "no answer: connecting did not finish by the deadline";
+      return nullptr;
+    }
+    if (r == Ready::failed) {
+      error = "cannot connect: the socket failed";
+      return nullptr;
+    }
+    st = PQconnectPoll(raw);
+  }
+  // Notices (e.g. "relation already exists, skipping") are not errors: no stderr.
+  PQsetNoticeProcessor(raw, [](void*, const char*) {}, nullptr);
+  if (PQsetnonblocking(raw, 1) != 0) {
+    error = "cannot connect: " + trimmed(PQerrorMessage(raw));
+    return nullptr;
+  }
+  return c;
+}
+
+Connection::~Connection() { PQfinish(conn_); }
+
+bool Connection::usable_when_idle() {
+  if (broken_ || PQstatus(conn_) != CONNECTION_OK || PQtransactionStatus(conn_) != PQTRANS_IDLE) return false;
+  pollfd p{};
+  p.fd = PQsocket(conn_);
+  p.events = POLLIN;
+  if (::poll(&p, 1, 0) == 0) return true;  // nothing arrived: still good
+  // Something arrived while idle: the server's goodbye (an error and EOF) or a
+  // notice. Read it; a closed connection shows as a failed read or a bad status.
+  if (PQconsumeInput(conn_) == 0 || PQstatus(conn_) != CONNECTION_OK) return false;
+  while (!PQisBusy(conn_)) {
+    PGresult* r = PQgetResult(conn_);
+    if (!r) break;
+    PQclear(r);  // an unasked-for result (the server's FATAL message): not usable
+    return false;
+  }
+  return PQstatus(conn_) == CONNECTION_OK;
+}
+
+Outcome Connection::exec_prepared(const char* statement, std::span<const char* const> params,
+                                  const CallBound& bound) {
+  if (bound.passed()) return {Outcome::Kind::no_answer, {}, "deadline passed before the statement was sent", {}};
+  int ok = PQsendQueryPrepared(conn_, statement, static_cast<int>(params.size()), params.data(), nullptr, nullptr, 0);
+  return finish_call(ok != 0, bound);
+}
+
+Outcome Connection::exec_simple(const char* sql, const CallBound& bound) {
+  if (bound.passed()) return {Outcome::Kind::no_answer, {}, "deadline passed before the statement was sent", {}};
+  return finish_call(PQsendQuery(conn_, sql) != 0, bound);
+}
+
+Outcome Connection::abandon(std::string why) {
+  if (!broken_) {
+    broken_ = true;
+    cancel_in_background(PQgetCancel(conn_));
+  }
+  return {Outcome::Kind::no_answer, {}, std::move(why), {}};
+}
+
+bool Connection::flush(const CallBound& bound, Outcome& out) {
+  for (;;) {
+    int f = PQflush(conn_);
+    if (f == 0) return true;
+    if (f < 0) {
+      broken_ = true;
+      out = {Outcome::Kind::no_answer, {}, "connection failed sending: " + trimmed(PQerrorMessage(conn_)), {}};
+      return false;
+    }
+    Ready r = wait_socket(PQsocket(conn_), true, true, bound);
+    if (r == Ready::timed_out) {
+      out = abandon("no answer by the deadline (still sending); statement cancelled, connection dropped");
+      return false;
+    }
+    if (r == Ready::failed || PQconsumeInput(conn_) == 0) {
+      broken_ = true;
+      out = {Outcome::Kind::no_answer, {}, "connection failed: " + trimmed(PQerrorMessage(conn_)), {}};
+      return false;
+    }
+  }
+}
+
+Outcome Connection::finish_call(bool sent, const CallBound& bound) {
+  if (!sent) {
+    broken_ = true;
+    return {Outcome::Kind::no_answer, {}, "connection failed: " + trimmed(PQerrorMessage(conn_)), {}};
+  }
+  Outcome out;
+  if (!flush(bound, out)) return out;
+  Outcome first_error;
+  Rows last;
+  bool have_error = false;
+  for (;;) {
+    while (PQisBusy(conn_)) {
+      Ready r = wait_socket(PQsocket(conn_), true, false, bound);
+      if (r == Ready::timed_out) return abandon("no answer by the deadline; statement cancelled, connection dropped");
+      if (r == Ready::failed || PQconsumeInput(conn_) == 0) {
+        broken_ = true;
+        return {Outcome::Kind::no_answer, {}, "connection lost: " + trimmed(PQerrorMessage(conn_)), {}};
+      }
+    }
+    PGresult* r = PQgetResult(conn_);
+    if (!r) break;
+    ExecStatusType st = PQresultStatus(r);
+    if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
+      last = Rows(r);
+    } else {
+      if (!have_error) {
+        const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+        first_error = {Outcome::Kind::server_error, {}, trimmed(PQresultErrorMessage(r)), state ? state : ""};
+        have_error = true;
+      }
+      PQclear(r);
+    }
+  }
+  if (PQstatus(conn_) != CONNECTION_OK) {
+    broken_ = true;
+    std::string why = have_error ? first_error.error : trimmed(PQerrorMessage(conn_));
+    return {Outcome::Kind::no_answer, {}, "connection lost: " + why, {}};
+  }
+  if (have_error) return first_error;
+  return {Outcome::Kind::ok, std::move(last), {}, {}};
+}
+
+}  // namespace forgemeter::pg

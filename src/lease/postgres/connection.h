@@ -1,0 +1,85 @@
+// Internal: one libpq connection driven asynchronously, every step bounded.
+//
+// Not thread-safe: one caller at a time (the pool hands it to one call).
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <chrono>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "lease/postgres/wait.h"
+
+namespace forgemeter::pg {
+
+struct ConnectSettings {
+  std::string conninfo;  // conninfo string or URI, expanded by libpq
+  std::string application_name;
+  std::chrono::seconds connect_timeout{5};
+  std::chrono::seconds keepalive_idle{10};
+};
+
+// Why libpq cannot parse `conninfo`, or empty when it can.
+std::string conninfo_error(const std::string& conninfo);
+
+// The rows of one answer (text format).
+class Rows {
+ public:
+  Rows() = default;
+  explicit Rows(PGresult* r) : r_(r, &PQclear) {}
+  int count() const { return r_ ? PQntuples(r_.get()) : 0; }
+  bool null(int row, int col) const { return PQgetisnull(r_.get(), row, col) != 0; }
+  std::string_view text(int row, int col) const {
+    return {PQgetvalue(r_.get(), row, col), static_cast<std::size_t>(PQgetlength(r_.get(), row, col))};
+  }
+
+ private:
+  std::unique_ptr<PGresult, void (*)(PGresult*)> r_{nullptr, &PQclear};
+};
+
+struct Outcome {
+  enum class Kind { ok, server_error, no_answer };
+  Kind kind = Kind::no_answer;
+  Rows rows;
+  std::string error;     // server_error / no_answer: what happened
+  std::string sqlstate;  // server_error: the SQLSTATE
+  bool ok() const { return kind == Kind::ok; }
+};
+
+class Connection {
+ public:
+  // Connects within `bound`. On failure returns nullptr and sets `error`.
+  static std::unique_ptr<Connection> open(const ConnectSettings& settings, const CallBound& bound,
+                                          std::string& error);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // An idle connection is usable unless the server closed it (or sent
+  // something unasked); checked without blocking.
+  bool usable_when_idle();
+
+  // One prepared statement with text parameters (none may be null).
+  Outcome exec_prepared(const char* statement, std::span<const char* const> params, const CallBound& bound);
+  // A simple query (may hold several statements; the first error wins).
+  Outcome exec_simple(const char* sql, const CallBound& bound);
+
+  // True once the connection cannot be reused (a statement was abandoned, the
+  // server went away): the pool drops it.
+  bool broken() const { return broken_; }
+  int backend_pid() const { return PQbackendPID(conn_); }
+
+ private:
+  explicit Connection(PGconn* c) : conn_(c) {}
+  Outcome finish_call(bool sent, const CallBound& bound);
+  bool flush(const CallBound& bound, Outcome& out);
+  Outcome abandon(std::string why);  // cancel in the background, mark broken
+
+  PGconn* conn_;
+  bool broken_ = false;
+};
+
+}  // namespace forgemeter::pg
