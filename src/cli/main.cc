@@ -1,3 +1,62 @@
-// placeholder until the CLI issue
-#include <cstdio>
-int main() { std::puts("forgemeter: not yet"); return 1; }
+// forgemeter — the command: fleet report from logs, a command under a lease,
+// metered fetch, and the fleet demo. Exit codes: 0 ok, 1 failure, 2 usage.
+#include <exception>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/errors.h"
+
+namespace {
+
+// The subcommand path the parser reached, for "see 'forgemeter lease run --help'".
+std::string help_hint(const CLI::App& root) {
+  std::string path = "forgemeter";
+  const CLI::App* at = &root;
+  while (at != nullptr) {
+    auto subs = at->get_subcommands();
+    if (subs.empty()) break;
+    at = subs.front();
+    path += " " + at->get_name();
+  }
+  return path + " --help";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace forgemeter::cli;
+  CLI::App app{"forgemeter: forge HTTP metering and leader leases for replicated services.\n"
+               "Exit codes: 0 ok, 1 failure, 2 usage error.",
+               "forgemeter"};
+  app.require_subcommand(1);
+  Action action;
+  add_report(app, action);
+  add_lease(app, action);
+  add_fetch(app, action);
+  add_demo(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << fmt::format("forgemeter: {}; see '{}'\n", e.what(), help_hint(app));
+    return kExitUsage;
+  }
+  if (!action) {
+    std::cerr << fmt::format("forgemeter: nothing to do; see '{}'\n", help_hint(app));
+    return kExitUsage;
+  }
+  try {
+    return action();
+  } catch (const UsageError& e) {
+    std::cerr << fmt::format("forgemeter: {}; see '{}'\n", e.what(), help_hint(app));
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("forgemeter: {}\n", e.what());
+    return kExitFailure;
+  }
+}

@@ -1,0 +1,112 @@
+// LogReader: the marker scan, line numbers, and plain regular files (mmap).
+#include "cli/input.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "cli/errors.h"
+#include "cli/input_stream.h"
+
+namespace forgemeter::cli {
+
+namespace {
+
+std::uint64_t count_newlines(const char* p, const char* end) {
+  std::uint64_t n = 0;
+  while (p < end) {
+    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    if (nl == nullptr) break;
+    ++n;
+    p = static_cast<const char*>(nl) + 1;
+  }
+  return n;
+}
+
+bool is_gzip(const char* p, std::size_t n) {
+  return n >= 2 && static_cast<unsigned char>(p[0]) == 0x1f && static_cast<unsigned char>(p[1]) == 0x8b;
+}
+
+// A plain regular file, mapped whole: one block, no copies.
+class MappedReader final : public LogReader {
+ public:
+  MappedReader(std::string name, const char* data, std::size_t size) : LogReader(std::move(name)), data_(data), size_(size) {}
+  ~MappedReader() override { munmap(const_cast<char*>(data_), size_); }
+
+  Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line) override {
+    begin_chunk(data_);
+    scan_block(data_, data_ + size_, marker, on_line);
+    return Result{size_, {}};
+  }
+
+ private:
+  const char* data_;
+  std::size_t size_;
+};
+
+}  // namespace
+
+std::uint64_t LogReader::line_number(std::string_view line) {
+  counting_ = true;
+  if (line.data() > counted_) {
+    lines_before_ += count_newlines(counted_, line.data());
+    counted_ = line.data();
+  }
+  return lines_before_ + 1;
+}
+
+void LogReader::begin_chunk(const char* begin) { counted_ = begin; }
+
+void LogReader::end_chunk(const char* end) {
+  if (counting_ && end > counted_) lines_before_ += count_newlines(counted_, end);
+  counted_ = end;
+}
+
+void LogReader::scan_block(const char* begin, const char* end, std::string_view marker,
+                           const std::function<void(std::string_view)>& on_line) {
+  const char* p = begin;
+  while (p < end) {
+    const void* hit = memmem(p, static_cast<std::size_t>(end - p), marker.data(), marker.size());
+    if (hit == nullptr) return;
+    const char* m = static_cast<const char*>(hit);
+    const void* prev = memrchr(p, '\n', static_cast<std::size_t>(m - p));
+    const char* start = prev != nullptr ? static_cast<const char*>(prev) + 1 : p;
+    const void* nl = std::memchr(m, '\n', static_cast<std::size_t>(end - m));
+    const char* stop = nl != nullptr ? static_cast<const char*>(nl) : end;
+    const char* trimmed = (stop > start && stop[-1] == '\r') ? stop - 1 : stop;
+    on_line(std::string_view(start, static_cast<std::size_t>(trimmed - start)));
+    p = stop + 1;
+  }
+}
+
+std::unique_ptr<LogReader> LogReader::open(const std::string& path) {
+  if (path == "-") return make_stream_reader("(stdin)", STDIN_FILENO, false);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    throw Failure(fmt::format("cannot open '{}': {}; check the path (use '-' for stdin)", path, std::strerror(errno)));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw Failure(fmt::format("'{}' is not a readable file; name log files, not directories", path));
+  }
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    auto size = static_cast<std::size_t>(st.st_size);
+    void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map != MAP_FAILED) {
+      ::close(fd);
+      madvise(map, size, MADV_SEQUENTIAL);
+      const char* data = static_cast<const char*>(map);
+      if (is_gzip(data, size)) return make_gzip_reader(path, data, size, [map, size] { munmap(map, size); });
+      return std::make_unique<MappedReader>(path, data, size);
+    }
+  }
+  return make_stream_reader(path, fd, true);
+}
+
+}  // namespace forgemeter::cli

@@ -1,0 +1,105 @@
+// The inline SVG chart: stacked bars of fleet requests per hour by lane, the
+// budget as a line, exhausted hours marked.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "cli/render.h"
+#include "cli/timefmt.h"
+
+namespace forgemeter::cli {
+
+namespace {
+
+constexpr const char* kPalette[] = {"#9aa5b1", "#2f6fdf", "#e0892b", "#2a9d6f", "#8e5bd0",
+                                    "#c94f7c", "#3fa9c9", "#b5a22a", "#6b7f2a", "#7a4b2a"};
+
+// A round axis step for a range: 1, 2 or 5 times a power of ten.
+double nice_step(double range, int ticks) {
+  double raw = range / ticks;
+  double mag = std::pow(10.0, std::floor(std::log10(std::max(raw, 1.0))));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (raw <= m * mag) return m * mag;
+  return 10 * mag;
+}
+
+std::string lane_color(std::size_t index) { return kPalette[index % std::size(kPalette)]; }
+
+}  // namespace
+
+std::string render_svg_chart(const ReportData& r) {
+  const auto lanes = all_lanes(r.hours);
+  const double left = 70, top = 30, plot_h = 300, bar_w = std::clamp(640.0 / static_cast<double>(std::max<std::size_t>(r.hours.size(), 1)), 8.0, 48.0);
+  const double slot = bar_w * 1.35, plot_w = std::max(slot * static_cast<double>(r.hours.size()), 320.0);
+  const double width = left + plot_w + 20, height = top + plot_h + 70 + 22.0 * static_cast<double>((lanes.size() + 3) / 4);
+
+  double peak = 1;
+  for (const FleetHour& h : r.hours) {
+    peak = std::max(peak, static_cast<double>(h.requests));
+    if (auto l = hour_limit(h)) peak = std::max(peak, static_cast<double>(*l));
+  }
+  double step = nice_step(peak * 1.08, 5);
+  double y_max = std::ceil(peak * 1.08 / step) * step;
+  auto y = [&](double v) { return top + plot_h - v / y_max * plot_h; };
+
+  std::string s = fmt::format(
+      R"(<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{0:.0f}" height="{1:.0f}" viewBox="0 0 {0:.0f} {1:.0f}" role="img" aria-label="fleet requests per hour by lane">)"
+      "\n<rect x=\"0\" y=\"0\" width=\"{0:.0f}\" height=\"{1:.0f}\" fill=\"#ffffff\"/>\n",
+      width, height);
+  for (double v = 0; v <= y_max + step / 2; v += step)
+    s += fmt::format(R"(<line class="grid" x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" stroke="#e5e7eb"/><text x="{:.1f}" y="{:.1f}" font-size="11" text-anchor="end" fill="#555">{:.0f}</text>)"
+                     "\n",
+                     left, left + plot_w, y(v), y(v), left - 6, y(v) + 4, v);
+
+  std::string budget_path;
+  std::size_t label_every = std::max<std::size_t>(1, r.hours.size() / 12);
+  for (std::size_t i = 0; i < r.hours.size(); ++i) {
+    const FleetHour& h = r.hours[i];
+    double x = left + slot * static_cast<double>(i) + (slot - bar_w) / 2;
+    s += fmt::format(R"(<g class="bar" data-hour="{}" data-requests="{}"><title>{}: {} requests{}</title>)",
+                     hour_text(h.hour_ending), h.requests, hour_text(h.hour_ending), h.requests,
+                     h.partial() ? " (partial hour)" : "");
+    double acc = 0;
+    for (std::size_t li = 0; li < lanes.size(); ++li) {
+      auto it = h.lanes.find(lanes[li]);
+      if (it == h.lanes.end() || it->second == 0) continue;
+      double v = static_cast<double>(it->second);
+      s += fmt::format(R"(<rect class="seg" data-lane="{}" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}"{}><title>{} {}</title></rect>)",
+                       html_escape(lanes[li]), x, y(acc + v), bar_w, std::max(y(acc) - y(acc + v), 0.5), lane_color(li),
+                       h.partial() ? R"( fill-opacity="0.6")" : "", html_escape(lanes[li]), it->second);
+      acc += v;
+    }
+    s += "</g>\n";
+    if (i % label_every == 0)
+      s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="11" text-anchor="middle" fill="#333">{}</text>)" "\n",
+                       x + bar_w / 2, top + plot_h + 16, hour_text(h.hour_ending).substr(11, 5) + "Z");
+    if (auto l = hour_limit(h)) {
+      double x0 = left + slot * static_cast<double>(i), x1 = x0 + slot;
+      budget_path += fmt::format("{}{:.1f},{:.1f} L{:.1f},{:.1f} ", budget_path.empty() ? "M" : "L", x0,
+                                 y(static_cast<double>(*l)), x1, y(static_cast<double>(*l)));
+    }
+    if (h.exhausted()) {
+      double cx = x + bar_w / 2, ty = std::max(y(static_cast<double>(h.requests)) - 8, top - 14);
+      auto first = h.first_exhausted_at();
+      s += fmt::format(R"(<g class="exhausted"><title>budget exhausted{}</title><polygon points="{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}" fill="#d62828"/></g>)" "\n",
+                       first ? " at " + clock_text(*first) : std::string(" (over the limit)"), cx - 6, ty - 10, cx + 6,
+                       ty - 10, cx, ty);
+    }
+  }
+  if (!budget_path.empty())
+    s += fmt::format(R"(<path class="budget" d="{}" fill="none" stroke="#d62828" stroke-width="2" stroke-dasharray="6 4"><title>installation budget</title></path>)" "\n",
+                     budget_path);
+  s += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="{1:.1f}" y2="{2:.1f}" stroke="#333"/><line x1="{0:.1f}" x2="{3:.1f}" y1="{2:.1f}" y2="{2:.1f}" stroke="#333"/>)" "\n",
+                   left, top, top + plot_h, left + plot_w);
+  double ly = top + plot_h + 40;
+  for (std::size_t li = 0; li < lanes.size(); ++li) {
+    double lx = left + static_cast<double>(li % 4) * 170;
+    double row = ly + 22.0 * static_cast<double>(li / 4);
+    s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="12" height="12" fill="{}"/><text x="{:.1f}" y="{:.1f}" font-size="12" fill="#222">{}</text>)" "\n",
+                     lx, row, lane_color(li), lx + 17, row + 11, html_escape(lanes[li]));
+  }
+  return s + "</svg>\n";
+}
+
+}  // namespace forgemeter::cli

@@ -1,0 +1,87 @@
+// forgemeter report [FILE...]: the fleet's hourly sums from every replica's logs.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/errors.h"
+#include "cli/render.h"
+#include "cli/report_io.h"
+#include "cli/scan.h"
+
+namespace forgemeter::cli {
+
+void write_file(const std::string& path, std::string_view text) {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
+  if (!f) throw Failure(fmt::format("cannot write '{}': {}; choose a writable path", path, std::strerror(errno)));
+  if (std::fwrite(text.data(), 1, text.size(), f.get()) != text.size() || std::fflush(f.get()) != 0)
+    throw Failure(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+}
+
+void write_stdout(std::string_view text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+std::string render_format(const ReportData& data, std::string_view format) {
+  if (format == "json") return render_json(data);
+  if (format == "csv") return render_csv(data);
+  return render_table(data);
+}
+
+namespace {
+
+struct ReportArgs {
+  std::vector<std::string> files;
+  std::string format = "table";
+  std::string html;
+  std::uint64_t budget = 0;
+  std::string source_field;
+};
+
+int run_report(const ReportArgs& a) {
+  FleetOptions fo;
+  if (a.budget > 0) fo.budget = a.budget;
+  Fleet fleet(fo);
+  Scanner scanner(fleet, ScanOptions{a.source_field});
+  scanner.scan_inputs(a.files.empty() ? std::vector<std::string>{"-"} : a.files);
+  ReportData data{fleet.hours(), fleet.source_names(), scanner.stats()};
+  write_stdout(render_format(data, a.format));
+  if (!a.html.empty()) write_file(a.html, render_html(data));
+  std::string skipped = render_skipped(data.stats);
+  if (!skipped.empty()) std::fputs(skipped.c_str(), stderr);
+  if (!data.stats.problems.empty()) {
+    std::fputs("forgemeter: some input was lost (see above); the report covers what could be read\n", stderr);
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_report(CLI::App& root, Action& action) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = root.add_subcommand(
+      "report",
+      "Sum the fleet's meter lines per hour from every replica's logs: requests per lane, host/api and\n"
+      "installation, replicas seen, partial hours, and the budget view. Reads FILEs (plain or .gz), or\n"
+      "stdin when none is given or for '-'. Each file is one replica unless --source-field names a JSON key.\n"
+      "Malformed meter lines are skipped and reported on stderr, never fatal. Exit 0 ok; 1 when an input\n"
+      "could not be read (a truncated .gz: the rest is reported); 2 usage.");
+  cmd->add_option("FILE", args->files, "log files (plain or gzip); '-' is stdin");
+  cmd->add_option("--format", args->format, "stdout format: table (default), json (one object per hour), csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  cmd->add_option("--html", args->html, "also write a self-contained HTML page with the chart to this file");
+  cmd->add_option("--budget", args->budget,
+                  "the installations' hourly limit (default: the ' of N' the budget lines report)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--source-field", args->source_field,
+                  "JSON key naming the replica in JSON log records (e.g. pod); default: one replica per file");
+  cmd->callback([args, &action] { action = [args] { return run_report(*args); }; });
+}
+
+}  // namespace forgemeter::cli

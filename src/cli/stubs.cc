@@ -1,0 +1,13 @@
+// Subcommands not written yet.
+#include <CLI/CLI.hpp>
+
+#include "cli/command.h"
+#include "cli/errors.h"
+
+namespace forgemeter::cli {
+
+void add_lease(CLI::App&, Action&) {}
+void add_fetch(CLI::App&, Action&) {}
+void add_demo(CLI::App&, Action&) {}
+
+}  // namespace forgemeter::cli

@@ -1,0 +1,47 @@
+// process.h — run the built `forgemeter` (or any program) as a child process
+// and collect what it did: exit code, stdout, stderr. For end-to-end tests.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace forgemeter::test {
+
+struct ProcessResult {
+  int exit_code = -1;  // exit status, or 128 + signal when killed by one
+  std::string out;
+  std::string err;
+  bool timed_out = false;
+};
+
+struct ProcessOptions {
+  std::string stdin_data;
+  std::vector<std::pair<std::string, std::string>> env;  // added to the current environment
+  std::chrono::milliseconds timeout{60'000};             // then SIGKILL, timed_out = true
+};
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
+
+// The forgemeter binary under test (compile definition FORGEMETER_BIN).
+std::string forgemeter_bin();
+
+// A fresh directory under TMPDIR (or /tmp), removed with everything in it at destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+std::string read_file(const std::string& path);
+void write_file(const std::string& path, const std::string& text);
+
+}  // namespace forgemeter::test
