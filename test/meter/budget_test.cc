@@ -1,0 +1,148 @@
+// The budget line's reading rules, the lowest reading's order, answer classes.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "meter_fixture.h"
+
+using namespace forgemeter;
+using fmtest::at;
+using fmtest::Rig;
+using Lines = std::vector<std::string>;
+
+namespace {
+
+const std::string D = " \u2014 ";
+const Lane kLane{"sweeper"};
+const RequestKey kKey{.host = "api.github.com", .installation = 101, .lane = kLane};
+
+std::int64_t epoch_s(UtcMillis t) { return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count(); }
+
+struct Hdr {
+  std::string remaining, limit, reset, retry_after;
+};
+
+// An answer to record; its header views point into `h`, so it records itself.
+struct Ans {
+  Hdr h;
+  UtcMillis seen;
+  int status = 200;
+  RequestKey key = kKey;
+  void record(Meter& m) const {
+    AnswerRecord a{.key = key, .seen = seen, .status = status};
+    if (!h.remaining.empty()) a.headers.offer("X-RateLimit-Remaining", h.remaining);
+    if (!h.limit.empty()) a.headers.offer("x-ratelimit-limit", h.limit);
+    if (!h.reset.empty()) a.headers.offer("X-RATELIMIT-RESET", h.reset);
+    if (!h.retry_after.empty()) a.headers.offer("Retry-After", h.retry_after);
+    m.record_answer(a);
+  }
+};
+
+Ans answer(Hdr h, UtcMillis seen, int status = 200, RequestKey key = kKey) { return {std::move(h), seen, status, key}; }
+
+// The budget line of one hour holding `answers` (or "" when there is none).
+std::string budget_line(const std::vector<Ans>& answers) {
+  Rig rig(at(14));
+  for (const auto& a : answers) a.record(*rig.meter);
+  rig.meter->record_request(kKey, at(15));
+  for (const auto& l : rig.take())
+    if (l.starts_with("forge rate limit:")) return l;
+  return "";
+}
+
+const std::string kHead = "forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z" + D;
+
+}  // namespace
+
+TEST_CASE("X-RateLimit-Remaining: an integer >= 0, else no reading at all") {
+  for (std::string bad : {"soon", "-1", "+5", "1.5", "", "  ", "5000x", "99999999999999999999999", "\x01"}) {
+    CAPTURE(bad);
+    CHECK(budget_line({answer({.remaining = bad, .limit = "5000"}, at(14, 1))}).empty());
+  }
+  CHECK(budget_line({answer({.remaining = " 42 "}, at(14, 1))}) == kHead + "api.github.com rest installation 101: 42 at 14:01:00Z");
+}
+
+TEST_CASE("only answers to requests with an installation give a reading") {
+  RequestKey none = kKey;
+  none.installation = 0;
+  CHECK(budget_line({answer({.remaining = "5"}, at(14, 1), 200, none)}).empty());
+}
+
+TEST_CASE("X-RateLimit-Limit: kept only when a positive integer") {
+  CHECK(budget_line({answer({.remaining = "1", .limit = "5000"}, at(14, 1))}) ==
+        kHead + "api.github.com rest installation 101: 1 of 5000 at 14:01:00Z");
+  for (std::string bad : {"0", "-5000", "lots", ""}) {
+    CAPTURE(bad);
+    CHECK(budget_line({answer({.remaining = "1", .limit = bad}, at(14, 1))}) ==
+          kHead + "api.github.com rest installation 101: 1 at 14:01:00Z");
+  }
+}
+
+TEST_CASE("X-RateLimit-Reset: epoch seconds or (below 10^9) seconds from now; after now, at most 31 days ahead") {
+  const auto seen = at(14, 1);
+  auto with_reset = [&](std::string reset) {
+    return budget_line({answer({.remaining = "1", .reset = std::move(reset)}, seen)});
+  };
+  const std::string plain = kHead + "api.github.com rest installation 101: 1 at 14:01:00Z";
+  CHECK(with_reset(std::to_string(epoch_s(at(14, 30)))) == plain + " (resets 14:30:00Z)");
+  CHECK(with_reset("600") == plain + " (resets 14:11:00Z)");                              // relative
+  CHECK(with_reset(std::to_string(epoch_s(seen))) == plain);                              // not after now
+  CHECK(with_reset(std::to_string(epoch_s(at(13)))) == plain);                            // in the past
+  CHECK(with_reset(std::to_string(epoch_s(seen) + 31 * 86400)) == plain + " (resets 14:01:00Z)");  // 31 days: kept
+  CHECK(with_reset(std::to_string(epoch_s(seen) + 31 * 86400 + 1)) == plain);             // past 31 days
+  CHECK(with_reset("0") == plain);
+  CHECK(with_reset("soon") == plain);
+  CHECK(with_reset("-60") == plain);
+  CHECK(with_reset("99999999999999999999") == plain);
+}
+
+TEST_CASE("the lowest reading does not depend on the order answers arrive in") {
+  const auto r = [](int mm, int ss) { return std::to_string(epoch_s(at(14, mm, ss))); };
+  std::vector<Ans> answers = {
+      answer({.remaining = "10", .limit = "5000", .reset = r(50, 0)}, at(14, 5)),
+      answer({.remaining = "3", .limit = "5000", .reset = r(50, 0)}, at(14, 9)),
+      answer({.remaining = "3", .limit = "5000", .reset = r(40, 0)}, at(14, 7)),  // same remaining, seen earlier
+      answer({.remaining = "3", .limit = "5000"}, at(14, 7)),                     // ... and no reset: earliest
+      answer({.remaining = "3", .limit = "4000"}, at(14, 7)),                     // ... and a lower limit
+      answer({.remaining = "3"}, at(14, 7)),                                      // ... and no limit: the lowest
+      answer({.remaining = "7"}, at(14, 1)),
+  };
+  const auto forward = budget_line(answers);
+  std::reverse(answers.begin(), answers.end());
+  CHECK(budget_line(answers) == forward);
+  std::rotate(answers.begin(), answers.begin() + 3, answers.end());
+  CHECK(budget_line(answers) == forward);
+  CHECK(forward == kHead + "api.github.com rest installation 101: 3 at 14:07:00Z");
+  answers.erase(std::find_if(answers.begin(), answers.end(), [](const Ans& a) { return a.h.remaining == "3" && a.h.limit.empty(); }));
+  CHECK(budget_line(answers) == kHead + "api.github.com rest installation 101: 3 of 4000 at 14:07:00Z");
+}
+
+TEST_CASE("budget entries: one per host, api and installation, ordered so; lanes share it") {
+  RequestKey other_lane = kKey;
+  other_lane.lane = Lane{"another"};
+  RequestKey gql = kKey;
+  gql.api = Api::graphql;
+  RequestKey inst7 = kKey;
+  inst7.installation = 7;
+  CHECK(budget_line({answer({.remaining = "9"}, at(14, 1), 200, other_lane), answer({.remaining = "8"}, at(14, 2)),
+                     answer({.remaining = "5"}, at(14, 3), 200, gql), answer({.remaining = "6"}, at(14, 4), 200, inst7)}) ==
+        kHead + "api.github.com graphql installation 101: 5 at 14:03:00Z, api.github.com rest installation 7: 6 at "
+                "14:04:00Z, api.github.com rest installation 101: 8 at 14:02:00Z");
+}
+
+TEST_CASE("answer classes") {
+  Rig rig(at(14));
+  const auto t = at(14, 1);
+  for (const auto& a : {answer({}, t, 200), answer({}, t, 204), answer({}, t, 304), answer({}, t, 302),
+                        answer({.remaining = "0"}, t, 403), answer({.retry_after = "30"}, t, 429),
+                        answer({.remaining = "12"}, t, 403), answer({}, t, 429), answer({}, t, 404),
+                        answer({}, t, 502), answer({}, t, 999), answer({}, t, 101), answer({}, t, kNoAnswer)})
+    a.record(*rig.meter);
+  rig.meter->record_refused(kKey, t);
+  rig.clock.set_wall(at(16));
+  rig.meter->flush();
+  const auto lines = rig.take();
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1] == "forge HTTP answers: in the hour ending 2026-09-30T15:00Z" + D +
+                        "api.github.com rest 2xx=2 304=1 3xx=1 limited=2 4xx=3 5xx=3 none=1 refused=1");
+}

@@ -1,0 +1,78 @@
+// The line grammar, byte-exact, through format_line().
+#include <doctest/doctest.h>
+
+#include "meter_fixture.h"
+
+using namespace forgemeter;
+using fmtest::at;
+
+namespace {
+
+std::chrono::sys_seconds hour_ending(int hh) { return std::chrono::floor<std::chrono::seconds>(at(hh)); }
+TimeOfDay tod(int hh, int mm, int ss) { return TimeOfDay{hh * 3600 + mm * 60 + ss}; }
+
+}  // namespace
+
+TEST_CASE("count line: the grammar, with and without installation, `1 requests`") {
+  CountLine line{.hour_ending = hour_ending(15),
+                 .total = 641,
+                 .entries = {{"api.github.com", Api::rest, 101, "merge-gate-sweeper", 640},
+                             {"api.github.com", Api::graphql, 0, "other", 1}}};
+  CHECK(format_line(line) ==
+        "forge HTTP: 641 requests in the hour ending 2026-09-30T15:00Z \xE2\x80\x94 "
+        "api.github.com rest installation 101 merge-gate-sweeper=640, api.github.com graphql other=1");
+  CountLine one{.hour_ending = hour_ending(0), .total = 1, .entries = {{"h", Api::rest, 0, "other", 1}}};
+  CHECK(format_line(one) == "forge HTTP: 1 requests in the hour ending 2026-09-30T00:00Z \u2014 h rest other=1");
+}
+
+TEST_CASE("notes: counted from, until … stopping, both, whole") {
+  CountLine line{.hour_ending = hour_ending(15), .total = 1, .entries = {{"h", Api::rest, 0, "other", 1}}};
+  line.note.counted_from = tod(14, 37, 0);
+  CHECK(format_line(line) ==
+        "forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z (counted from 14:37:00Z) \u2014 h rest other=1");
+  line.note.until = tod(14, 50, 30);
+  CHECK(format_line(line) == "forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z (counted from 14:37:00Z, "
+                             "until 14:50:30Z, stopping) \u2014 h rest other=1");
+  line.note.counted_from.reset();
+  CHECK(format_line(line) ==
+        "forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z (until 14:50:30Z, stopping) \u2014 h rest other=1");
+  CHECK(HourNote{}.whole());
+}
+
+TEST_CASE("budget line: limit and reset only when known") {
+  BudgetLine line{.hour_ending = hour_ending(15),
+                  .entries = {{"api.github.com", Api::rest, 101, 4870, 5000, tod(14, 59, 58), tod(15, 12, 0)},
+                              {"api.github.com", Api::rest, 102, 0, std::nullopt, tod(14, 1, 2), std::nullopt}}};
+  CHECK(format_line(line) ==
+        "forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 "
+        "api.github.com rest installation 101: 4870 of 5000 at 14:59:58Z (resets 15:12:00Z), "
+        "api.github.com rest installation 102: 0 at 14:01:02Z");
+}
+
+TEST_CASE("answers line: classes in order, zero classes left out") {
+  AnswersEntry e{"api.github.com", Api::rest, {}};
+  e.counts[static_cast<std::size_t>(AnswerClass::refused)] = 2;
+  e.counts[static_cast<std::size_t>(AnswerClass::ok2xx)] = 10;
+  e.counts[static_cast<std::size_t>(AnswerClass::not_modified)] = 4;
+  e.counts[static_cast<std::size_t>(AnswerClass::limited)] = 1;
+  e.counts[static_cast<std::size_t>(AnswerClass::none)] = 3;
+  AnswersEntry g{"api.github.com", Api::graphql, {}};
+  g.counts[static_cast<std::size_t>(AnswerClass::server5xx)] = 1;
+  g.counts[static_cast<std::size_t>(AnswerClass::client4xx)] = 2;
+  g.counts[static_cast<std::size_t>(AnswerClass::redirect3xx)] = 3;
+  AnswersLine line{.hour_ending = hour_ending(15), .entries = {g, e}};
+  CHECK(format_line(line) == "forge HTTP answers: in the hour ending 2026-09-30T15:00Z \u2014 "
+                             "api.github.com graphql 3xx=3 4xx=2 5xx=1, "
+                             "api.github.com rest 2xx=10 304=4 limited=1 none=3 refused=2");
+  CHECK(to_string(AnswerClass::limited) == "limited");
+}
+
+TEST_CASE("format_line: a hand-made hostile host or lane cannot break the line") {
+  CountLine line{.hour_ending = hour_ending(15),
+                 .total = 1,
+                 .entries = {{"evil.com\n, x rest other=9 \xE2\x80\x94", Api::rest, 0, "Bad Lane", 1}}};
+  const auto text = format_line(line);
+  CHECK(text == "forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z \u2014 "
+                "evil.com%0A%2C%20x%20rest%20other%3D9%20%E2%80%94 rest ?ad??ane=1");
+  for (char c : text) CHECK(static_cast<unsigned char>(c) >= 0x20);
+}

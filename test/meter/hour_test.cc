@@ -1,0 +1,163 @@
+// When lines are written: turns, notes, idle gaps, flushes, late and early records.
+#include <doctest/doctest.h>
+
+#include "meter_fixture.h"
+
+using namespace forgemeter;
+using fmtest::at;
+using fmtest::Rig;
+using Lines = std::vector<std::string>;
+
+namespace {
+const std::string D = " \u2014 ";
+const Lane kSweeper{"sweeper"};
+}  // namespace
+
+TEST_CASE("the hour turns at the first event of a later hour; a mid-hour start says `counted from`") {
+  Rig rig(at(14, 37));
+  rig.request("api.github.com", kSweeper, at(14, 40), 101);
+  rig.request("api.github.com", kSweeper, at(14, 50), 101);
+  rig.request("api.github.com", Lane::other(), at(14, 59, 59, 999));
+  CHECK(rig.take().empty());  // no timer: nothing is written until an event of a later hour
+  rig.request("api.github.com", kSweeper, at(15, 0, 0, 0));
+  CHECK(rig.take() == Lines{"forge HTTP: 3 requests in the hour ending 2026-09-30T15:00Z (counted from 14:37:00Z)" + D +
+                            "api.github.com rest installation 101 sweeper=2, api.github.com rest other=1"});
+  rig.clock.set_wall(at(15, 20, 30));
+  rig.meter->flush();
+  CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T16:00Z (until 15:20:30Z, stopping)" + D +
+                            "api.github.com rest sweeper=1"});
+}
+
+TEST_CASE("a start on the hour is a whole hour; start and stop in one hour give both notes") {
+  SUBCASE("whole") {
+    Rig rig(at(14));
+    rig.request("h", kSweeper, at(14, 10));
+    rig.request("h", kSweeper, at(15, 10));
+    CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z" + D + "h rest sweeper=1"});
+  }
+  SUBCASE("both") {
+    Rig rig(at(14, 37));
+    rig.request("h", kSweeper, at(14, 40));
+    rig.clock.set_wall(at(14, 50, 30));
+    rig.meter->flush();
+    CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z (counted from 14:37:00Z, "
+                              "until 14:50:30Z, stopping)" + D + "h rest sweeper=1"});
+  }
+}
+
+TEST_CASE("idle gaps: empty hours write nothing, a finished hour is written late under its own date") {
+  Rig rig(at(14));
+  rig.request("h", kSweeper, at(14, 40));
+  rig.request("h", kSweeper, at(17, 5));  // 15:00-17:00 had no traffic
+  CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z" + D + "h rest sweeper=1"});
+  rig.clock.set_wall(at(19, 0, 1));  // the stop comes after the counted hour ended: it is whole
+  rig.meter->flush();
+  CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T18:00Z" + D + "h rest sweeper=1"});
+  rig.request("h", kSweeper, at(23, 59));
+  rig.request("h", kSweeper, at(24, 0, 1));  // across midnight: the next day's date
+  CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-10-01T00:00Z" + D + "h rest sweeper=1"});
+}
+
+TEST_CASE("flush: a second flush writes nothing; counting after a stop says `counted from` the stop") {
+  Rig rig(at(14));
+  rig.request("h", kSweeper, at(14, 5));
+  rig.clock.set_wall(at(14, 10));
+  rig.meter->flush();
+  CHECK(rig.take().size() == 1);
+  rig.meter->flush();
+  CHECK(rig.take().empty());
+  rig.request("h", kSweeper, at(14, 20));
+  rig.clock.set_wall(at(14, 25));
+  rig.meter.reset();  // the destructor flushes
+  CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z (counted from 14:10:00Z, "
+                            "until 14:25:00Z, stopping)" + D + "h rest sweeper=1"});
+}
+
+TEST_CASE("the destructor flushes; a flush after it wrote writes nothing more") {
+  Rig rig(at(14));
+  rig.request("h", kSweeper, at(14, 5));
+  rig.clock.set_wall(at(14, 30));
+  rig.meter->flush();
+  rig.meter.reset();
+  CHECK(rig.take().size() == 1);
+}
+
+TEST_CASE("records stamped before the hour being counted count in the current hour") {
+  Rig rig(at(14));
+  rig.request("h", kSweeper, at(15, 1));    // turns to 15:00 (14:00 was empty)
+  rig.request("h", kSweeper, at(14, 59));   // raced the turn
+  rig.request("h", kSweeper, at(9, 0));     // a clock stepped back
+  rig.request("h", kSweeper, at(16, 0));
+  CHECK(rig.take() == Lines{"forge HTTP: 3 requests in the hour ending 2026-09-30T16:00Z" + D + "h rest sweeper=3"});
+}
+
+TEST_CASE("a late answer is a reading of the hour it arrives in, and turns the hour itself") {
+  Rig rig(at(14));
+  const RequestKey key{.host = "api.github.com", .installation = 101, .lane = kSweeper};
+  rig.meter->record_request(key, at(14, 59, 59));
+  AnswerRecord answer{.key = key, .seen = at(15, 0, 1), .status = 200};
+  answer.headers.offer("X-RateLimit-Remaining", "4999");
+  rig.meter->record_answer(answer);
+  CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z" + D +
+                            "api.github.com rest installation 101 sweeper=1"});
+  rig.clock.set_wall(at(15, 30));
+  rig.meter->flush();
+  CHECK(rig.take() ==
+        Lines{"forge rate limit: lowest remaining in the hour ending 2026-09-30T16:00Z (until 15:30:00Z, stopping)" + D +
+                  "api.github.com rest installation 101: 4999 at 15:00:01Z",
+              "forge HTTP answers: in the hour ending 2026-09-30T16:00Z (until 15:30:00Z, stopping)" + D +
+                  "api.github.com rest 2xx=1"});
+}
+
+TEST_CASE("refused requests: on the answers line, not in N, and they turn the hour") {
+  Rig rig(at(14));
+  const RequestKey key{.host = "api.github.com", .lane = kSweeper};
+  rig.meter->record_request(key, at(14, 1));
+  rig.meter->record_refused(key, at(14, 2));
+  rig.meter->record_refused(key, at(14, 3));
+  CHECK(rig.take().empty());
+  rig.meter->record_refused(key, at(15, 3));
+  CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z" + D + "api.github.com rest sweeper=1",
+                            "forge HTTP answers: in the hour ending 2026-09-30T15:00Z" + D + "api.github.com rest refused=2"});
+  rig.clock.set_wall(at(17));
+  rig.meter->flush();
+  CHECK(rig.take() == Lines{"forge HTTP answers: in the hour ending 2026-09-30T16:00Z" + D + "api.github.com rest refused=1"});
+}
+
+TEST_CASE("ordering: count descending, then host, api, lane (`other` first), installation (none first)") {
+  Rig rig(at(14));
+  const Lane a{"a"}, b{"b"};
+  auto n = [&](std::string_view host, Lane lane, std::uint64_t inst, Api api, int times) {
+    for (int i = 0; i < times; ++i) rig.request(host, lane, at(14, 10), inst, api);
+  };
+  n("b.example", a, 0, Api::rest, 5);
+  n("z.example", b, 0, Api::rest, 9);
+  n("a.example", b, 7, Api::rest, 2);
+  n("a.example", b, 0, Api::rest, 2);
+  n("a.example", a, 3, Api::rest, 2);
+  n("a.example", Lane::other(), 9, Api::rest, 2);
+  n("a.example", b, 0, Api::graphql, 2);
+  n("a.example:8443", a, 0, Api::rest, 2);
+  n("0.example", b, 0, Api::rest, 1);
+  rig.request("h", a, at(15));
+  CHECK(rig.take() == Lines{"forge HTTP: 27 requests in the hour ending 2026-09-30T15:00Z" + D +
+                            "z.example rest b=9, b.example rest a=5, a.example graphql b=2, a.example rest installation 9 other=2, "
+                            "a.example rest installation 3 a=2, a.example rest b=2, a.example rest installation 7 b=2, "
+                            "a.example:8443 rest a=2, 0.example rest b=1"});
+}
+
+TEST_CASE("lanes: given per request or by scope reach the line; invalid names are refused where given") {
+  Rig rig(at(14));
+  {
+    LaneScope outer{Lane{"outer"}};
+    LaneScope inner{Lane{"inner"}};
+    rig.meter->record_request({.host = "h", .lane = current_lane()}, at(14, 1));
+  }
+  rig.meter->record_request({.host = "h", .lane = current_lane()}, at(14, 2));
+  rig.request("h", Lane{"outer"}, at(15));
+  CHECK(rig.take() == Lines{"forge HTTP: 2 requests in the hour ending 2026-09-30T15:00Z" + D + "h rest other=1, h rest inner=1"});
+  for (std::string_view bad : {"", "other", "Upper", "-x", "a b", "a=b", "a,b"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(Lane{bad}, std::invalid_argument);
+  }
+}

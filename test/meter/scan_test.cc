@@ -1,0 +1,223 @@
+// scan_line(): finding lines in log lines, rejecting malformed ones, and the
+// round-trip property parse(format(x)) == x over generated tallies.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "meter_fixture.h"
+
+using namespace forgemeter;
+
+namespace {
+
+const std::string kCount =
+    "forge HTTP: 3 requests in the hour ending 2026-09-30T15:00Z (counted from 14:37:00Z) \u2014 "
+    "api.github.com rest installation 101 sweeper=2, api.github.com graphql other=1";
+
+CountLine count_of(const LineScan& s) {
+  REQUIRE(s.kind == LineScan::Kind::line);
+  REQUIRE(std::holds_alternative<CountLine>(s.line));
+  return std::get<CountLine>(s.line);
+}
+
+}  // namespace
+
+TEST_CASE("scan: a plain line, after a timestamp and level prefix, with CRLF") {
+  for (const std::string& log : {kCount, "2026-09-30T15:00:02.120Z INFO app[42]: " + kCount,
+                                 "Sep 30 15:00:02 host app: " + kCount + "\r\n"}) {
+    CAPTURE(log);
+    auto line = count_of(scan_line(log));
+    CHECK(line.total == 3);
+    CHECK(line.note.counted_from == TimeOfDay{14 * 3600 + 37 * 60});
+    CHECK_FALSE(line.note.until);
+    REQUIRE(line.entries.size() == 2);
+    CHECK(line.entries[0] == CountEntry{"api.github.com", Api::rest, 101, "sweeper", 2});
+    CHECK(line.entries[1] == CountEntry{"api.github.com", Api::graphql, 0, "other", 1});
+  }
+}
+
+TEST_CASE("scan: inside a JSON record, with the dash as \\u2014 and escaped slashes") {
+  const std::string json =
+      R"({"ts":"2026-09-30T15:00:02Z","level":"info","msg":"forge HTTP: 2 requests in the hour ending )"
+      R"(2026-09-30T15:00Z \u2014 h\/x rest other=1, h rest lane.a=1","pid":7})";
+  auto line = count_of(scan_line(json));
+  CHECK(line.entries[0].host == "h/x");
+  CHECK(line.entries[1].lane == "lane.a");
+  // The same line, its dash written raw inside the JSON string.
+  const std::string raw = R"({"msg":")" + kCount + R"("})";
+  CHECK(count_of(scan_line(raw)).total == 3);
+}
+
+TEST_CASE("scan: the budget and answers lines") {
+  auto b = scan_line("x forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 "
+                     "localhost:8443 rest installation 7: 0 at 14:59:59Z (resets 15:10:00Z), "
+                     "(other hosts) graphql installation 8: 12 of 5000 at 14:00:00Z");
+  REQUIRE(b.kind == LineScan::Kind::line);
+  const auto& budget = std::get<BudgetLine>(b.line);
+  REQUIRE(budget.entries.size() == 2);
+  CHECK(budget.entries[0].host == "localhost:8443");
+  CHECK(budget.entries[0].resets == TimeOfDay{15 * 3600 + 600});
+  CHECK_FALSE(budget.entries[0].limit);
+  CHECK(budget.entries[1].host == kOtherHosts);
+  CHECK(budget.entries[1].limit == 5000u);
+
+  auto a = scan_line("forge HTTP answers: in the hour ending 2026-09-30T15:00Z (until 14:20:00Z, stopping) \u2014 "
+                     "h rest 2xx=5 limited=1 refused=2");
+  REQUIRE(a.kind == LineScan::Kind::line);
+  const auto& answers = std::get<AnswersLine>(a.line);
+  CHECK(answers.note.until == TimeOfDay{14 * 3600 + 20 * 60});
+  CHECK(answers.entries[0].counts[static_cast<std::size_t>(AnswerClass::refused)] == 2);
+}
+
+TEST_CASE("scan: text that holds no meter line") {
+  for (std::string_view log : {"", "hello", "forge HTTP client started", "forge HTTP: ready",
+                               "forge rate limit: exceeded", "forge "}) {
+    CAPTURE(log);
+    CHECK(scan_line(log).kind == LineScan::Kind::none);
+  }
+}
+
+TEST_CASE("scan: malformed lines are rejected with a reason") {
+  struct Row {
+    std::string log;
+    std::string reason_part;
+  };
+  const std::string head = "forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z";
+  for (const Row& r : {
+           Row{"forge HTTP: 1 requests in the ho", "' requests in the hour ending '"},
+           Row{head + " \u2014 h rest other=2", "not the entries' sum 2"},
+           Row{"forge HTTP: 1 requests in the hour ending 2026-09-31T15:00Z \u2014 h rest other=1", "hour ending"},
+           Row{"forge HTTP: 1 requests in the hour ending 2026-09-30T15:30Z \u2014 h rest other=1", "hour ending"},
+           Row{head + " (counted 14:00:00Z) \u2014 h rest other=1", "note"},
+           Row{head + " (until 14:00:00Z) \u2014 h rest other=1", "stopping"},
+           Row{head + " \u2014 h soap other=1", "'rest' or 'graphql'"},
+           Row{head + " \u2014 h rest Other=1", "not a lane name"},
+           Row{head + " \u2014 h rest other=x", "the count"},
+           Row{head + " \u2014 h rest other=1, ", "unexpected text ','"},
+           Row{head + " \u2014 h rest other=1, , h rest other=0", "host ''"},
+           Row{head + " \u2014 h rest other=1 trailing", "unexpected text"},
+           Row{head + " \u2014 h\tx rest other=1", "control byte"},
+           Row{"{\"m\":\"" + head + " \\u2014 h rest other=1\\", "lone backslash"},
+           Row{"{\"m\":\"" + head + " \\u20 h rest other=1\"}", "four hex digits"},
+           Row{"{\"m\":\"" + head + " \\ud800 h rest other=1\"}", "surrogate"},
+           Row{"{\"m\":\"" + head + " \\u2014 h\\\"q rest other=1\"}", "a byte a line never holds"},
+           Row{"forge HTTP: 99999999999999999999 requests in the hour", "too large"},
+           Row{"forge HTTP answers: in the hour ending 2026-09-30T15:00Z \u2014 h rest 4xx=1 2xx=1", "out of order"},
+           Row{"forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 h rest installation 1: 5 at 25:00:00Z",
+               "HH:MM:SSZ"},
+       }) {
+    CAPTURE(r.log);
+    auto s = scan_line(r.log);
+    CHECK(s.kind == LineScan::Kind::malformed);
+    CHECK_MESSAGE(s.reason.find(r.reason_part) != std::string::npos, s.reason);
+  }
+}
+
+namespace {
+
+struct Gen {
+  std::mt19937_64 rng;
+  std::uint64_t below(std::uint64_t n) { return rng() % n; }
+  bool coin() { return rng() & 1; }
+
+  std::string host() {
+    switch (below(8)) {
+      case 0: return std::string(kOtherHosts);
+      case 1: return std::string(kNoHost);
+      default: break;
+    }
+    static constexpr std::string_view kBytes = "abcdefghijklmnopqrstuvwxyzAZ0123456789.-:[]_~/!%";
+    std::string h;
+    for (auto n = 1 + below(20); n > 0; --n) h += kBytes[below(kBytes.size())];
+    return h;
+  }
+  std::string lane() {
+    if (below(3) == 0) return "other";
+    static constexpr std::string_view kBytes = "abcxyz0129._-";
+    std::string l(1, "az09"[below(4)]);
+    for (auto n = below(10); n > 0; --n) l += kBytes[below(kBytes.size())];
+    return l;
+  }
+  std::uint64_t number() {
+    switch (below(4)) {
+      case 0: return below(10);
+      case 1: return rng();
+      default: return below(100000);
+    }
+  }
+  TimeOfDay tod() { return TimeOfDay{static_cast<std::int64_t>(below(86400))}; }
+  std::chrono::sys_seconds hour() {
+    // Years 1970-9999: what the grammar's YYYY holds.
+    return std::chrono::sys_seconds{std::chrono::hours{below(8029ull * 8760)}};
+  }
+  HourNote note() {
+    HourNote n;
+    if (coin()) n.counted_from = tod();
+    if (coin()) n.until = tod();
+    return n;
+  }
+  Api api() { return coin() ? Api::rest : Api::graphql; }
+
+  MeterLine line() {
+    const auto n = below(6);
+    switch (below(3)) {
+      case 0: {
+        CountLine l{.hour_ending = hour(), .note = note()};
+        for (auto i = n; i > 0; --i) {
+          l.entries.push_back({host(), api(), coin() ? 0 : number(), lane(), below(1'000'000'000)});
+          l.total += l.entries.back().count;
+        }
+        return l;
+      }
+      case 1: {
+        BudgetLine l{.hour_ending = hour(), .note = note()};
+        for (auto i = n; i > 0; --i) {
+          BudgetEntry e{host(), api(), number(), number(), std::nullopt, tod(), std::nullopt};
+          if (coin()) e.limit = number();
+          if (coin()) e.resets = tod();
+          l.entries.push_back(e);
+        }
+        return l;
+      }
+      default: {
+        AnswersLine l{.hour_ending = hour(), .note = note()};
+        for (auto i = n; i > 0; --i) {
+          AnswersEntry e{host(), api(), {}};
+          for (auto& c : e.counts) c = coin() ? 0 : number();
+          l.entries.push_back(e);
+        }
+        return l;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("round trip: parse(format(x)) == x for generated lines, plain and JSON-escaped") {
+  Gen gen{std::mt19937_64{20260930}};
+  for (int i = 0; i < 3000; ++i) {
+    const MeterLine x = gen.line();
+    const std::string text = format_line(x);
+    CAPTURE(text);
+    auto plain = scan_line("2026-09-30T15:00:00Z INFO " + text);
+    REQUIRE(plain.kind == LineScan::Kind::line);
+    CHECK(plain.line == x);
+    // As a JSON encoder would write it: the dash as \u2014, '/' as "\/".
+    std::string json = "{\"msg\":\"";
+    for (std::size_t p = 0; p < text.size(); ++p) {
+      if (text.compare(p, 3, "\u2014") == 0) {
+        json += "\\u2014";
+        p += 2;
+      } else if (text[p] == '/') {
+        json += "\\/";
+      } else {
+        json += text[p];
+      }
+    }
+    json += "\",\"n\":1}";
+    auto escaped = scan_line(json);
+    REQUIRE(escaped.kind == LineScan::Kind::line);
+    CHECK(escaped.line == x);
+  }
+}

@@ -1,0 +1,113 @@
+// The sink: order, failures, and not stalling request threads; the Prometheus view.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <stdexcept>
+#include <thread>
+
+#include "meter_fixture.h"
+
+using namespace forgemeter;
+using fmtest::at;
+using Lines = std::vector<std::string>;
+
+namespace {
+const std::string D = " \u2014 ";
+const Lane kLane{"l"};
+}  // namespace
+
+TEST_CASE("a sink that throws loses its lines, never the next hour's counts nor the caller") {
+  ManualClock clock(at(14));
+  int calls = 0;
+  Lines kept;
+  {
+    Meter meter({.clock = &clock, .sink = [&](std::string_view l) {
+                   if (++calls == 1) throw std::runtime_error("disk full");
+                   kept.emplace_back(l);
+                 }});
+    meter.record_request({.host = "h", .lane = kLane}, at(14, 1));
+    meter.record_request({.host = "h", .lane = kLane}, at(15, 1));  // the turn's sink call throws
+    meter.record_request({.host = "h", .lane = kLane}, at(15, 2));
+    clock.set_wall(at(16, 30));
+  }
+  CHECK(calls == 2);
+  CHECK(kept == Lines{"forge HTTP: 2 requests in the hour ending 2026-09-30T16:00Z" + D + "h rest l=2"});
+}
+
+TEST_CASE("a slow sink does not stall other request threads") {
+  ManualClock clock(at(14));
+  std::mutex mu;
+  std::condition_variable cv;
+  bool in_sink = false, release = false;
+  Lines got;
+  Meter meter({.clock = &clock, .sink = [&](std::string_view l) {
+                 std::unique_lock lock(mu);
+                 got.emplace_back(l);
+                 in_sink = true;
+                 cv.notify_all();
+                 // Held until the main thread has recorded (10 s is only a guard against a hang).
+                 cv.wait_for(lock, std::chrono::seconds(10), [&] { return release; });
+               }});
+  meter.record_request({.host = "h", .lane = kLane}, at(14, 1));
+  std::thread turner([&] { meter.record_request({.host = "h", .lane = kLane}, at(15, 1)); });
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return in_sink; });
+  }
+  // The turn is inside the sink: these records of the new hour must not wait for it.
+  for (int i = 0; i < 1000; ++i) meter.record_request({.host = "h", .lane = kLane}, at(15, 2));
+  {
+    std::lock_guard lock(mu);
+    CHECK_FALSE(release);  // we got here while the sink still held the turn's line
+    release = true;
+  }
+  cv.notify_all();
+  turner.join();
+  clock.set_wall(at(16, 30));
+  meter.flush();
+  std::lock_guard lock(mu);
+  CHECK(got == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z" + D + "h rest l=1",
+                     "forge HTTP: 1001 requests in the hour ending 2026-09-30T16:00Z" + D + "h rest l=1001"});
+}
+
+TEST_CASE("prometheus: cumulative counters across hours, the live hour included, gauges last and lowest") {
+  ManualClock clock(at(14));
+  Meter meter({.clock = &clock, .sink = [](std::string_view) {}});
+  const RequestKey key{.host = "api.github.com", .installation = 101, .lane = kLane};
+  auto answer = [&](UtcMillis t, const char* remaining, int status = 200) {
+    AnswerRecord a{.key = key, .seen = t, .status = status};
+    a.headers.offer("X-RateLimit-Remaining", remaining);
+    meter.record_answer(a);
+  };
+  meter.record_request(key, at(14, 1));
+  answer(at(14, 1), "40");
+  answer(at(14, 2), "30");
+  meter.record_request(key, at(15, 1));
+  meter.record_request({.host = "h", .lane = Lane::other()}, at(15, 1));
+  answer(at(15, 1), "45", 304);
+  meter.record_refused(key, at(15, 2));
+  const std::string text = meter.prometheus();
+  CAPTURE(text);
+  for (const char* want : {
+           "# TYPE forgemeter_requests_total counter\n",
+           "forgemeter_requests_total{host=\"api.github.com\",api=\"rest\",installation=\"101\",lane=\"l\"} 2\n",
+           "forgemeter_requests_total{host=\"h\",api=\"rest\",installation=\"0\",lane=\"other\"} 1\n",
+           "# TYPE forgemeter_answers_total counter\n",
+           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"2xx\"} 2\n",
+           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"304\"} 1\n",
+           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"refused\"} 1\n",
+           "# TYPE forgemeter_rate_limit_remaining gauge\n",
+           "forgemeter_rate_limit_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\"} 45\n",
+           "forgemeter_rate_limit_lowest_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\"} 30\n",
+       }) {
+    CHECK_MESSAGE(text.find(want) != std::string::npos, want);
+  }
+  CHECK(meter.prometheus() == text);  // reading it changes nothing
+}
+
+TEST_CASE("the default sink is stderr, and an empty MeterOptions works") {
+  Meter meter;
+  CHECK(&meter.clock() == &system_clock());
+  CHECK(static_cast<bool>(stderr_sink()));
+}
