@@ -1,2 +1,210 @@
-// placeholder: this room is being written
-namespace forgemeter {}
+// Transport::perform: one request, its redirect hops and retries, each hop a
+// curl_easy_perform on a pooled handle with the counting callbacks installed.
+#include "forgemeter/transport.h"
+
+#include <strings.h>
+
+#include <stdexcept>
+
+#include "transport/easy_options.h"
+#include "transport/errors.h"
+#include "transport/handle_pool.h"
+#include "transport/hop_counter.h"
+#include "transport/lane_gates.h"
+#include "transport/redirect_policy.h"
+#include "transport/retry_policy.h"
+
+namespace forgemeter {
+
+using namespace transport_detail;
+
+namespace {
+
+bool is_tchar(unsigned char c) {
+  return std::isalnum(c) || std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
+}
+bool is_token(std::string_view s) {
+  if (s.empty()) return false;
+  for (unsigned char c : s)
+    if (!is_tchar(c)) return false;
+  return true;
+}
+bool has_control(std::string_view s) {
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f) return true;
+  return false;
+}
+bool is_named(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+// Why `r` cannot be sent, or "" when it can.
+std::string check_request(const Request& r) {
+  if (!is_token(r.method)) return "the method \"" + one_line(r.method) + "\" is not an HTTP token";
+  if (r.url.empty() || has_control(r.url) || r.url.find(' ') != std::string::npos)
+    return "the URL is empty or has a space or control byte";
+  auto origin = origin_of(r.url);
+  if (!origin || origin->host.empty()) return "the URL \"" + one_line(r.url) + "\" cannot be parsed";
+  if (!allowed_scheme(origin->scheme))
+    return "only http and https URLs are sent, not \"" + one_line(origin->scheme) + "\"";
+  for (const auto& [name, value] : r.headers) {
+    if (!is_token(name)) return "the header name \"" + one_line(name) + "\" is not an HTTP token";
+    if (has_control(value)) return "the value of header " + name + " has a control byte";
+    if (is_named(name, "Host")) return "the Host header comes from the URL; do not set it";
+  }
+  if (has_control(r.bearer)) return "the bearer credential has a control byte";
+  return {};
+}
+
+std::vector<std::string> hop_header_lines(const Request& r, bool same_origin, Lane lane,
+                                          const std::string& lane_header) {
+  std::vector<std::string> lines;
+  lines.reserve(r.headers.size() + 3);
+  for (const auto& [name, value] : r.headers) {
+    if (!same_origin && is_credential_header(name)) continue;  // never to another origin
+    lines.push_back(value.empty() ? name + ";" : name + ": " + value);
+  }
+  if (same_origin && !r.bearer.empty()) lines.push_back("Authorization: Bearer " + r.bearer);
+  if (!lane_header.empty()) lines.push_back(lane_header + ": " + std::string(lane.name()));
+  lines.emplace_back("Expect:");  // no 100-continue round trip
+  return lines;
+}
+
+}  // namespace
+
+std::optional<std::string_view> Response::header(std::string_view name) const noexcept {
+  for (const auto& [k, v] : headers)
+    if (is_named(k, name)) return std::string_view(v);
+  return std::nullopt;
+}
+
+struct Transport::Impl {
+  explicit Impl(TransportOptions o) : options(std::move(o)) {}
+  TransportOptions options;
+  const Clock* clock = nullptr;
+  Slist resolve;
+  HandlePool pool;
+  LaneGates gates;
+};
+
+Transport::Transport(TransportOptions options) {
+  if (!options.meter) throw std::invalid_argument("Transport: TransportOptions::meter is required");
+  if (options.max_redirects < 0) throw std::invalid_argument("Transport: max_redirects must be >= 0");
+  if (options.retry.max_retries < 0) throw std::invalid_argument("Transport: retry.max_retries must be >= 0");
+  for (const auto& e : options.resolve)
+    if (auto why = check_resolve_entry(e); !why.empty()) throw std::invalid_argument("Transport: " + why);
+  if (has_control(options.lane_header) || (!options.lane_header.empty() && !is_token(options.lane_header)))
+    throw std::invalid_argument("Transport: lane_header must be an HTTP header name");
+  impl_ = std::make_unique<Impl>(std::move(options));
+  impl_->clock = impl_->options.clock ? impl_->options.clock : &impl_->options.meter->clock();
+  impl_->resolve = make_slist(impl_->options.resolve);
+}
+
+Transport::~Transport() = default;
+
+const TransportOptions& Transport::options() const noexcept { return impl_->options; }
+
+void Transport::gate_lane(Lane lane, std::function<bool()> valid) { impl_->gates.gate(lane, std::move(valid)); }
+void Transport::ungate_lane(Lane lane) { impl_->gates.ungate(lane); }
+
+Response Transport::perform(const Request& req) {
+  Response res;
+  if (auto why = check_request(req); !why.empty()) {
+    res.error = {TransportErrc::invalid_request, "request not sent: " + why};
+    return res;
+  }
+  const TransportOptions& opt = impl_->options;
+  Meter& meter = *opt.meter;
+  const Clock& clock = *impl_->clock;
+  const Lane lane = req.lane.value_or(current_lane());
+  const std::string origin = origin_key(req.url);
+
+  HopCounter counter(meter, lane, req.installation, req.url);
+  counter.keep_headers(true);
+  HandlePool::Handle handle = impl_->pool.take();
+  CURL* h = handle.get();
+  char error_buffer[CURL_ERROR_SIZE];
+  ConnectionSettings settings{&opt,
+                              impl_->resolve.get(),
+                              handle.fresh(),
+                              req.connect_timeout.value_or(opt.connect_timeout),
+                              req.timeout.value_or(opt.timeout),
+                              &res.body,
+                              error_buffer};
+
+  std::string url = req.url;
+  std::string method = req.method;
+  bool with_body = !req.body.empty() || method == "POST" || method == "PUT" || method == "PATCH";
+  auto finish = [&](int status) {
+    res.status = status;
+    res.headers = counter.headers();
+    res.hops = std::move(counter.hops());
+    return std::move(res);
+  };
+
+  for (int redirects = 0;; ++redirects) {
+    const bool same_origin = redirects == 0 || origin_key(url) == origin;
+    const Slist headers = make_slist(hop_header_lines(req, same_origin, lane, opt.lane_header));
+    int status = kNoAnswer;
+    for (int retries = 0;; ++retries) {
+      if (!impl_->gates.allows(lane)) {
+        meter.record_refused(RequestKey{host_of(url), api_of_url(url), same_origin ? req.installation : 0, lane},
+                             clock.now());
+        res.error = {TransportErrc::lane_refused,
+                     "lane " + std::string(lane.name()) +
+                         " is elected and this process holds no valid term: request not sent"};
+        return finish(kNoAnswer);
+      }
+      impl_->pool.reset(h);
+      error_buffer[0] = '\0';
+      res.body.clear();
+      apply_connection(h, settings);
+      settings.load_resolve = false;
+      apply_hop(h, method, url, headers.get(), req.body, with_body);
+      counter.attach(h);
+      const CURLcode rc = curl_easy_perform(h);
+      counter.finish(h, rc);
+      status = counter.hops().empty() ? kNoAnswer : counter.hops().back().status;
+      const TransportErrc errc = classify(rc);
+      const RetryDecision d = decide(opt.retry, HopOutcome{method, errc, status, counter.remaining(),
+                                                            counter.retry_after(), retries});
+      if (d.retry) {
+        if (!clock.wait_until(clock.steady_now() + d.wait, req.stop)) {
+          res.error = {TransportErrc::cancelled, "cancelled while waiting to retry " + one_line(url)};
+          return finish(status);
+        }
+        continue;
+      }
+      if (errc != TransportErrc::ok) {
+        res.error = {errc, curl_message(rc, error_buffer)};
+        return finish(status);
+      }
+      res.error = d.error;
+      break;
+    }
+    if (res.error || !is_redirect(status)) return finish(status);
+
+    char* location = nullptr;
+    curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &location);
+    if (!location) return finish(status);  // a 3xx without Location is the answer
+    const std::string next = location;
+    if (redirects >= opt.max_redirects) {
+      res.error = {TransportErrc::redirect_limit,
+                   "stopped after " + std::to_string(redirects) + " redirects (the limit is " +
+                       std::to_string(opt.max_redirects) + "); the next would have gone to " + one_line(next)};
+      return finish(status);
+    }
+    const auto to = origin_of(next);
+    if (!to || !allowed_scheme(to->scheme)) {
+      res.error = {TransportErrc::redirect_refused,
+                   "redirect to " + one_line(next) + " refused: only http and https are followed"};
+      return finish(status);
+    }
+    const std::string m = next_method(status, method);
+    if (m != method) with_body = false;
+    method = m;
+    url = next;
+  }
+}
+
+}  // namespace forgemeter

@@ -1,0 +1,188 @@
+// forgemeter/transport.h — the metered HTTP transport a forge client sends through.
+//
+//   forgemeter::Meter meter;
+//   forgemeter::Transport transport({.meter = &meter});
+//   forgemeter::Request req{.url = "https://api.github.com/repos/o/r/pulls/7",
+//                           .bearer = token, .installation = 101};
+//   forgemeter::Response res = transport.perform(req);
+//   if (!res.ok()) log(res.error.message);     // a failed exchange is a value
+//
+// Counting (the point of this class): every request put on the wire is one
+// Meter::record_request, charged to the host and API of *that* request's URL —
+// the first attempt, each redirect hop, each attempt libcurl resends by itself
+// on a dead reused connection, each retry of the retry policy — and gets one
+// Meter::record_answer with its status and rate-limit headers, or kNoAnswer
+// when none arrived. An attempt that failed before anything was sent (name
+// resolution, connect, TLS handshake) still counts as one attempt with no
+// answer, charged to its URL's host. A request refused by a lane gate is
+// Meter::record_refused, not a request. The lane is Request::lane, else the
+// calling thread's current_lane(); the installation is Request::installation.
+//
+// Redirects are followed by the transport itself, up to max_redirects hops,
+// only to http and https. The bearer credential and any Authorization, Cookie
+// or Proxy-Authorization header go only to the scheme, host and port of the
+// request's own URL: a hop elsewhere is sent without them. POST becomes GET
+// (body dropped) on 301/302/303 and stays POST on 307/308.
+//
+// Retries (RetryPolicy, off by default): see RetryPolicy below. A 403/429
+// whose X-RateLimit-Remaining is 0 is never retried; the Response says so
+// (TransportErrc::budget_exhausted) and the caller decides.
+//
+// TLS: peer and host verification are always on — against the system CA
+// bundle, or ca_file / ca_pem when given. HTTP/2 is used over TLS when the
+// server offers it (ALPN); HTTP/1.1 otherwise. The only way to skip
+// verification is the option named insecure_skip_tls_verify_for_tests.
+//
+// Connections, TLS sessions and DNS answers are shared by every request of
+// one Transport (a libcurl share plus a pool of easy handles; each handle is
+// reset before every request, so no state leaks from one request to the next).
+//
+// Thread-safety: perform() and the gate methods may be called from any number
+// of threads at once. Ownership: the Transport owns its libcurl handles; the
+// Meter and Clock in TransportOptions are borrowed and must outlive it.
+// Errors: perform() never throws (but std::bad_alloc); the constructor throws
+// std::invalid_argument for unusable options (no meter, a malformed resolve
+// entry, max_redirects < 0) and std::runtime_error if libcurl cannot start.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "forgemeter/clock.h"
+#include "forgemeter/lane.h"
+#include "forgemeter/meter.h"
+#include "forgemeter/url.h"
+
+namespace forgemeter {
+
+using Header = std::pair<std::string, std::string>;  // name, value
+
+struct Request {
+  std::string method = "GET";
+  std::string url;
+  std::vector<Header> headers;          // sent as given (see the credential rule above)
+  std::string body;                     // sent when non-empty, or always for POST/PUT/PATCH
+  std::optional<Lane> lane;             // nullopt: current_lane() of the calling thread
+  std::uint64_t installation = 0;       // GitHub App installation the request spends; 0 = none
+  std::string bearer;                   // sent as `Authorization: Bearer <bearer>` to the request's own origin only
+  std::optional<std::chrono::milliseconds> connect_timeout;  // nullopt: TransportOptions'
+  std::optional<std::chrono::milliseconds> timeout;          // whole exchange of one hop
+  std::stop_token stop;                 // cancels a retry wait
+};
+
+// Why an exchange failed. `ok` when it did not.
+enum class TransportErrc : std::uint8_t {
+  ok,
+  invalid_request,         // unusable URL or method; nothing was sent
+  resolve_failed,          // name resolution failed
+  connect_failed,          // TCP connect failed or was refused
+  tls_failed,              // TLS handshake or certificate verification failed (fail closed)
+  timeout,                 // a timeout expired
+  connection_dropped,      // the connection broke while sending or receiving
+  redirect_limit,          // more than max_redirects hops (a loop ends here)
+  redirect_refused,        // a redirect to a scheme other than http/https, or without a usable Location
+  budget_exhausted,        // 403/429 with X-RateLimit-Remaining 0: the primary budget is spent (never retried)
+  secondary_rate_limited,  // 403/429 with Retry-After beyond the policy's maximum (or retries exhausted)
+  lane_refused,            // the request's lane is gated and its gate reads false: nothing was sent
+  cancelled,               // Request::stop fired during a retry wait
+  other,                   // any other libcurl failure
+};
+
+// "ok", "invalid_request", ... (the enumerator's name).
+std::string_view to_string(TransportErrc code) noexcept;
+
+struct TransportError {
+  TransportErrc code = TransportErrc::ok;
+  std::string message;  // one line, for people; includes libcurl's message when libcurl failed
+  explicit operator bool() const noexcept { return code != TransportErrc::ok; }
+};
+
+// One request put on the wire.
+struct Hop {
+  std::string url;
+  std::string host;  // host_of(url): what the Meter charged
+  Api api = Api::rest;
+  int status = kNoAnswer;  // the hop's final status, or kNoAnswer
+};
+
+struct Response {
+  int status = kNoAnswer;        // the last hop's status, or kNoAnswer
+  std::vector<Header> headers;   // the last answer's headers (names as sent)
+  std::string body;              // the last answer's body
+  std::vector<Hop> hops;         // in order; empty only when nothing was attempted
+  TransportError error;
+
+  bool ok() const noexcept { return !error; }
+  // First value of a header of the last answer (any case), or nullopt.
+  std::optional<std::string_view> header(std::string_view name) const noexcept;
+};
+
+// Retries. Off unless enabled. Each retry is a new request on the wire and
+// counted as one. Waiting uses TransportOptions::clock (wait_until).
+struct RetryPolicy {
+  bool enabled = false;
+  int max_retries = 3;  // per hop
+  // Idempotent methods only (GET, HEAD, PUT, DELETE, OPTIONS): a connection
+  // failure (connect refused, connection dropped) or 502/503/504 is retried
+  // after a jittered exponential backoff: uniform in [d/2, d] with
+  // d = min(max_backoff, base_backoff * 2^retry).
+  std::chrono::milliseconds base_backoff{100};
+  std::chrono::milliseconds max_backoff{5000};
+  // Any method: a secondary rate limit (403/429 with Retry-After, remaining
+  // not 0) is retried after Retry-After seconds when that is at most this.
+  std::chrono::seconds max_retry_after{60};
+};
+
+struct TransportOptions {
+  Meter* meter = nullptr;        // required
+  const Clock* clock = nullptr;  // retry waits and refusal stamps; nullptr: the meter's clock
+  // curl --resolve entries: "host:port:address[,address…]".
+  std::vector<std::string> resolve;
+  std::string ca_file;           // PEM bundle to verify against instead of the system's
+  std::string ca_pem;            // the same, in memory
+  bool insecure_skip_tls_verify_for_tests = false;  // never in production
+  int max_redirects = 10;
+  RetryPolicy retry;
+  std::chrono::milliseconds connect_timeout{10'000};
+  std::chrono::milliseconds timeout{60'000};  // per hop; 0 = none
+  std::string user_agent = "forgemeter";
+  // When non-empty, every request carries its lane in this header (for a
+  // server that counts by lane, e.g. the loopback forge's X-Forgemeter-Lane).
+  std::string lane_header;
+};
+
+class Transport {
+ public:
+  explicit Transport(TransportOptions options);
+  ~Transport();
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  // Sends `request`, following redirects and retrying per the options.
+  Response perform(const Request& request);
+
+  // Elected lanes: while `lane` is gated, a request in it is sent only when
+  // `valid()` reads true at the moment it would be sent (each hop and retry
+  // asks again); otherwise it is refused with TransportErrc::lane_refused and
+  // counted with Meter::record_refused. `valid` must be cheap, thread-safe
+  // and must not call back into this Transport. Gating a gated lane replaces
+  // its gate. With no lane gated the check is a single atomic load.
+  void gate_lane(Lane lane, std::function<bool()> valid);
+  void ungate_lane(Lane lane);
+
+  const TransportOptions& options() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace forgemeter

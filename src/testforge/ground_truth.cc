@@ -1,0 +1,69 @@
+#include "testforge/ground_truth.h"
+
+#include <strings.h>
+
+namespace forgemeter::testforge {
+
+bool ReceivedRequest::has_header(std::string_view name) const {
+  for (const auto& [k, v] : headers)
+    if (k.size() == name.size() && strncasecmp(k.data(), name.data(), name.size()) == 0) return true;
+  return false;
+}
+
+std::string ReceivedRequest::header(std::string_view name) const {
+  for (const auto& [k, v] : headers)
+    if (k.size() == name.size() && strncasecmp(k.data(), name.data(), name.size()) == 0) return v;
+  return {};
+}
+
+void GroundTruth::record(ReceivedRequest r, int remote_port) {
+  std::lock_guard lock(mu_);
+  ++total_;
+  ++by_host_lane_[{r.host, r.lane}];
+  connections_.emplace(r.listener_port, remote_port);
+  if (records_.size() < record_limit_) records_.push_back(std::move(r));
+}
+
+std::uint64_t GroundTruth::total() const {
+  std::lock_guard lock(mu_);
+  return total_;
+}
+
+std::map<std::string, std::uint64_t> GroundTruth::by_host() const {
+  std::lock_guard lock(mu_);
+  std::map<std::string, std::uint64_t> out;
+  for (const auto& [k, n] : by_host_lane_) out[k.first] += n;
+  return out;
+}
+
+std::map<std::string, std::uint64_t> GroundTruth::by_lane() const {
+  std::lock_guard lock(mu_);
+  std::map<std::string, std::uint64_t> out;
+  for (const auto& [k, n] : by_host_lane_) out[k.second] += n;
+  return out;
+}
+
+std::map<std::pair<std::string, std::string>, std::uint64_t> GroundTruth::by_host_and_lane() const {
+  std::lock_guard lock(mu_);
+  return by_host_lane_;
+}
+
+std::vector<ReceivedRequest> GroundTruth::requests() const {
+  std::lock_guard lock(mu_);
+  return records_;
+}
+
+std::size_t GroundTruth::connections() const {
+  std::lock_guard lock(mu_);
+  return connections_.size();
+}
+
+void GroundTruth::clear() {
+  std::lock_guard lock(mu_);
+  total_ = 0;
+  by_host_lane_.clear();
+  records_.clear();
+  connections_.clear();
+}
+
+}  // namespace forgemeter::testforge

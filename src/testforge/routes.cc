@@ -1,0 +1,162 @@
+// The forge's endpoints (listed in forge.h).
+#include "testforge/routes.h"
+
+#include <chrono>
+#include <functional>
+#include <string_view>
+#include <thread>
+
+#include "testforge/forge.h"
+
+namespace forgemeter::testforge {
+namespace {
+
+using httplib::Request;
+using httplib::Response;
+using Handler = httplib::Server::Handler;
+
+void any(httplib::Server& s, const std::string& pattern, const Handler& h) {
+  s.Get(pattern, h);
+  s.Post(pattern, h);
+  s.Put(pattern, h);
+  s.Patch(pattern, h);
+  s.Delete(pattern, h);
+}
+
+int int_param(const Request& req, const char* name, int fallback) {
+  if (!req.has_param(name)) return fallback;
+  try {
+    return std::stoi(req.get_param_value(name));
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
+void echo(const Request& req, Response& res) {
+  res.set_content(R"({"method":")" + req.method + R"(","body_bytes":)" +
+                      std::to_string(req.body.size()) + "}",
+                  "application/json");
+}
+
+// The host part of a Host header ("api.forge.test:8080" -> "api.forge.test").
+std::string_view host_name(const std::string& host_header) {
+  std::string_view h = host_header;
+  if (auto colon = h.rfind(':'); colon != std::string_view::npos && h.find(']') == std::string_view::npos)
+    h = h.substr(0, colon);
+  return h;
+}
+
+std::string_view next_host(std::string_view host) {
+  for (std::size_t i = 0; i < kHosts.size(); ++i)
+    if (kHosts[i] == host) return kHosts[(i + 1) % kHosts.size()];
+  return kHosts[0];
+}
+
+void redirect_to(Response& res, const std::string& location, int status) {
+  res.status = status;
+  res.set_header("Location", location);
+  res.set_content("redirecting\n", "text/plain");
+}
+
+// Headers, then 100 of the announced 1000 body bytes, then the connection closes.
+void drop_mid_body(Response& res) {
+  res.set_content_provider(1000, "application/json",
+                           [](std::size_t offset, std::size_t, httplib::DataSink& sink) {
+                             if (offset != 0) return false;
+                             static const std::string part(100, 'x');
+                             sink.write(part.data(), part.size());
+                             return true;
+                           });
+}
+
+void hostile(const Request& req, Response& res) {
+  const std::string kind = req.get_param_value("kind");
+  std::string value;
+  if (kind == "huge") value = std::string(4000, '9');
+  else if (kind == "negative") value = "-5";
+  else if (kind == "control") value = std::string("12\x01\x1b[31m\x7f", 9) + "\xff";
+  else value = "lots";
+  for (const char* name : {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"}) {
+    res.headers.erase(name);
+    res.set_header(name, value);
+  }
+  echo(req, res);
+}
+
+}  // namespace
+
+int FlakyCounters::bump(const std::string& key) {
+  std::lock_guard lock(mu_);
+  return ++seen_[key];
+}
+
+std::string etag_of(const std::string& path) {
+  return "\"" + std::to_string(std::hash<std::string>{}(path)) + "\"";
+}
+
+void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& flaky) {
+  s.Get(R"(/repos/.*)", [](const Request& req, Response& res) {
+    const std::string etag = etag_of(req.path);
+    res.set_header("ETag", etag);
+    if (req.get_header_value("If-None-Match") == etag) {
+      res.status = 304;
+      return;
+    }
+    res.set_content(R"({"path":")" + req.path + R"(","state":"open"})", "application/json");
+  });
+  s.Put(R"(/repos/.*)", echo);
+  s.Patch(R"(/repos/.*)", echo);
+  s.Delete(R"(/repos/.*)", echo);
+  s.Post(R"(/(api/)?graphql)", [](const Request&, Response& res) {
+    res.set_content(R"({"data":{}})", "application/json");
+  });
+  any(s, "/echo", echo);
+  any(s, R"(/status/(\d+))", [](const Request& req, Response& res) {
+    res.status = std::stoi(req.matches[1]);
+    if (req.has_param("retry_after")) res.set_header("Retry-After", req.get_param_value("retry_after"));
+    res.set_content("status " + std::string(req.matches[1]) + "\n", "text/plain");
+  });
+  any(s, "/redirect", [](const Request& req, Response& res) {
+    redirect_to(res, req.get_param_value("to"), int_param(req, "status", 302));
+  });
+  any(s, R"(/chain/(\d+))", [where](const Request& req, Response& res) {
+    const int n = std::stoi(req.matches[1]);
+    if (n == 0) return echo(req, res);
+    const int status = int_param(req, "status", 302);
+    redirect_to(res,
+                where.scheme + "://" + std::string(next_host(host_name(req.get_header_value("Host")))) +
+                    ":" + std::to_string(where.port) + "/chain/" + std::to_string(n - 1) +
+                    "?status=" + std::to_string(status),
+                status);
+  });
+  any(s, "/loop", [](const Request&, Response& res) { redirect_to(res, "/loop", 302); });
+  any(s, R"(/flaky/([^/]+))", [&flaky](const Request& req, Response& res) {
+    if (flaky.bump(req.matches[1]) <= int_param(req, "fail", 1)) {
+      res.status = int_param(req, "status", 503);
+      res.set_content("try again\n", "text/plain");
+      return;
+    }
+    echo(req, res);
+  });
+  any(s, "/drop", [&flaky](const Request& req, Response& res) {
+    if (req.has_param("key") && flaky.bump(req.get_param_value("key")) > int_param(req, "fail", 1))
+      return echo(req, res);
+    drop_mid_body(res);
+  });
+  any(s, R"(/secondary/([^/]+))", [&flaky](const Request& req, Response& res) {
+    if (flaky.bump(req.matches[1]) <= int_param(req, "fail", 1)) {
+      res.status = 403;
+      res.set_header("Retry-After", std::to_string(int_param(req, "retry_after", 1)));
+      res.set_content(R"({"message":"You have exceeded a secondary rate limit."})", "application/json");
+      return;
+    }
+    echo(req, res);
+  });
+  any(s, R"(/slow/(\d+))", [](const Request& req, Response& res) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(req.matches[1])));
+    echo(req, res);
+  });
+  any(s, "/hostile", hostile);
+}
+
+}  // namespace forgemeter::testforge

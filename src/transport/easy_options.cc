@@ -1,0 +1,93 @@
+#include "transport/easy_options.h"
+
+#include <charconv>
+#include <new>
+
+namespace forgemeter::transport_detail {
+namespace {
+
+std::size_t append_body(char* data, std::size_t size, std::size_t n, void* sink) {
+  const std::size_t len = size * n;
+  try {
+    static_cast<std::string*>(sink)->append(data, len);
+  } catch (...) {
+    return 0;  // out of memory: libcurl ends the transfer with a write error
+  }
+  return len;
+}
+
+long ms(std::chrono::milliseconds d) noexcept { return static_cast<long>(d.count()); }
+
+}  // namespace
+
+Slist make_slist(const std::vector<std::string>& items) {
+  curl_slist* head = nullptr;
+  for (const auto& s : items) {
+    curl_slist* next = curl_slist_append(head, s.c_str());
+    if (!next) {
+      curl_slist_free_all(head);
+      throw std::bad_alloc();
+    }
+    head = next;
+  }
+  return Slist(head);
+}
+
+std::string check_resolve_entry(const std::string& entry) {
+  std::string_view e = entry;
+  if (!e.empty() && e.front() == '+') e.remove_prefix(1);
+  const auto c1 = e.find(':');
+  const auto c2 = c1 == std::string_view::npos ? c1 : e.find(':', c1 + 1);
+  if (c1 == 0 || c2 == std::string_view::npos || c2 + 1 >= e.size())
+    return "resolve entry \"" + entry + "\" is not host:port:address";
+  unsigned port = 0;
+  auto [p, ec] = std::from_chars(e.data() + c1 + 1, e.data() + c2, port);
+  if (ec != std::errc{} || p != e.data() + c2 || port == 0 || port > 65535)
+    return "resolve entry \"" + entry + "\" has no valid port";
+  for (char c : entry)
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+      return "resolve entry has a space or control byte";
+  return {};
+}
+
+void apply_connection(CURL* h, const ConnectionSettings& s) noexcept {
+  const TransportOptions& o = *s.options;
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s.error_buffer);
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);  // the transport follows redirects itself
+  curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+  curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, o.insecure_skip_tls_verify_for_tests ? 0L : 1L);
+  curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, o.insecure_skip_tls_verify_for_tests ? 0L : 2L);
+  if (!o.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, o.ca_file.c_str());
+  if (!o.ca_pem.empty()) {
+    curl_blob blob{const_cast<char*>(o.ca_pem.data()), o.ca_pem.size(), CURL_BLOB_NOCOPY};
+    curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &blob);
+  }
+  if (s.load_resolve && s.resolve) curl_easy_setopt(h, CURLOPT_RESOLVE, s.resolve);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ms(s.connect_timeout));
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, ms(s.timeout));
+  curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(h, CURLOPT_USERAGENT, o.user_agent.c_str());
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, s.body_sink);
+}
+
+void apply_hop(CURL* h, const std::string& method, const std::string& url, curl_slist* headers,
+               const std::string& body, bool with_body) noexcept {
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  if (method == "HEAD") {
+    curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+  } else if (method == "GET" && !with_body) {
+    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+  } else {
+    if (method != "POST") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
+    if (with_body || method == "POST") {
+      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+      curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
+    }
+  }
+}
+
+}  // namespace forgemeter::transport_detail

@@ -1,0 +1,85 @@
+#include "transport/errors.h"
+
+namespace forgemeter {
+
+std::string_view to_string(TransportErrc code) noexcept {
+  switch (code) {
+    case TransportErrc::ok: return "ok";
+    case TransportErrc::invalid_request: return "invalid_request";
+    case TransportErrc::resolve_failed: return "resolve_failed";
+    case TransportErrc::connect_failed: return "connect_failed";
+    case TransportErrc::tls_failed: return "tls_failed";
+    case TransportErrc::timeout: return "timeout";
+    case TransportErrc::connection_dropped: return "connection_dropped";
+    case TransportErrc::redirect_limit: return "redirect_limit";
+    case TransportErrc::redirect_refused: return "redirect_refused";
+    case TransportErrc::budget_exhausted: return "budget_exhausted";
+    case TransportErrc::secondary_rate_limited: return "secondary_rate_limited";
+    case TransportErrc::lane_refused: return "lane_refused";
+    case TransportErrc::cancelled: return "cancelled";
+    case TransportErrc::other: return "other";
+  }
+  return "other";
+}
+
+namespace transport_detail {
+
+TransportErrc classify(CURLcode rc) noexcept {
+  switch (rc) {
+    case CURLE_OK: return TransportErrc::ok;
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT: return TransportErrc::invalid_request;
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_RESOLVE_HOST: return TransportErrc::resolve_failed;
+    case CURLE_COULDNT_CONNECT: return TransportErrc::connect_failed;
+    case CURLE_OPERATION_TIMEDOUT: return TransportErrc::timeout;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_ENGINE_INITFAILED:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_CLIENTCERT: return TransportErrc::tls_failed;
+    case CURLE_GOT_NOTHING:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM: return TransportErrc::connection_dropped;
+    case CURLE_ABORTED_BY_CALLBACK: return TransportErrc::cancelled;
+    default: return TransportErrc::other;
+  }
+}
+
+bool fails_before_sending(CURLcode rc) noexcept {
+  switch (classify(rc)) {
+    case TransportErrc::resolve_failed:
+    case TransportErrc::connect_failed:
+    case TransportErrc::tls_failed:
+    case TransportErrc::timeout: return true;
+    default: return false;
+  }
+}
+
+std::string one_line(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
+std::string curl_message(CURLcode rc, const char* error_buffer) {
+  std::string detail = error_buffer && *error_buffer ? one_line(error_buffer) : std::string();
+  while (!detail.empty() && (detail.back() == '?' || detail.back() == ' ')) detail.pop_back();
+  std::string base = "libcurl error " + std::to_string(static_cast<int>(rc)) + ": " + curl_easy_strerror(rc);
+  return detail.empty() ? base : detail + " (" + base + ")";
+}
+
+}  // namespace transport_detail
+}  // namespace forgemeter

@@ -1,0 +1,66 @@
+#include "transport/handle_pool.h"
+
+#include <stdexcept>
+
+namespace forgemeter::transport_detail {
+namespace {
+
+void lock_share(CURL*, curl_lock_data data, curl_lock_access, void* locks) {
+  static_cast<std::mutex*>(locks)[data].lock();
+}
+void unlock_share(CURL*, curl_lock_data data, void* locks) {
+  static_cast<std::mutex*>(locks)[data].unlock();
+}
+
+}  // namespace
+
+void ensure_curl_global() {
+  static const CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (rc != CURLE_OK) throw std::runtime_error(std::string("libcurl: ") + curl_easy_strerror(rc));
+}
+
+HandlePool::HandlePool() {
+  ensure_curl_global();
+  share_ = curl_share_init();
+  if (!share_) throw std::runtime_error("libcurl: cannot create a share handle");
+  curl_share_setopt(share_, CURLSHOPT_USERDATA, share_locks_.data());
+  curl_share_setopt(share_, CURLSHOPT_LOCKFUNC, lock_share);
+  curl_share_setopt(share_, CURLSHOPT_UNLOCKFUNC, unlock_share);
+  curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+  curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+}
+
+HandlePool::~HandlePool() {
+  for (CURL* h : idle_) curl_easy_cleanup(h);
+  curl_share_cleanup(share_);
+}
+
+HandlePool::Handle HandlePool::take() {
+  {
+    std::lock_guard lock(mu_);
+    if (!idle_.empty()) {
+      CURL* h = idle_.back();
+      idle_.pop_back();
+      return Handle(this, h, false);
+    }
+  }
+  CURL* h = curl_easy_init();
+  if (!h) throw std::bad_alloc();
+  curl_easy_setopt(h, CURLOPT_SHARE, share_);
+  return Handle(this, h, true);
+}
+
+void HandlePool::reset(CURL* h) {
+  curl_easy_reset(h);  // keeps live connections and the share
+}
+
+void HandlePool::give_back(CURL* h) noexcept {
+  try {
+    std::lock_guard lock(mu_);
+    idle_.push_back(h);
+  } catch (...) {
+    curl_easy_cleanup(h);
+  }
+}
+
+}  // namespace forgemeter::transport_detail

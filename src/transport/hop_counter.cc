@@ -1,0 +1,166 @@
+#include "transport/hop_counter.h"
+
+#include <strings.h>
+
+#include "transport/errors.h"
+#include "transport/redirect_policy.h"
+
+namespace forgemeter::transport_detail {
+namespace {
+
+bool same_name(std::string_view a, std::string_view b) noexcept {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::string_view trim(std::string_view s) noexcept {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// "HTTP/1.1 200 OK" / "HTTP/2 304" -> the status; 0 when unreadable.
+int status_of(std::string_view line) noexcept {
+  auto sp = line.find(' ');
+  if (sp == std::string_view::npos || line.size() < sp + 4) return 0;
+  int v = 0;
+  for (std::size_t i = sp + 1; i < sp + 4; ++i) {
+    if (line[i] < '0' || line[i] > '9') return 0;
+    v = v * 10 + (line[i] - '0');
+  }
+  return v;
+}
+
+}  // namespace
+
+HopCounter::HopCounter(Meter& meter, Lane lane, std::uint64_t installation, std::string_view origin_url)
+    : meter_(meter), lane_(lane), installation_(installation), origin_(origin_key(origin_url)) {}
+
+void HopCounter::chain(HeaderFn header, void* header_data, PrereqFn prereq, void* prereq_data) noexcept {
+  next_header_ = header;
+  next_header_data_ = header_data;
+  next_prereq_ = prereq;
+  next_prereq_data_ = prereq_data;
+}
+
+void HopCounter::attach(CURL* h) noexcept {
+  handle_ = h;
+  sent_this_perform_ = false;
+  curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, &HopCounter::on_prereq);
+  curl_easy_setopt(h, CURLOPT_PREREQDATA, this);
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &HopCounter::on_header);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, this);
+}
+
+int HopCounter::on_prereq(void* p, char* remote_ip, char* local_ip, int remote_port, int local_port) {
+  auto* self = static_cast<HopCounter*>(p);
+  if (self->next_prereq_) {
+    const int verdict = self->next_prereq_(self->next_prereq_data_, remote_ip, local_ip, remote_port, local_port);
+    if (verdict != CURL_PREREQFUNC_OK) return verdict;  // the user stopped it: nothing is sent
+  }
+  char* url = nullptr;
+  curl_easy_getinfo(self->handle_, CURLINFO_EFFECTIVE_URL, &url);
+  self->begin_hop(url);
+  return CURL_PREREQFUNC_OK;
+}
+
+void HopCounter::begin_hop(const char* url) {
+  if (pending_) answer(kNoAnswer);  // libcurl resends on a fresh connection: the last one got nothing
+  try {
+    Hop hop;
+    hop.url = url ? url : "";
+    hop.host = host_of(hop.url);
+    hop.api = api_of_url(hop.url);
+    if (origin_.empty()) origin_ = origin_key(hop.url);  // the first hop defines the origin
+    hop_installation_ = (installation_ != 0 && origin_key(hop.url) == origin_) ? installation_ : 0;
+    hops_.push_back(std::move(hop));
+  } catch (...) {
+    return;  // out of memory: this hop goes uncounted rather than crash a C callback
+  }
+  const Hop& hop = hops_.back();
+  meter_.record_request(RequestKey{hop.host, hop.api, hop_installation_, lane_}, meter_.clock().now());
+  pending_ = true;
+  sent_this_perform_ = true;
+  block_status_ = 0;
+}
+
+void HopCounter::answer(int status) noexcept {
+  if (!pending_ || hops_.empty()) return;
+  Hop& hop = hops_.back();
+  hop.status = status;
+  AnswerRecord a;
+  a.key = RequestKey{hop.host, hop.api, hop_installation_, lane_};
+  a.seen = meter_.clock().now();
+  a.status = status;
+  if (status != kNoAnswer) {
+    a.headers.limit = limit_;
+    a.headers.remaining = remaining_;
+    a.headers.reset = reset_;
+    a.headers.retry_after = retry_after_;
+  }
+  meter_.record_answer(a);
+  pending_ = false;
+}
+
+std::size_t HopCounter::on_header(char* data, std::size_t size, std::size_t n, void* p) {
+  auto* self = static_cast<HopCounter*>(p);
+  const std::size_t len = size * n;
+  try {
+    self->header_line(std::string_view(data, len));
+  } catch (...) {
+    // out of memory while keeping headers: the count is already safe
+  }
+  if (self->next_header_) return self->next_header_(data, size, n, self->next_header_data_);
+  return len;
+}
+
+void HopCounter::header_line(std::string_view raw) {
+  const std::string_view line = trim(raw);
+  if (raw.size() >= 5 && raw.substr(0, 5) == "HTTP/") {
+    block_status_ = status_of(line);
+    if (block_status_ >= 200) {
+      headers_.clear();
+      limit_.clear();
+      remaining_.clear();
+      reset_.clear();
+      retry_after_.clear();
+    }
+    return;
+  }
+  if (block_status_ < 200) {  // a 1xx block, or nothing we are reading
+    if (line.empty()) block_status_ = 0;
+    return;
+  }
+  if (line.empty()) {  // the blank line that ends this answer's headers
+    answer(block_status_);
+    block_status_ = 0;
+    return;
+  }
+  const auto colon = line.find(':');
+  if (colon == std::string_view::npos) return;
+  const std::string_view name = trim(line.substr(0, colon));
+  const std::string_view value = trim(line.substr(colon + 1));
+  if (same_name(name, "X-RateLimit-Limit")) limit_.assign(value);
+  else if (same_name(name, "X-RateLimit-Remaining")) remaining_.assign(value);
+  else if (same_name(name, "X-RateLimit-Reset")) reset_.assign(value);
+  else if (same_name(name, "Retry-After")) retry_after_.assign(value);
+  if (keep_headers_) headers_.emplace_back(std::string(name), std::string(value));
+}
+
+void HopCounter::finish(CURL* h, CURLcode rc) noexcept {
+  if (pending_) {
+    answer(kNoAnswer);
+    return;
+  }
+  if (!fails_before_sending(rc)) return;
+  char* url = nullptr;
+  curl_easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &url);
+  // A perform that sent nothing failed on its first attempt; one that did send
+  // (libcurl following redirects) failed on a new hop only when it had moved on.
+  if (sent_this_perform_ && !hops_.empty() && url && hops_.back().url == url) return;
+  handle_ = h;
+  begin_hop(url);
+  answer(kNoAnswer);
+}
+
+}  // namespace forgemeter::transport_detail

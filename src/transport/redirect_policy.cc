@@ -1,0 +1,58 @@
+#include "transport/redirect_policy.h"
+
+#include <curl/curl.h>
+#include <strings.h>
+
+#include <cctype>
+
+namespace forgemeter::transport_detail {
+namespace {
+
+std::string part(CURLU* u, CURLUPart which, unsigned flags) {
+  char* s = nullptr;
+  if (curl_url_get(u, which, &s, flags) != CURLUE_OK || !s) return {};
+  std::string out(s);
+  curl_free(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+std::optional<Origin> origin_of(std::string_view url) {
+  CURLU* u = curl_url();
+  if (!u) return std::nullopt;
+  std::optional<Origin> out;
+  if (curl_url_set(u, CURLUPART_URL, std::string(url).c_str(), CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK) {
+    Origin o{part(u, CURLUPART_SCHEME, 0), part(u, CURLUPART_HOST, 0),
+             part(u, CURLUPART_PORT, CURLU_DEFAULT_PORT)};
+    if (!o.scheme.empty()) out = std::move(o);
+  }
+  curl_url_cleanup(u);
+  return out;
+}
+
+std::string origin_key(std::string_view url) {
+  auto o = origin_of(url);
+  return o ? o->scheme + "://" + o->host + ":" + o->port : std::string();
+}
+
+bool allowed_scheme(std::string_view scheme) noexcept { return scheme == "http" || scheme == "https"; }
+
+bool is_redirect(int status) noexcept {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+std::string next_method(int status, const std::string& method) {
+  if (status == 303 && method != "HEAD") return "GET";
+  if ((status == 301 || status == 302) && method == "POST") return "GET";
+  return method;
+}
+
+bool is_credential_header(std::string_view name) noexcept {
+  for (std::string_view c : {"Authorization", "Cookie", "Proxy-Authorization"})
+    if (name.size() == c.size() && strncasecmp(name.data(), c.data(), c.size()) == 0) return true;
+  return false;
+}
+
+}  // namespace forgemeter::transport_detail

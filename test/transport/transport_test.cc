@@ -1,0 +1,186 @@
+// Transport basics against the loopback forge: answers, counting, reuse,
+// validation, failures before and after sending, budgets.
+#include <doctest/doctest.h>
+
+#include "transport_rig.h"
+
+using namespace fmtest;
+using forgemeter::AnswerClass;
+using forgemeter::Api;
+using forgemeter::kNoAnswer;
+using forgemeter::Request;
+using forgemeter::TransportErrc;
+
+TEST_CASE("a GET is one request, one answer, charged to its host") {
+  Rig rig;
+  auto res = rig.get(rig.url("api.forge.test", "/repos/o/r/pulls/1"), 101);
+  REQUIRE(res.ok());
+  CHECK(res.status == 200);
+  CHECK(res.body.find("/repos/o/r/pulls/1") != std::string::npos);
+  CHECK(res.header("etag").has_value());
+  REQUIRE(res.hops.size() == 1);
+  CHECK(res.hops[0].host == rig.host("api.forge.test"));
+  CHECK(res.hops[0].status == 200);
+
+  const auto c = rig.counted();
+  CHECK(c.malformed.empty());
+  CHECK(c.total == 1);
+  CHECK(c.by_key.at({rig.host("api.forge.test"), Api::rest, 101}) == 1);
+  CHECK(c.answered(rig.host("api.forge.test"), AnswerClass::ok2xx) == 1);
+  CHECK(forge_by_host(rig.forge()) == c.by_host);
+  CHECK(c.lowest(101) == 4999);
+}
+
+TEST_CASE("GraphQL is charged as graphql; the body and method arrive") {
+  Rig rig;
+  Request r{.method = "POST", .url = rig.url("api.forge.test", "/graphql"), .body = R"({"query":"{viewer{login}}"})"};
+  auto res = rig.transport().perform(r);
+  REQUIRE(res.ok());
+  CHECK(res.body == R"({"data":{}})");
+  CHECK(res.hops.at(0).api == Api::graphql);
+  const auto got = rig.forge().truth().requests();
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].method == "POST");
+  CHECK(rig.counted().by_key.at({rig.host("api.forge.test"), Api::graphql, 0}) == 1);
+}
+
+TEST_CASE("a matching If-None-Match is answered 304 and costs no budget") {
+  Rig rig;
+  auto first = rig.get(rig.url("api.forge.test", "/repos/o/r/pulls/2"), 7);
+  REQUIRE(first.header("ETag"));
+  Request again{.url = first.hops[0].url, .headers = {{"If-None-Match", std::string(*first.header("ETag"))}},
+                .installation = 7, .bearer = "inst-7"};
+  auto second = rig.transport().perform(again);
+  REQUIRE(second.ok());
+  CHECK(second.status == 304);
+  CHECK(second.header("X-RateLimit-Remaining") == "4999");
+  const auto c = rig.counted();
+  CHECK(c.answered(rig.host("api.forge.test"), AnswerClass::not_modified) == 1);
+  CHECK(c.total == 2);
+}
+
+TEST_CASE("connections are reused across requests") {
+  Rig rig;
+  for (int i = 0; i < 20; ++i) REQUIRE(rig.get(rig.url("api.forge.test", "/repos/o/r/pulls/" + std::to_string(i))).ok());
+  CHECK(rig.forge().truth().total() == 20);
+  CHECK(rig.forge().truth().connections() == 1);
+}
+
+TEST_CASE("requests that cannot be sent are refused before anything is counted") {
+  Rig rig;
+  const std::string ok_url = rig.url("api.forge.test", "/echo");
+  const std::vector<Request> bad = {
+      {.method = "GET X", .url = ok_url},
+      {.method = "", .url = ok_url},
+      {.url = "ftp://api.forge.test/x"},
+      {.url = "file:///etc/passwd"},
+      {.url = "not a url"},
+      {.url = ok_url + "\r\nX: y"},
+      {.url = ok_url, .headers = {{"X-Evil", "a\r\nAuthorization: Bearer stolen"}}},
+      {.url = ok_url, .headers = {{"Bad Name", "v"}}},
+      {.url = ok_url, .headers = {{"Host", "uploads.forge.test"}}},
+      {.url = ok_url, .bearer = "inst-1\r\nX: y"},
+  };
+  for (const auto& r : bad) {
+    auto res = rig.transport().perform(r);
+    CHECK(res.error.code == TransportErrc::invalid_request);
+    CHECK(res.hops.empty());
+    CHECK(res.error.message.find('\n') == std::string::npos);
+    CHECK(res.error.message.find('\r') == std::string::npos);
+  }
+  CHECK(rig.forge().truth().total() == 0);
+  CHECK(rig.counted().total == 0);
+}
+
+TEST_CASE("a refused connection is one attempt with no answer, charged to the URL's host") {
+  Rig rig;
+  const int port = rig.forge().alt_port();
+  // A port that was just listening and is closed now: a fresh forge stopped at once.
+  tf::Forge gone;
+  const int closed = gone.port();
+  gone.stop();
+  (void)port;
+  Request r{.url = "http://127.0.0.1:" + std::to_string(closed) + "/repos/o/r"};
+  auto res = rig.transport().perform(r);
+  CHECK(res.error.code == TransportErrc::connect_failed);
+  CHECK(res.error.message.find("libcurl error 7") != std::string::npos);
+  REQUIRE(res.hops.size() == 1);
+  CHECK(res.hops[0].status == kNoAnswer);
+  const auto c = rig.counted();
+  const std::string host = "127.0.0.1:" + std::to_string(closed);
+  CHECK(c.by_host.at(host) == 1);
+  CHECK(c.answered(host, AnswerClass::none) == 1);
+}
+
+TEST_CASE("a slow answer past the timeout: sent, counted, no answer") {
+  Rig rig;
+  Request r{.url = rig.url("api.forge.test", "/slow/400"), .timeout = milliseconds(100)};  // 4x margin
+  auto res = rig.transport().perform(r);
+  CHECK(res.error.code == TransportErrc::timeout);
+  REQUIRE(res.hops.size() == 1);
+  CHECK(res.hops[0].status == kNoAnswer);
+  const auto c = rig.counted();
+  CHECK(c.by_host.at(rig.host("api.forge.test")) == 1);
+  CHECK(c.answered(rig.host("api.forge.test"), AnswerClass::none) == 1);
+  CHECK(rig.forge().truth().total() == 1);
+}
+
+TEST_CASE("a connection dropped mid-body: the answer's status was seen, the exchange failed") {
+  Rig rig;
+  auto res = rig.get(rig.url("api.forge.test", "/drop"), 3);
+  CHECK(res.error.code == TransportErrc::connection_dropped);
+  REQUIRE(res.hops.size() == 1);
+  CHECK(res.hops[0].status == 200);
+  // The next request goes out on a new connection and succeeds.
+  CHECK(rig.get(rig.url("api.forge.test", "/echo"), 3).ok());
+  const auto c = rig.counted();
+  CHECK(c.total == 2);
+  CHECK(forge_by_host(rig.forge()) == c.by_host);
+  CHECK(c.lowest(3) == 4998);
+}
+
+TEST_CASE("a spent budget answers 403; the transport says so and the budget line shows 0") {
+  Rig rig;
+  rig.forge().budgets().set_limit(9, 3);
+  for (int i = 0; i < 3; ++i) REQUIRE(rig.get(rig.url("api.forge.test", "/repos/o/r/issues"), 9).ok());
+  auto res = rig.get(rig.url("api.forge.test", "/repos/o/r/issues"), 9);
+  CHECK(res.status == 403);
+  CHECK(res.error.code == TransportErrc::budget_exhausted);
+  CHECK(res.error.message.find("Remaining 0") != std::string::npos);
+  CHECK(res.body.find("API rate limit exceeded") != std::string::npos);
+  const auto c = rig.counted();
+  CHECK(c.total == 4);
+  CHECK(c.lowest(9) == 0);
+  CHECK(c.answered(rig.host("api.forge.test"), AnswerClass::limited) == 1);
+}
+
+TEST_CASE("the lane is the request's, else the thread's scope; the lane header reaches the forge") {
+  Rig rig({}, {.lane_header = std::string(tf::kLaneHeader)});
+  const forgemeter::Lane sweeper{"merge-gate-sweeper"};
+  rig.transport().perform({.url = rig.url("api.forge.test", "/echo"), .lane = sweeper});
+  {
+    forgemeter::LaneScope scope{forgemeter::Lane{"board-sync"}};
+    rig.transport().perform({.url = rig.url("api.forge.test", "/echo")});
+  }
+  rig.transport().perform({.url = rig.url("api.forge.test", "/echo")});
+  const auto c = rig.counted();
+  const std::string h = rig.host("api.forge.test");
+  CHECK(c.by_host_lane.at({h, "merge-gate-sweeper"}) == 1);
+  CHECK(c.by_host_lane.at({h, "board-sync"}) == 1);
+  CHECK(c.by_host_lane.at({h, "other"}) == 1);
+  const auto lanes = rig.forge().truth().by_lane();
+  CHECK(lanes.at("merge-gate-sweeper") == 1);
+  CHECK(lanes.at("board-sync") == 1);
+  CHECK(lanes.at("other") == 1);
+}
+
+TEST_CASE("unusable options are an error at construction") {
+  forgemeter::Meter meter({.sink = [](std::string_view) {}});
+  CHECK_THROWS_AS(forgemeter::Transport({}), std::invalid_argument);
+  CHECK_THROWS_AS(forgemeter::Transport({.meter = &meter, .resolve = {"api.forge.test:80"}}), std::invalid_argument);
+  CHECK_THROWS_AS(forgemeter::Transport({.meter = &meter, .resolve = {"api.forge.test:x:127.0.0.1"}}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(forgemeter::Transport({.meter = &meter, .max_redirects = -1}), std::invalid_argument);
+  CHECK_THROWS_AS(forgemeter::Transport({.meter = &meter, .lane_header = "X Lane"}), std::invalid_argument);
+  CHECK_NOTHROW(forgemeter::Transport({.meter = &meter, .resolve = {"api.forge.test:80:127.0.0.1"}}));
+}
