@@ -8,11 +8,11 @@
 using namespace forgemeter;
 using fmtest::at;
 using fmtest::Rig;
-using Lines = std::vector<std::string>;
+using Lines = fmtest::LineList;
+using fmtest::D;
 
 namespace {
 
-const std::string D = " \u2014 ";
 const Lane kLane{"sweeper"};
 const RequestKey kKey{.host = "api.github.com", .installation = 101, .lane = kLane};
 

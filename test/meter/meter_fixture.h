@@ -16,6 +16,9 @@ namespace fmtest {
 
 using namespace std::chrono;
 using forgemeter::UtcMillis;
+using LineList = std::vector<std::string>;
+
+inline const std::string D = " \u2014 ";  // the dash between a line's head and its entries
 
 // 2026-09-30 at hh:mm:ss UTC (hours past 23 run into the next days).
 inline UtcMillis at(int hh, int mm = 0, int ss = 0, int ms = 0) {

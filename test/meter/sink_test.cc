@@ -10,10 +10,10 @@
 
 using namespace forgemeter;
 using fmtest::at;
-using Lines = std::vector<std::string>;
+using Lines = fmtest::LineList;
+using fmtest::D;
 
 namespace {
-const std::string D = " \u2014 ";
 const Lane kLane{"l"};
 }  // namespace
 
