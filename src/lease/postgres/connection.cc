@@ -87,17 +87,11 @@ bool Connection::usable_when_idle() {
   pollfd p{};
   p.fd = PQsocket(conn_);
   p.events = POLLIN;
-  if (::poll(&p, 1, 0) == 0) return true;  // nothing arrived: still good
-  // Something arrived while idle: the server's goodbye (an error and EOF) or a
-  // notice. Read it; a closed connection shows as a failed read or a bad status.
-  if (PQconsumeInput(conn_) == 0 || PQstatus(conn_) != CONNECTION_OK) return false;
-  while (!PQisBusy(conn_)) {
-    PGresult* r = PQgetResult(conn_);
-    if (!r) break;
-    PQclear(r);  // an unasked-for result (the server's FATAL message): not usable
-    return false;
-  }
-  return PQstatus(conn_) == CONNECTION_OK;
+  // An idle session is never sent anything unasked (we LISTEN to nothing),
+  // except the server's goodbye: a FATAL message and EOF after a restart or a
+  // pg_terminate_backend. Anything readable means the connection is done with;
+  // nothing has been sent on it, so opening another is safe.
+  return ::poll(&p, 1, 0) == 0;
 }
 
 Outcome Connection::exec_prepared(const char* statement, std::span<const char* const> params,
