@@ -31,7 +31,7 @@ HandlePool::HandlePool() {
 }
 
 HandlePool::~HandlePool() {
-  for (CURL* h : idle_) curl_easy_cleanup(h);
+  for (auto [h, fresh] : idle_) curl_easy_cleanup(h);
   curl_share_cleanup(share_);
 }
 
@@ -39,9 +39,9 @@ HandlePool::Handle HandlePool::take() {
   {
     std::lock_guard lock(mu_);
     if (!idle_.empty()) {
-      CURL* h = idle_.back();
+      auto [h, fresh] = idle_.back();
       idle_.pop_back();
-      return Handle(this, h, false);
+      return Handle(this, h, fresh);
     }
   }
   CURL* h = curl_easy_init();
@@ -54,10 +54,10 @@ void HandlePool::reset(CURL* h) {
   curl_easy_reset(h);  // keeps live connections and the share
 }
 
-void HandlePool::give_back(CURL* h) noexcept {
+void HandlePool::give_back(CURL* h, bool fresh) noexcept {
   try {
     std::lock_guard lock(mu_);
-    idle_.push_back(h);
+    idle_.emplace_back(h, fresh);
   } catch (...) {
     curl_easy_cleanup(h);
   }

@@ -36,11 +36,13 @@ class HandlePool {
     Handle(HandlePool* pool, CURL* h, bool fresh) : pool_(pool), h_(h), fresh_(fresh) {}
     Handle(Handle&& o) noexcept : pool_(o.pool_), h_(o.h_), fresh_(o.fresh_) { o.h_ = nullptr; }
     Handle& operator=(Handle&&) = delete;
-    ~Handle() { if (h_) pool_->give_back(h_); }
+    ~Handle() { if (h_) pool_->give_back(h_, fresh_); }
     CURL* get() const noexcept { return h_; }
     // True for a handle never used before (its first request loads the
     // transport's --resolve entries into the shared DNS cache).
     bool fresh() const noexcept { return fresh_; }
+    // Its first request is on its way (the resolve entries are loaded).
+    void used() noexcept { fresh_ = false; }
 
    private:
     HandlePool* pool_;
@@ -53,12 +55,12 @@ class HandlePool {
   void reset(CURL* h);
 
  private:
-  void give_back(CURL* h) noexcept;
+  void give_back(CURL* h, bool fresh) noexcept;
 
   CURLSH* share_ = nullptr;
   std::array<std::mutex, CURL_LOCK_DATA_LAST> share_locks_;
   std::mutex mu_;
-  std::vector<CURL*> idle_;
+  std::vector<std::pair<CURL*, bool>> idle_;  // handle, never used
 };
 
 }  // namespace forgemeter::transport_detail

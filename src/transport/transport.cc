@@ -160,6 +160,7 @@ Response Transport::perform(const Request& req) {
       res.body.clear();
       apply_connection(h, settings);
       settings.load_resolve = false;
+      handle.used();
       apply_hop(h, method, url, headers.get(), req.body, with_body);
       counter.attach(h);
       const CURLcode rc = curl_easy_perform(h);
