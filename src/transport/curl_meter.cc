@@ -10,7 +10,7 @@ namespace forgemeter {
 
 struct CurlMeter::Impl {
   Impl(CURL* h, Meter& meter, Lane lane, std::uint64_t installation)
-      : handle(h), counter(meter, lane, installation, "") {}  // origin: the first hop's
+      : handle(h), counter(meter, lane, installation) {}  // origin: the first hop's
 
   CURL* handle;
   transport_detail::HopCounter counter;

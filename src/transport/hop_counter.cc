@@ -33,8 +33,13 @@ int status_of(std::string_view line) noexcept {
 
 }  // namespace
 
-HopCounter::HopCounter(Meter& meter, Lane lane, std::uint64_t installation, std::string_view origin_url)
-    : meter_(meter), lane_(lane), installation_(installation), origin_(origin_key(origin_url)) {}
+HopCounter::HopCounter(Meter& meter, Lane lane, std::uint64_t installation, std::string origin_url,
+                       std::string origin)
+    : meter_(meter),
+      lane_(lane),
+      installation_(installation),
+      origin_url_(std::move(origin_url)),
+      origin_(std::move(origin)) {}
 
 void HopCounter::chain(HeaderFn header, void* header_data, PrereqFn prereq, void* prereq_data) noexcept {
   next_header_ = header;
@@ -71,8 +76,13 @@ void HopCounter::begin_hop(const char* url) {
     hop.url = url ? url : "";
     hop.host = host_of(hop.url);
     hop.api = api_of_url(hop.url);
-    if (origin_.empty()) origin_ = origin_key(hop.url);  // the first hop defines the origin
-    hop_installation_ = (installation_ != 0 && origin_key(hop.url) == origin_) ? installation_ : 0;
+    if (origin_.empty()) {  // the first hop defines the origin
+      origin_url_ = hop.url;
+      origin_ = origin_key(hop.url);
+    }
+    // The request's own URL needs no parsing to know its origin.
+    const bool same_origin = hop.url == origin_url_ || origin_key(hop.url) == origin_;
+    hop_installation_ = installation_ != 0 && same_origin ? installation_ : 0;
     hops_.push_back(std::move(hop));
   } catch (...) {
     return;  // out of memory: this hop goes uncounted rather than crash a C callback

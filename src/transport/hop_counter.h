@@ -37,8 +37,9 @@ using PrereqFn = int (*)(void*, char*, char*, int, int);
 class HopCounter {
  public:
   // `origin_url`: the request's own URL (where its installation's credential
-  // goes); "" = the URL of the first hop.
-  HopCounter(Meter& meter, Lane lane, std::uint64_t installation, std::string_view origin_url);
+  // goes) and `origin` its origin_key(); both "" = those of the first hop.
+  HopCounter(Meter& meter, Lane lane, std::uint64_t installation, std::string origin_url = {},
+             std::string origin = {});
 
   // Keep the headers of the latest answer block (for Response::headers).
   void keep_headers(bool on) noexcept { keep_headers_ = on; }
@@ -70,6 +71,7 @@ class HopCounter {
   Meter& meter_;
   Lane lane_;
   std::uint64_t installation_;
+  std::string origin_url_;
   std::string origin_;
   CURL* handle_ = nullptr;
   HeaderFn next_header_ = nullptr;

@@ -34,7 +34,7 @@ std::optional<Origin> origin_of(std::string_view url) {
 
 std::string origin_key(std::string_view url) {
   auto o = origin_of(url);
-  return o ? o->scheme + "://" + o->host + ":" + o->port : std::string();
+  return o ? o->key() : std::string();
 }
 
 bool allowed_scheme(std::string_view scheme) noexcept { return scheme == "http" || scheme == "https"; }

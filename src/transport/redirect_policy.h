@@ -12,6 +12,7 @@ namespace forgemeter::transport_detail {
 
 struct Origin {
   std::string scheme, host, port;
+  std::string key() const { return scheme + "://" + host + ":" + port; }
   friend bool operator==(const Origin&, const Origin&) = default;
 };
 

@@ -38,8 +38,8 @@ bool is_named(std::string_view a, std::string_view b) {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
-// Why `r` cannot be sent, or "" when it can.
-std::string check_request(const Request& r) {
+// Why `r` cannot be sent, or "" when it can; *origin_out gets its origin_key().
+std::string check_request(const Request& r, std::string* origin_out) {
   if (!is_token(r.method)) return "the method \"" + one_line(r.method) + "\" is not an HTTP token";
   if (r.url.empty() || has_control(r.url) || r.url.find(' ') != std::string::npos)
     return "the URL is empty or has a space or control byte";
@@ -53,6 +53,7 @@ std::string check_request(const Request& r) {
     if (is_named(name, "Host")) return "the Host header comes from the URL; do not set it";
   }
   if (has_control(r.bearer)) return "the bearer credential has a control byte";
+  *origin_out = origin->key();
   return {};
 }
 
@@ -109,7 +110,8 @@ void Transport::ungate_lane(Lane lane) { impl_->gates.ungate(lane); }
 
 Response Transport::perform(const Request& req) {
   Response res;
-  if (auto why = check_request(req); !why.empty()) {
+  std::string origin;
+  if (auto why = check_request(req, &origin); !why.empty()) {
     res.error = {TransportErrc::invalid_request, "request not sent: " + why};
     return res;
   }
@@ -117,9 +119,8 @@ Response Transport::perform(const Request& req) {
   Meter& meter = *opt.meter;
   const Clock& clock = *impl_->clock;
   const Lane lane = req.lane.value_or(current_lane());
-  const std::string origin = origin_key(req.url);
 
-  HopCounter counter(meter, lane, req.installation, req.url);
+  HopCounter counter(meter, lane, req.installation, req.url, origin);
   counter.keep_headers(true);
   HandlePool::Handle handle = impl_->pool.take();
   CURL* h = handle.get();

@@ -1,0 +1,136 @@
+// Requests per second through the metered Transport vs the same requests with
+// a bare, reused libcurl easy handle, against the loopback forge, same run.
+//
+//   build/<dir>/bench/transport_bench --benchmark_repetitions=5
+//
+// Both send GET /repos/o/r/pulls/1 to api.forge.test (resolved to 127.0.0.1)
+// with `Authorization: Bearer inst-101`, keep their connection alive and
+// collect the body into a string. The Transport also resets its pooled handle
+// and re-applies its options per request, runs the per-hop counting callbacks
+// and records every request and answer (with its rate-limit headers) to a
+// Meter.
+//
+// BM_Paired is the number to read: it alternates batches of 32 bare and 32
+// metered requests inside one benchmark (so load drift on a shared machine
+// hits both alike) and reports bare_rps, metered_rps and ratio =
+// metered_rps / bare_rps. BM_BareCurl and BM_MeteredTransport run each alone.
+#include <benchmark/benchmark.h>
+#include <curl/curl.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "forgemeter/meter.h"
+#include "forgemeter/transport.h"
+#include "testforge/forge.h"
+
+namespace {
+
+namespace tf = forgemeter::testforge;
+using Steady = std::chrono::steady_clock;
+
+tf::Forge& forge() {
+  static tf::Forge f({.installation_limit = 1u << 30, .record_limit = 0});
+  return f;
+}
+std::string bench_url() { return forge().url("api.forge.test", "/repos/o/r/pulls/1"); }
+
+std::size_t collect(char* d, std::size_t size, std::size_t n, void* body) {
+  static_cast<std::string*>(body)->append(d, size * n);
+  return size * n;
+}
+
+// The baseline: one easy handle, options set once, reused.
+class Bare {
+ public:
+  Bare() : url_(bench_url()) {
+    for (const auto& e : forge().resolve()) resolve_ = curl_slist_append(resolve_, e.c_str());
+    headers_ = curl_slist_append(nullptr, "Authorization: Bearer inst-101");
+    curl_easy_setopt(h_, CURLOPT_URL, url_.c_str());
+    curl_easy_setopt(h_, CURLOPT_RESOLVE, resolve_);
+    curl_easy_setopt(h_, CURLOPT_HTTPHEADER, headers_);
+    curl_easy_setopt(h_, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h_, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(h_, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(h_, CURLOPT_WRITEDATA, &body_);
+  }
+  ~Bare() {
+    curl_easy_cleanup(h_);
+    curl_slist_free_all(headers_);
+    curl_slist_free_all(resolve_);
+  }
+  bool once() {
+    body_.clear();
+    const bool ok = curl_easy_perform(h_) == CURLE_OK;
+    benchmark::DoNotOptimize(body_.data());
+    return ok;
+  }
+
+ private:
+  std::string url_;
+  CURL* h_ = curl_easy_init();
+  curl_slist* resolve_ = nullptr;
+  curl_slist* headers_ = nullptr;
+  std::string body_;
+};
+
+// The metered Transport, as a forge client would use it.
+class Metered {
+ public:
+  Metered()
+      : meter_({.sink = [](std::string_view) {}}),
+        transport_({.meter = &meter_, .resolve = forge().resolve()}),
+        req_{.url = bench_url(), .lane = forgemeter::Lane{"bench"}, .installation = 101, .bearer = "inst-101"} {}
+  bool once() {
+    auto res = transport_.perform(req_);
+    benchmark::DoNotOptimize(res.body.data());
+    return res.ok() && res.status == 200;
+  }
+
+ private:
+  forgemeter::Meter meter_;
+  forgemeter::Transport transport_;
+  forgemeter::Request req_;
+};
+
+template <class Client>
+void BM_Alone(benchmark::State& state) {
+  Client client;
+  for (auto _ : state)
+    if (!client.once()) state.SkipWithError("perform failed");
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_Paired(benchmark::State& state) {
+  Bare bare;
+  Metered metered;
+  constexpr int kBatch = 32;
+  Steady::duration bare_time{}, metered_time{};
+  std::int64_t n = 0;
+  for (auto _ : state) {
+    auto t0 = Steady::now();
+    for (int i = 0; i < kBatch; ++i)
+      if (!bare.once()) state.SkipWithError("bare perform failed");
+    auto t1 = Steady::now();
+    for (int i = 0; i < kBatch; ++i)
+      if (!metered.once()) state.SkipWithError("metered perform failed");
+    auto t2 = Steady::now();
+    bare_time += t1 - t0;
+    metered_time += t2 - t1;
+    n += kBatch;
+  }
+  const double bare_rps = static_cast<double>(n) / std::chrono::duration<double>(bare_time).count();
+  const double metered_rps = static_cast<double>(n) / std::chrono::duration<double>(metered_time).count();
+  state.counters["bare_rps"] = bare_rps;
+  state.counters["metered_rps"] = metered_rps;
+  state.counters["ratio"] = metered_rps / bare_rps;
+}
+
+}  // namespace
+
+BENCHMARK(BM_Paired)->MinTime(3.0)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Alone, Bare)->Name("BM_BareCurl")->MinTime(1.0)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_Alone, Metered)->Name("BM_MeteredTransport")->MinTime(1.0)->UseRealTime();
+
+BENCHMARK_MAIN();
