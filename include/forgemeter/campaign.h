@@ -8,29 +8,57 @@
 //     while (!term.stop_token().stop_requested()) { sweep_once(term.number()); ... }
 //   });
 //
-// Timing contract (see README "Leases"):
-//   * campaign: an acquire every `retry`, each bounded by TTL/3;
-//   * held: `work` runs on its own thread; a renewal every TTL/3, each bounded
-//     by TTL/3. The term ends (work's stop token fires) when a renewal is
-//     refused, or when no renewal proven within TTL − TTL/6 of the instant it
-//     was SENT — computed on the monotonic clock with the stores' millisecond
-//     truncation, before the store could hand the lease to anyone else;
-//   * a renewal that got no answer does not end the term by itself;
-//   * when work returns or throws, the lease is released on its own bounded
-//     call (not cancelled by `stop`), so a rollout hands over within one retry;
-//   * an attempt whose answer was lost is followed by a release.
-//   The lease is for load, not exclusion (forgemeter/lease.h).
+// Timing contract, TTL `T` (truncated to whole milliseconds, as the stores
+// keep it; every duration below is computed from that):
+//   * campaign: an acquire every `retry` (default T/3), measured from the
+//     start of the previous attempt (a slow store's attempts go back to back);
+//     each attempt bounded by T/3 — never by retry, so a retry shorter than
+//     the store's answer time still elects.
+//   * held: `work` runs on its own thread with the term's stop token; a
+//     renewal is sent every T/3 after the previous one was sent, each bounded
+//     by T/3 (and by the step-down deadline). The term ends — `held` is
+//     cleared and work's stop token fires, then the event is reported — when
+//       - a renewal is refused (at once: the store said another owner holds it), or
+//       - the step-down deadline passes: S + T − T/6, where S is the monotonic
+//         instant at which the last granted acquire/renewal was SENT (read just
+//         before its wall stamp), so a slow answer buys no time and a wall-clock
+//         step changes nothing. The store stamped that call's expiry at
+//         floor_ms(now) + T, so the step-down lands at least T/6 − 1 ms (the
+//         truncation of the stamp) before the recorded expiry.
+//   * a renewal that got no answer does not end the term by itself: the
+//     holder rides out a store blip shorter than the step-down margin.
+//   * when work returns or throws, the lease is released on its own call
+//     bounded by T/3 that `stop` does not cancel, so a rollout hands over
+//     within one retry; an exception propagates after the release. The lease
+//     is also released after a stop and after a step-down (the store may
+//     still hold it for us), never after a refusal (someone else holds it).
+//   * an attempt whose answer was lost (or that answered after `stop` was
+//     requested) is followed by a release: it may have taken the lease.
+//   * a stop requested while a store call is out takes effect when that call
+//     returns (at most T/3 later); then work is stopped and joined, and the
+//     lease released.
+//   * the lease is sticky: a healthy holder keeps its term indefinitely; each
+//     new term calls `work` afresh (on a new thread, after the previous term's
+//     work returned).
+// The lease is for load, not exclusion (forgemeter/lease.h): work that must
+// never run twice checks Term::number() (the fencing token) where it writes.
 //
-// Thread-safety: run() blocks its calling thread, which is the only writer of
-// the campaign's state; Term may be read from any thread.
-// Errors: run() throws std::invalid_argument for an unusable spec before
-// anything runs, and rethrows what `work` threw after releasing. Store
-// failures are never thrown: they are events.
+// Thread-safety: run() blocks its calling thread (the campaign thread), which
+// is the only writer of the campaign's leadership state; Term may be read from
+// any thread. Events are delivered one at a time, in order, on an event thread
+// of run()'s own, so a slow `on_event` delays no stop, renewal or step-down;
+// run() returns only after the last event was delivered.
+// Ownership: run() borrows the store and spec.clock; both must outlive it.
+// Errors: run() throws std::invalid_argument for an unusable spec (see
+// campaign_spec_error()) or an empty `work` before anything runs, and rethrows
+// what `work` threw after releasing. Store failures are never thrown: they are
+// events. An exception thrown by on_event is caught and dropped.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -41,42 +69,65 @@
 namespace forgemeter {
 
 enum class OnLoss : std::uint8_t {
-  recampaign,  // after a lost term, campaign again (default)
-  stop,        // at most one term per run(): return after it ends
+  recampaign,  // after a term ended by a refusal or a step-down, campaign again (default)
+  stop,        // at most one term per run(): return RunEnd::term_ended after it
 };
 
 struct LeaseEvent {
   enum class Kind : std::uint8_t {
-    elected, renewed_late, lost, stepped_down, released, store_unreachable, store_reachable,
+    elected,            // a term began
+    renewed_late,       // a renewal succeeded after unanswered ones: the term survived a blip
+    lost,               // a renewal was refused: the term ended at once
+    stepped_down,       // the step-down deadline passed with no proven renewal: the term ended
+    released,           // the lease was given back (also: what an unanswered attempt had taken)
+    store_unreachable,  // a call got no answer; once per outage episode
+    store_reachable,    // the first answer after an outage
   };
   Kind kind;
-  std::uint64_t term = 0;
-  // Stable text, e.g. `lease "merge-gate-sweeper": host-3f9a2c elected (term 7, TTL 3m)`.
+  std::uint64_t term = 0;  // the term concerned; 0 when none
+  // One line, stable wording, name and owner escaped (no control bytes), e.g.
+  //   lease "merge-gate-sweeper": host-3f9a2c elected (term 7, TTL 3m)
+  //   lease "merge-gate-sweeper": host-3f9a2c renewed late (term 7, after 2 unanswered renewals)
+  //   lease "merge-gate-sweeper": host-3f9a2c lost the lease to host-77b0e1 (term 7 ended: renewal refused)
+  //   lease "merge-gate-sweeper": host-3f9a2c stepped down (term 7 ended: no renewal proven within 2m30s of its sending)
+  //   lease "merge-gate-sweeper": host-3f9a2c released the lease (term 7)
+  //   lease "merge-gate-sweeper": host-3f9a2c released the lease an unanswered attempt had taken (term 8)
+  //   lease "merge-gate-sweeper": host-3f9a2c cannot reach the lease store (connection refused)
+  //   lease "merge-gate-sweeper": host-3f9a2c reaches the lease store again (after 42s)
   std::string text;
 };
 
+std::string_view to_string(LeaseEvent::Kind k) noexcept;  // "elected", "renewed_late", ...
+
 struct CampaignSpec {
-  std::string name;
-  std::string owner;
-  Duration ttl{};
-  Duration retry{};               // zero: ttl / 3
-  const Clock* clock = nullptr;   // nullptr: system_clock()
-  std::function<void(const LeaseEvent&)> on_event;  // called on the campaign thread, after any stop it reports
+  std::string name;                    // the lease; see lease.h for what a name may be
+  std::string owner;                   // this candidate, unique among candidates (make_owner_id())
+  Duration ttl{};                      // at least 3 ms (so that T/3 is at least 1 ms), at most 366 days
+  std::optional<Duration> retry;       // nullopt: ttl / 3; a value must be > 0 and < ttl
+  const Clock* clock = nullptr;        // nullptr: system_clock()
+  std::function<void(const LeaseEvent&)> on_event;  // on run()'s event thread, after any stop it reports
   OnLoss on_loss = OnLoss::recampaign;
 };
 
-// The self-invalidating gate handed to work for one term.
+// Why `spec` is unusable, or empty when run() would accept it.
+std::string campaign_spec_error(const CampaignSpec& spec);
+
+// The self-invalidating gate handed to work for one term. Cheap to copy; a
+// copy reads the same term. Once a term has ended, its Term reads false
+// forever (a later term of the same campaign has a Term of its own).
 class Term {
  public:
-  // Held and before the step-down deadline, read from the campaign's state on
-  // every call (no watcher thread): turns false on time even if the campaign
-  // thread is stalled.
+  // Held and steady_now() before the step-down deadline, read from the
+  // campaign's state (two atomics and a clock reading) on every call — no
+  // watcher thread, so it turns false on time even if the campaign thread is
+  // stalled in a store call.
   bool valid() const noexcept;
   std::uint64_t number() const noexcept;  // the fencing token
   std::stop_token stop_token() const noexcept;
-  UtcMillis started() const noexcept;
+  UtcMillis started() const noexcept;     // the wall stamp of the acquire that began the term
+  SteadyTime deadline() const noexcept;   // the current step-down deadline (moves on with each proven renewal)
 
-  struct State;
+  struct State;  // the campaign's side (src/lease/term_state.h)
   explicit Term(std::shared_ptr<const State> state) noexcept : state_(std::move(state)) {}
 
  private:
@@ -85,23 +136,34 @@ class Term {
 
 enum class RunEnd : std::uint8_t {
   stopped,        // `stop` was requested
-  work_returned,  // work returned by itself during a valid term
-  term_ended,     // on_loss == stop and the term ended
+  work_returned,  // work returned by itself during a valid term (the lease was released)
+  term_ended,     // on_loss == OnLoss::stop and the term ended (refused or stepped down)
 };
 
+std::string_view to_string(RunEnd e) noexcept;  // "stopped", "work_returned", "term_ended"
+
+// Campaigns for spec.name on `store` until `stop`, serving each term won with
+// `work`. The store is a reference: "no store" is not expressible.
 RunEnd run(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop, std::function<void(Term&)> work);
 
-// Host name + "-" + 12 random hex digits, e.g. `web-7-3f9a2c01b2d4`.
+// Host name + "-" + 12 random hex digits, e.g. `web-7-3f9a2c01b2d4`; the host
+// name is cut so that the whole fits a lease owner (lease.h), and bytes that
+// are not [A-Za-z0-9.-] become `_`. Random from std::random_device.
 std::string make_owner_id();
 
 // Declares an application's lease names in one place: a name can be claimed
-// once per registry, so two nets can never share one by accident.
-// Thread-safe. claim() throws std::logic_error for a second claim.
+// once per registry, so two nets in one process can never campaign on the
+// same name by accident.
+//   inline const std::string_view kSweeperLease =
+//       forgemeter::LeaseNames::process().claim("merge-gate-sweeper");
+// Thread-safe. claim() throws std::invalid_argument for a name lease.h
+// rejects and std::logic_error for a second claim of one name; the returned
+// view stays valid as long as the registry.
 class LeaseNames {
  public:
   std::string_view claim(std::string_view name);
   bool claimed(std::string_view name) const;
-  static LeaseNames& process();  // one registry for the process
+  static LeaseNames& process();  // one registry for the process (never destroyed)
 
  private:
   struct Impl;

@@ -1,0 +1,195 @@
+// run(): the campaign loop — campaign, serve a term, step down fail-closed
+// (the timing contract is in forgemeter/campaign.h).
+//
+// One Campaign per run() call; its methods run on the campaign thread (the
+// caller's), the only writer of the Term::State it hands out. Work runs on a
+// thread per term; events go out on the EventPump's thread.
+#include <algorithm>
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+
+#include "forgemeter/campaign.h"
+#include "lease/event_pump.h"
+#include "lease/event_text.h"
+#include "lease/term_state.h"
+
+namespace forgemeter {
+namespace {
+
+using lease_detail::EventPump;
+using lease_detail::EventText;
+
+// Every duration of the contract, from the TTL truncated as the stores keep it.
+struct Timing {
+  explicit Timing(const CampaignSpec& s)
+      : ttl(lease_ttl(s.ttl)), third(ttl / 3), margin(ttl / 6), retry(s.retry.value_or(third)) {}
+  Duration ttl, third, margin, retry;
+  Duration proof_window() const { return ttl - margin; }  // from a call's sending to its step-down
+};
+
+// When a call was sent: the monotonic instant first, then the wall stamp, so
+// the store's expiry is at most ttl after the monotonic instant.
+struct Sent {
+  SteadyTime steady;
+  WallTime wall;
+};
+
+enum class Ending : std::uint8_t { stopped, work_returned, refused, stepped_down };
+
+struct Held {
+  Ending how;
+  std::string holder;  // for `refused`: who holds it now
+};
+
+class Campaign {
+ public:
+  Campaign(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop, std::function<void(Term&)>& work)
+      : store_(store),
+        spec_(spec),
+        clock_(spec.clock ? *spec.clock : system_clock()),
+        stop_(std::move(stop)),
+        work_(work),
+        t_(spec),
+        text_(spec.name, spec.owner),
+        events_(spec.on_event) {}
+
+  RunEnd run() {
+    SteadyTime next = clock_.steady_now();
+    while (!stop_.stop_requested()) {
+      if (!clock_.wait_until(next, stop_)) break;
+      const Sent sent = stamp();
+      next = sent.steady + t_.retry;
+      LeaseResult r = store_.acquire(spec_.name, spec_.owner, sent.wall, t_.ttl, bound(sent.steady + t_.third));
+      heard(r);
+      if (r.status == LeaseStatus::no_answer) {
+        release(/*after_unanswered_attempt=*/true);  // it may have taken the lease
+        continue;
+      }
+      if (r.status != LeaseStatus::granted) continue;
+      if (stop_.stop_requested()) {  // granted while stopping: give it back, serve nothing
+        release(false);
+        break;
+      }
+      Ending how = serve(r.term, sent);
+      if (how == Ending::stopped) return RunEnd::stopped;
+      if (how == Ending::work_returned) return RunEnd::work_returned;
+      if (spec_.on_loss == OnLoss::stop) return RunEnd::term_ended;
+      next = clock_.steady_now();
+    }
+    return RunEnd::stopped;
+  }
+
+ private:
+  Sent stamp() const {
+    const SteadyTime s = clock_.steady_now();
+    return {s, clock_.now()};
+  }
+  Deadline bound(SteadyTime at) const { return {&clock_, at}; }
+
+  // Outage episodes: the first unanswered call opens one, the first answer closes it.
+  void heard(const LeaseResult& r) {
+    const bool failed = r.status == LeaseStatus::no_answer || r.status == LeaseStatus::invalid;
+    if (failed && !outage_) {
+      outage_ = true;
+      outage_since_ = clock_.steady_now();
+      events_.post(text_.unreachable(r.error));
+    } else if (!failed && outage_) {
+      outage_ = false;
+      events_.post(text_.reachable(clock_.steady_now() - outage_since_));
+    }
+  }
+
+  // On its own call bounded by TTL/3; `stop` does not cancel it.
+  void release(bool after_unanswered_attempt) {
+    LeaseResult r = store_.release(spec_.name, spec_.owner, bound(clock_.steady_now() + t_.third));
+    heard(r);
+    if (r.status == LeaseStatus::released) events_.post(text_.released(r.term, after_unanswered_attempt));
+  }
+
+  // Serves one term won by the acquire sent at `sent`; returns how it ended,
+  // after work has returned and the lease was released (unless refused).
+  // Rethrows what work threw, after the release.
+  Ending serve(std::uint64_t number, const Sent& sent) {
+    auto state = std::make_shared<Term::State>(clock_, number, lease_stamp(sent.wall), sent.steady + t_.proof_window());
+    std::stop_source wake;  // requested by `stop` or by work's return: both end the term
+    std::stop_callback on_stop(stop_, [&wake] { wake.request_stop(); });
+    std::atomic<bool> done{false};
+    std::exception_ptr failure;
+    events_.post(text_.elected(number, t_.ttl));
+    std::thread worker;
+    try {
+      worker = std::thread([&, state] {
+        Term term(state);
+        try {
+          work_(term);
+        } catch (...) {
+          failure = std::current_exception();
+        }
+        done.store(true, std::memory_order_release);
+        wake.request_stop();
+      });
+    } catch (...) {  // no thread: give the term back before reporting the failure
+      state->end();
+      release(false);
+      throw;
+    }
+    const Held held = hold(*state, sent.steady, wake.get_token(), done);
+    state->end();  // stop first ...
+    if (held.how == Ending::refused) events_.post(text_.lost(number, held.holder));  // ... log after
+    if (held.how == Ending::stepped_down) events_.post(text_.stepped_down(number, t_.proof_window()));
+    worker.join();
+    if (held.how != Ending::refused) release(false);
+    if (failure) std::rethrow_exception(failure);
+    return held.how;
+  }
+
+  // Renews every TTL/3 until something ends the term.
+  Held hold(Term::State& st, SteadyTime last_sent, std::stop_token wake, const std::atomic<bool>& done) {
+    SteadyTime next_renew = last_sent + t_.third;
+    int unanswered = 0;
+    for (;;) {
+      const SteadyTime deadline = st.deadline();
+      clock_.wait_until(std::min(next_renew, deadline), wake);
+      if (stop_.stop_requested()) return {Ending::stopped, {}};
+      if (done.load(std::memory_order_acquire)) return {Ending::work_returned, {}};
+      if (clock_.steady_now() >= deadline) return {Ending::stepped_down, {}};
+      if (clock_.steady_now() < next_renew) continue;
+      const Sent sent = stamp();
+      next_renew = sent.steady + t_.third;
+      LeaseResult r = store_.renew(spec_.name, spec_.owner, sent.wall, t_.ttl, bound(std::min(next_renew, deadline)));
+      heard(r);
+      if (r.status == LeaseStatus::refused) return {Ending::refused, std::move(r.holder)};
+      if (r.status != LeaseStatus::granted) {
+        ++unanswered;  // rides out a blip: only the deadline ends the term
+        continue;
+      }
+      if (clock_.steady_now() >= deadline) return {Ending::stepped_down, {}};  // proven too late
+      st.extend(sent.steady + t_.proof_window());
+      if (unanswered > 0) events_.post(text_.renewed_late(st.number, unanswered));
+      unanswered = 0;
+    }
+  }
+
+  LeaseStore& store_;
+  const CampaignSpec& spec_;
+  const Clock& clock_;
+  std::stop_token stop_;
+  std::function<void(Term&)>& work_;
+  const Timing t_;
+  const EventText text_;
+  bool outage_ = false;
+  SteadyTime outage_since_{};
+  EventPump events_;  // last: destroyed (drained) first, before what its events describe
+};
+
+}  // namespace
+
+RunEnd run(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop, std::function<void(Term&)> work) {
+  if (auto e = campaign_spec_error(spec); !e.empty()) throw std::invalid_argument(e);
+  if (!work) throw std::invalid_argument("campaign: no work given");
+  Campaign campaign(store, spec, std::move(stop), work);
+  return campaign.run();
+}
+
+}  // namespace forgemeter

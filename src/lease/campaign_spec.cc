@@ -1,0 +1,47 @@
+// Validation of a CampaignSpec and the names of the campaign's enums.
+#include <fmt/format.h>
+
+#include "forgemeter/campaign.h"
+#include "lease/duration_text.h"
+
+namespace forgemeter {
+
+std::string campaign_spec_error(const CampaignSpec& spec) {
+  using namespace std::chrono;
+  using lease_detail::duration_text;
+  if (auto e = lease_args_error(spec.name, spec.owner); !e.empty()) return "campaign: " + e;
+  const auto ttl = lease_ttl(spec.ttl);
+  if (ttl < 3ms)
+    return fmt::format("campaign: TTL {} is under 3ms (renewals every TTL/3 need at least 1ms)",
+                       duration_text(spec.ttl));
+  if (ttl > days(366)) return fmt::format("campaign: TTL {} is over 366 days", duration_text(spec.ttl));
+  if (spec.retry && (*spec.retry <= Duration::zero() || *spec.retry >= spec.ttl))
+    return fmt::format("campaign: retry {} must be above zero and under the TTL {} (leave it unset for TTL/3)",
+                       duration_text(*spec.retry), duration_text(spec.ttl));
+  return {};
+}
+
+std::string_view to_string(LeaseEvent::Kind k) noexcept {
+  using K = LeaseEvent::Kind;
+  switch (k) {
+    case K::elected: return "elected";
+    case K::renewed_late: return "renewed_late";
+    case K::lost: return "lost";
+    case K::stepped_down: return "stepped_down";
+    case K::released: return "released";
+    case K::store_unreachable: return "store_unreachable";
+    case K::store_reachable: return "store_reachable";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(RunEnd e) noexcept {
+  switch (e) {
+    case RunEnd::stopped: return "stopped";
+    case RunEnd::work_returned: return "work_returned";
+    case RunEnd::term_ended: return "term_ended";
+  }
+  return "unknown";
+}
+
+}  // namespace forgemeter

@@ -1,0 +1,44 @@
+#include "lease/event_pump.h"
+
+namespace forgemeter::lease_detail {
+
+EventPump::EventPump(std::function<void(const LeaseEvent&)> sink) : sink_(std::move(sink)) {
+  if (sink_) thread_ = std::thread([this] { loop(); });
+}
+
+EventPump::~EventPump() {
+  {
+    std::lock_guard lock(mu_);
+    closing_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void EventPump::post(LeaseEvent e) {
+  if (!sink_) return;
+  {
+    std::lock_guard lock(mu_);
+    queue_.push_back(std::move(e));
+  }
+  cv_.notify_all();
+}
+
+void EventPump::loop() {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // closing, and everything delivered
+    LeaseEvent e = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    try {
+      sink_(e);
+    } catch (...) {
+      // An observer's failure must not end a campaign or escape this thread.
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace forgemeter::lease_detail

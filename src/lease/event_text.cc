@@ -1,0 +1,80 @@
+#include "lease/event_text.h"
+
+#include <fmt/format.h>
+
+#include "lease/duration_text.h"
+
+namespace forgemeter::lease_detail {
+
+std::string escape_for_line(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const auto next = i + 1 < s.size() ? static_cast<unsigned char>(s[i + 1]) : 0;
+    const auto third = i + 2 < s.size() ? static_cast<unsigned char>(s[i + 2]) : 0;
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {  // C1 controls (NEL, ...)
+      out += fmt::format("\\u{:04x}", next);
+      ++i;
+    } else if (c == 0xe2 && next == 0x80 && (third == 0xa8 || third == 0xa9)) {  // line/paragraph separator
+      out += fmt::format("\\u{:04x}", 0x2000 + third - 0x80);
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+EventText::EventText(std::string_view name, std::string_view owner)
+    : prefix_(fmt::format("lease \"{}\": {}", escape_for_line(name), escape_for_line(owner))) {}
+
+LeaseEvent EventText::make(LeaseEvent::Kind kind, std::uint64_t term, std::string_view rest) const {
+  return {kind, term, fmt::format("{} {}", prefix_, rest)};
+}
+
+LeaseEvent EventText::elected(std::uint64_t term, Duration ttl) const {
+  return make(LeaseEvent::Kind::elected, term, fmt::format("elected (term {}, TTL {})", term, duration_text(ttl)));
+}
+
+LeaseEvent EventText::renewed_late(std::uint64_t term, int unanswered) const {
+  return make(LeaseEvent::Kind::renewed_late, term,
+              fmt::format("renewed late (term {}, after {} unanswered renewal{})", term, unanswered,
+                          unanswered == 1 ? "" : "s"));
+}
+
+LeaseEvent EventText::lost(std::uint64_t term, std::string_view holder) const {
+  const std::string to = holder.empty() ? std::string() : " to " + escape_for_line(holder);
+  return make(LeaseEvent::Kind::lost, term,
+              fmt::format("lost the lease{} (term {} ended: renewal refused)", to, term));
+}
+
+LeaseEvent EventText::stepped_down(std::uint64_t term, Duration proof_window) const {
+  return make(LeaseEvent::Kind::stepped_down, term,
+              fmt::format("stepped down (term {} ended: no renewal proven within {} of its sending)", term,
+                          duration_text(proof_window)));
+}
+
+LeaseEvent EventText::released(std::uint64_t term, bool after_unanswered_attempt) const {
+  return make(LeaseEvent::Kind::released, term,
+              fmt::format("released the lease {}(term {})",
+                          after_unanswered_attempt ? "an unanswered attempt had taken " : "", term));
+}
+
+LeaseEvent EventText::unreachable(std::string_view error) const {
+  return make(LeaseEvent::Kind::store_unreachable, 0,
+              fmt::format("cannot reach the lease store ({})",
+                          escape_for_line(error.empty() ? "no answer" : error)));
+}
+
+LeaseEvent EventText::reachable(Duration outage) const {
+  return make(LeaseEvent::Kind::store_reachable, 0,
+              fmt::format("reaches the lease store again (after {})", duration_text(outage)));
+}
+
+}  // namespace forgemeter::lease_detail

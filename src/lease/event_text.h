@@ -1,0 +1,33 @@
+// The stable texts of LeaseEvent (forgemeter/campaign.h). Name, owner and
+// store errors are escaped so no control byte or line break reaches a log
+// line. Internal to the lease room.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "forgemeter/campaign.h"
+
+namespace forgemeter::lease_detail {
+
+// `\` -> `\\`, `"` -> `\"`, C0/C1 controls, DEL, U+2028/U+2029 -> \xNN or \uNNNN.
+std::string escape_for_line(std::string_view s);
+
+class EventText {
+ public:
+  EventText(std::string_view name, std::string_view owner);
+
+  LeaseEvent elected(std::uint64_t term, Duration ttl) const;
+  LeaseEvent renewed_late(std::uint64_t term, int unanswered) const;
+  LeaseEvent lost(std::uint64_t term, std::string_view holder) const;
+  LeaseEvent stepped_down(std::uint64_t term, Duration proof_window) const;
+  LeaseEvent released(std::uint64_t term, bool after_unanswered_attempt) const;
+  LeaseEvent unreachable(std::string_view error) const;
+  LeaseEvent reachable(Duration outage) const;
+
+ private:
+  LeaseEvent make(LeaseEvent::Kind kind, std::uint64_t term, std::string_view rest) const;
+  std::string prefix_;  // lease "<name>": <owner>
+};
+
+}  // namespace forgemeter::lease_detail

@@ -1,0 +1,38 @@
+// LeaseNames: an application's lease names, each claimed once.
+#include <mutex>
+#include <set>
+#include <stdexcept>
+
+#include "forgemeter/campaign.h"
+#include "lease/event_text.h"
+
+namespace forgemeter {
+
+struct LeaseNames::Impl {
+  mutable std::mutex mu;
+  std::set<std::string, std::less<>> names;  // node-based: views into it stay valid
+};
+
+std::shared_ptr<LeaseNames::Impl> LeaseNames::make_impl() { return std::make_shared<Impl>(); }
+
+std::string_view LeaseNames::claim(std::string_view name) {
+  if (auto e = lease_name_error(name); !e.empty()) throw std::invalid_argument("LeaseNames::claim: " + e);
+  std::lock_guard lock(impl_->mu);
+  auto [it, inserted] = impl_->names.emplace(name);
+  if (!inserted)
+    throw std::logic_error("LeaseNames::claim: lease name \"" + lease_detail::escape_for_line(name) +
+                           "\" is already claimed (two nets would campaign on one lease)");
+  return *it;
+}
+
+bool LeaseNames::claimed(std::string_view name) const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->names.contains(name);
+}
+
+LeaseNames& LeaseNames::process() {
+  static LeaseNames* names = new LeaseNames;  // never destroyed: usable from static destructors
+  return *names;
+}
+
+}  // namespace forgemeter

@@ -1,0 +1,62 @@
+// test/lease/campaign_fixture.h — what the deterministic campaign tests share:
+// a SimClock, a MemoryStore shared by the candidates, a Ledger, and the spec.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <memory>
+
+#include "forgemeter/campaign.h"
+#include "forgemeter/memory_store.h"
+#include "lease/candidate.h"
+#include "lease/sim_clock.h"
+
+namespace forgemeter::testing {
+
+using namespace std::chrono_literals;
+using Kind = LeaseEvent::Kind;
+
+inline constexpr std::string_view kLease = "merge-gate-sweeper";
+// TTL 90 s: renewals every 30 s, the step-down 75 s after a proven call's sending.
+inline constexpr Duration kTtl = 90s, kThird = 30s, kProof = 75s;
+
+struct Sim {
+  SimClock clock{UtcMillis(std::chrono::milliseconds(1'790'000'000'000))};
+  std::shared_ptr<MemoryStore> shared = std::make_shared<MemoryStore>();
+  Ledger ledger;
+
+  static CampaignSpec spec(Duration ttl = kTtl) {
+    CampaignSpec s;
+    s.name = std::string(kLease);
+    s.ttl = ttl;
+    return s;
+  }
+  std::unique_ptr<Candidate> candidate(std::string owner, CampaignSpec s = spec()) {
+    return std::make_unique<Candidate>(std::move(owner), shared, clock, std::move(s), &ledger);
+  }
+  static bool first_term_ended(const Candidate& c) {
+    auto t = c.terms();
+    return !t.empty() && t[0].ended != SteadyTime{};
+  }
+  LeaseResult inspect() const { return shared->inspect(kLease, Deadline::after(system_clock(), 5s)); }
+  // Steps time whenever n threads are parked, until pred() holds when they
+  // are (or holds at all: a campaign that returned parks no more), within
+  // `limit` of simulated time. pred() must read what the campaign threads
+  // write before they park (store call records, term ends, finished()).
+  template <class Pred>
+  bool step_until(std::size_t n, Pred pred, Duration limit = 24h) {
+    const SteadyTime end = clock.steady_now() + limit;
+    const auto give_up = std::chrono::steady_clock::now() + 20s;
+    for (;;) {
+      while (!clock.await_parked(n, 1ms)) {
+        if (pred()) return true;
+        REQUIRE_MESSAGE(std::chrono::steady_clock::now() < give_up, "fewer than " << n << " threads parked");
+      }
+      if (pred()) return true;
+      if (clock.steady_now() >= end) return false;
+      clock.step(n, end - clock.steady_now());
+    }
+  }
+};
+
+}  // namespace forgemeter::testing

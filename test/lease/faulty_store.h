@@ -1,0 +1,87 @@
+// test/lease/faulty_store.h — a LeaseStore decorator that injects faults on purpose.
+//
+// Wraps a real store (a MemoryStore, usually shared by several candidates,
+// each with a FaultyStore of its own) and, per operation, either forwards the
+// call or misbehaves as a sick store would:
+//   unreachable  answers no_answer at once; nothing reaches the store
+//   hang         waits until the call's deadline, then no_answer; nothing reaches the store
+//   slow         answers after `delay`; when the deadline comes first: no_answer at the
+//                deadline, and the write still lands if `lands`
+//   lose_answer  forwards (the write lands), then answers no_answer
+//   block        waits, ignoring the deadline, until unblock(); then forwards
+// Waits are on the Deadline's clock (Deadline::clock->wait_until), so a
+// SimClock drives them; `block` waits in real time, outside any clock.
+// Every call is logged with its send and return instants on that clock.
+//
+// Thread-safety: every method may be called from any thread.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "forgemeter/lease.h"
+
+namespace forgemeter::testing {
+
+enum class Op : std::uint8_t { acquire, renew, release, inspect };
+enum class Fault : std::uint8_t { none, unreachable, hang, slow, lose_answer, block };
+
+struct FaultPlan {
+  Fault fault = Fault::none;
+  Duration delay{};    // for `slow`
+  bool lands = false;  // for `slow` past its deadline: does the write land?
+  int times = -1;      // how many calls it applies to; -1 = until changed
+};
+
+struct CallRecord {
+  Op op;
+  SteadyTime sent, returned;
+  WallTime now;  // the stamp the caller sent (acquire/renew)
+  LeaseStatus status;
+};
+
+class FaultyStore final : public LeaseStore {
+ public:
+  explicit FaultyStore(std::shared_ptr<LeaseStore> inner);
+
+  void set(Op op, FaultPlan plan);
+  void set_all(FaultPlan plan);  // every operation
+  void heal() { set_all({}); }
+  void unblock();                // releases every `block`ed call, now and later, until the next set
+  // Real-time wait until at least n calls wait in `block`.
+  bool await_blocked(std::size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(20));
+  std::vector<CallRecord> calls() const;
+  std::size_t count(Op op) const;
+  std::size_t count(Op op, LeaseStatus status) const;
+  // Called (with the record) at the end of every call, outside the lock.
+  void on_call(std::function<void(const CallRecord&)> f);
+
+  LeaseResult acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
+                      const Deadline& deadline) override;
+  LeaseResult renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
+                    const Deadline& deadline) override;
+  LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) override;
+  LeaseResult inspect(std::string_view name, const Deadline& deadline) override;
+
+ private:
+  using Forward = std::function<LeaseResult(const Deadline&)>;
+  LeaseResult call(Op op, WallTime now, const Deadline& deadline, const Forward& forward);
+  FaultPlan take(Op op);
+
+  std::shared_ptr<LeaseStore> inner_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<Op, FaultPlan> plans_;
+  bool unblocked_ = false;
+  std::size_t blocked_ = 0;
+  std::vector<CallRecord> calls_;
+  std::function<void(const CallRecord&)> on_call_;
+};
+
+}  // namespace forgemeter::testing
