@@ -2,6 +2,10 @@
 // counted, in a small open-addressing hash table keyed by (host bytes, api,
 // installation, lane). The lane is an interned pointer, so it hashes for free;
 // the host is hashed as given (display form is made once per hour, at the turn).
+//
+// Memory is bounded: past `max_keys` distinct keys in one hour (only a forge
+// redirecting to host after host gets there), a new key is counted without its
+// host, as `folded`, which the hour's lines show under `(other hosts)`.
 #pragma once
 
 #include <atomic>
@@ -50,23 +54,23 @@ class CountTable {
     std::uint64_t installation = 0;
     Lane lane = Lane::other();
     Api api = Api::rest;
+    bool folded = false;  // host dropped: counted under (other hosts)
     std::string host;
   };
 
+  explicit CountTable(std::size_t max_keys = 4096) : max_keys_(max_keys) {}
+
   // Adds one request; a key new to this table takes its first-seen number from `seq`.
   void add(std::uint64_t hash, const RequestKey& key, std::atomic<std::uint64_t>& seq) {
-    if (!slots_.empty()) {
-      for (std::size_t i = hash & mask_;; i = (i + 1) & mask_) {
-        Slot& s = slots_[i];
-        if (s.hash == 0) break;
-        if (s.hash == hash && s.api == key.api && s.installation == key.installation && s.lane == key.lane &&
-            s.host == key.host) {
-          ++s.count;
-          return;
-        }
-      }
+    if (find(hash, key, false)) return;
+    if (used_ < max_keys_) {
+      insert(hash, key, false, seq.fetch_add(1, std::memory_order_relaxed));
+      return;
     }
-    insert(hash, key, seq.fetch_add(1, std::memory_order_relaxed));
+    RequestKey hostless = key;
+    hostless.host = {};
+    const std::uint64_t h = hash_key(hostless) ^ 2;  // still odd: non-zero
+    if (!find(h, hostless, true)) insert(h, hostless, true, seq.fetch_add(1, std::memory_order_relaxed));
   }
 
   bool empty() const noexcept { return used_ == 0; }
@@ -78,11 +82,25 @@ class CountTable {
   }
 
  private:
-  void insert(std::uint64_t hash, const RequestKey& key, std::uint64_t first_seen) {
+  // Counts one more for an existing key; false when the key is new.
+  bool find(std::uint64_t hash, const RequestKey& key, bool folded) {
+    if (slots_.empty()) return false;
+    for (std::size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.hash == 0) return false;
+      if (s.hash == hash && s.api == key.api && s.installation == key.installation && s.lane == key.lane &&
+          s.folded == folded && s.host == key.host) {
+        ++s.count;
+        return true;
+      }
+    }
+  }
+
+  void insert(std::uint64_t hash, const RequestKey& key, bool folded, std::uint64_t first_seen) {
     if ((used_ + 1) * 2 > slots_.size()) grow();
     std::size_t i = hash & mask_;
     while (slots_[i].hash != 0) i = (i + 1) & mask_;
-    slots_[i] = Slot{hash, 1, first_seen, key.installation, key.lane, key.api, std::string(key.host)};
+    slots_[i] = Slot{hash, 1, first_seen, key.installation, key.lane, key.api, folded, std::string(key.host)};
     ++used_;
   }
 
@@ -101,6 +119,7 @@ class CountTable {
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
   std::size_t used_ = 0;
+  std::size_t max_keys_;
 };
 
 }  // namespace forgemeter::meter

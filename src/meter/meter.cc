@@ -11,6 +11,7 @@
 // new hour, each under its own lock for just the swap. Then sink_mu_ is taken
 // (so hours reach the sink in order) and turn_mu_ released; folding,
 // formatting and the sink run with no lock a request thread takes.
+#include <algorithm>
 #include <array>
 #include <mutex>
 #include <stdexcept>
@@ -48,6 +49,7 @@ struct Meter::Impl {
   const Clock* clock;
   LineSink sink;
   std::size_t max_hosts;
+  std::size_t max_keys;  // distinct keys a shard or the slow tally holds in one hour before folding early
 
   std::array<Shard, kShards> shards;
   std::atomic<std::uint64_t> seq{0};  // first-seen numbers, for folding hosts
@@ -67,32 +69,41 @@ struct Meter::Impl {
       : clock(o.clock ? o.clock : &system_clock()),
         sink(o.sink ? std::move(o.sink) : stderr_sink()),
         max_hosts(o.max_hosts),
+        max_keys(std::max<std::size_t>(4096, std::min<std::size_t>(o.max_hosts, 1 << 20) * 64)),
+        slow(max_keys),
         cumulative(o.max_hosts) {
     const UtcMillis start = clock->now();
     current = meter::hour_index(start);
     if (start > UtcMillis{meter::hour_start(current)}) counted_from = meter::time_of_day(start);
     slow_hour = current;
-    for (auto& s : shards) s.hour = current;
+    for (auto& s : shards) {
+      s.hour = current;
+      s.table = meter::CountTable(max_keys);
+    }
+  }
+
+  static void add_table(meter::HourTally& tally, const meter::CountTable& table) {
+    table.for_each([&](const meter::CountTable::Slot& s) {
+      tally.add_requests(s.host, s.api, s.installation, s.lane, s.count, s.first_seen, s.folded);
+    });
   }
 
   // Under turn_mu: takes everything counted so far; containers go on in `next`.
   meter::HourTally collect(std::int64_t next) {
-    meter::HourTally tally;
+    meter::HourTally tally(max_keys);
     {
       std::lock_guard lock(slow_mu);
       std::swap(tally, slow);
       slow_hour = next;
     }
     for (auto& s : shards) {
-      meter::CountTable taken;
+      meter::CountTable taken(max_keys);
       {
         std::lock_guard lock(s.mu);
-        std::swap(taken, s.table);
+        std::swap(taken, s.table);  // an empty table of the same bound
         s.hour = next;
       }
-      taken.for_each([&](const meter::CountTable::Slot& slot) {
-        tally.add_requests(slot.host, slot.api, slot.installation, slot.lane, slot.count, slot.first_seen);
-      });
+      add_table(tally, taken);
     }
     return tally;
   }
@@ -210,14 +221,12 @@ std::string Meter::prometheus() const {
     live = m.slow;
   }
   for (auto& s : m.shards) {
-    meter::CountTable copy;
+    meter::CountTable copy(m.max_keys);
     {
       std::lock_guard lock(s.mu);
       copy = s.table;
     }
-    copy.for_each([&](const meter::CountTable::Slot& slot) {
-      live.add_requests(slot.host, slot.api, slot.installation, slot.lane, slot.count, slot.first_seen);
-    });
+    Impl::add_table(live, copy);
   }
   meter::Cumulative view = m.cumulative;
   view.add(live.fold(meter::hour_start(m.current + 1), {}, m.max_hosts));

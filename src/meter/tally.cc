@@ -13,28 +13,34 @@ void HourTally::Budget::offer(const Reading& r) {
   if (r.seen >= last.seen) last = r;
 }
 
-HourTally::Host& HourTally::host(std::string_view name, std::uint64_t first_seen) {
-  auto it = hosts_.find(name);
-  if (it == hosts_.end()) it = hosts_.emplace(std::string(name), Host{}).first;
+HourTally::Host& HourTally::host(std::string_view name, std::uint64_t first_seen, bool folded, bool capped) {
+  auto it = folded ? hosts_.end() : hosts_.find(name);
+  if (it == hosts_.end()) {
+    if (folded || (capped && hosts_.size() >= max_raw_hosts_)) {
+      folded_used_ = true;
+      return folded_;
+    }
+    it = hosts_.emplace(std::string(name), Host{}).first;
+  }
   it->second.first_seen = std::min(it->second.first_seen, first_seen);
   return it->second;
 }
 
 void HourTally::add_requests(std::string_view name, Api api, std::uint64_t installation, Lane lane,
-                             std::uint64_t n, std::uint64_t first_seen) {
-  host(name, first_seen).counts[CountKey{api, installation, lane}] += n;
+                             std::uint64_t n, std::uint64_t first_seen, bool folded) {
+  host(name, first_seen, folded, false).counts[CountKey{api, installation, lane}] += n;
 }
 
 void HourTally::add_reading(std::string_view name, Api api, std::uint64_t installation, const Reading& r,
                             std::uint64_t first_seen) {
-  auto& budgets = host(name, first_seen).budgets;
+  auto& budgets = host(name, first_seen, false, true).budgets;
   auto [it, fresh] = budgets.try_emplace({api, installation}, Budget{r, r});
   if (!fresh) it->second.offer(r);
 }
 
 void HourTally::add_answer(std::string_view name, Api api, AnswerClass c, std::uint64_t n,
                            std::uint64_t first_seen) {
-  host(name, first_seen).answers[api][static_cast<std::size_t>(c)] += n;
+  host(name, first_seen, false, true).answers[api][static_cast<std::size_t>(c)] += n;
 }
 
 namespace {
@@ -68,9 +74,12 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
   std::map<std::tuple<std::string_view, Api, std::uint64_t, Lane>, std::uint64_t> counts;
   std::map<std::tuple<std::string_view, Api, std::uint64_t>, Budget> budgets;
   std::map<std::pair<std::string_view, Api>, Classes> answers;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const std::string_view name = i < max_hosts ? order[i].second : kOtherHosts;
-    for (const Host* h : by_display[std::string(order[i].second)].second) {
+  for (std::size_t i = 0; i <= order.size(); ++i) {
+    const bool last = i == order.size();  // the hosts folded before this fold: (other hosts)
+    if (last && !folded_used_) break;
+    const std::string_view name = !last && i < max_hosts ? order[i].second : kOtherHosts;
+    const std::vector<const Host*> folded{&folded_};
+    for (const Host* h : last ? folded : by_display[std::string(order[i].second)].second) {
       for (const auto& [k, n] : h->counts) counts[{name, k.api, k.installation, k.lane}] += n;
       for (const auto& [k, b] : h->budgets) {
         auto [it, fresh] = budgets.try_emplace({name, k.first, k.second}, b);

@@ -28,17 +28,22 @@ struct HourLines {
   std::vector<MeterLine> lines() const;
 };
 
-// Not thread-safe: the Meter guards each one.
+// Not thread-safe: the Meter guards each one. Memory is bounded: past
+// `max_raw_hosts` distinct host spellings, answers of new ones are kept as one
+// folded host (shown as `(other hosts)`), as are requests added as `folded`.
+// (Requests come from the shards' tables, which bound themselves.)
 class HourTally {
  public:
+  explicit HourTally(std::size_t max_raw_hosts = 4096) : max_raw_hosts_(max_raw_hosts) {}
+
   // `first_seen` orders hosts for folding: lower was seen earlier.
   void add_requests(std::string_view host, Api api, std::uint64_t installation, Lane lane, std::uint64_t n,
-                    std::uint64_t first_seen);
+                    std::uint64_t first_seen, bool folded = false);
   void add_reading(std::string_view host, Api api, std::uint64_t installation, const Reading& r,
                    std::uint64_t first_seen);
   void add_answer(std::string_view host, Api api, AnswerClass c, std::uint64_t n, std::uint64_t first_seen);
 
-  bool empty() const noexcept { return hosts_.empty(); }
+  bool empty() const noexcept { return hosts_.empty() && !folded_used_; }
 
   HourLines fold(std::chrono::sys_seconds hour_ending, const HourNote& note, std::size_t max_hosts) const;
 
@@ -61,9 +66,12 @@ class HourTally {
     std::map<std::pair<Api, std::uint64_t>, Budget> budgets;
     std::map<Api, Classes> answers;
   };
-  Host& host(std::string_view name, std::uint64_t first_seen);
+  Host& host(std::string_view name, std::uint64_t first_seen, bool folded, bool capped);
 
+  std::size_t max_raw_hosts_;
   std::map<std::string, Host, std::less<>> hosts_;
+  Host folded_;
+  bool folded_used_ = false;
 };
 
 }  // namespace forgemeter::meter

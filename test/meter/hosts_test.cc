@@ -105,3 +105,18 @@ TEST_CASE("max_hosts is configurable and must be at least 1") {
   CHECK(rig.take() == Lines{"forge HTTP: 3 requests in the hour ending 2026-09-30T15:00Z" + D +
                             "(other hosts) rest l=2, a rest l=1"});
 }
+
+TEST_CASE("memory stays bounded under host after host, and still nothing is dropped") {
+  Rig rig(at(14), 1);
+  constexpr int kHosts = 9000;  // past the 4096 distinct keys a shard keeps before folding early
+  for (int i = 0; i < kHosts; ++i) {
+    const std::string host = "h" + std::to_string(i) + ".example";
+    rig.request(host, kLane, at(14, 1));
+    rig.meter->record_answer({.key = {.host = host, .lane = kLane}, .seen = at(14, 1), .status = 200});
+  }
+  rig.request("h0.example", kLane, at(15));
+  CHECK(rig.take() == Lines{"forge HTTP: 9000 requests in the hour ending 2026-09-30T15:00Z" + D +
+                                "(other hosts) rest l=8999, h0.example rest l=1",
+                            "forge HTTP answers: in the hour ending 2026-09-30T15:00Z" + D +
+                                "(other hosts) rest 2xx=8999, h0.example rest 2xx=1"});
+}
