@@ -14,10 +14,20 @@
 // Records stamped before the hour being counted (a race with a turn, a clock
 // stepped back) count in the current hour: nothing is ever dropped. One hour
 // names at most `max_hosts` hosts; later new hosts fold into `(other hosts)`.
+// Hosts are lower-cased and every byte that could break a line is escaped as
+// %XX. Memory per hour is bounded: past a few thousand distinct keys (only a
+// forge redirecting to host after host gets there) new ones are folded at once.
+//
+// Notes: the first hour says `counted from` the construction instant unless
+// that is on the hour; flush() says `until …, stopping` when its instant is in
+// the hour it writes; counting resumed after such a flush says `counted from`
+// the flush.
 //
 // Thread-safety: every method may be called from any number of threads at
-// once. Lines reach the sink in order, one call at a time, from whichever
-// thread turned the hour or flushed, outside the locks request threads take.
+// once (the destructor excepted). Lines reach the sink in order, one call at a
+// time, from whichever thread turned the hour or flushed, outside the locks
+// request threads take: a slow sink delays only the next turn, never a record
+// of the current hour. The sink must not call back into its own Meter.
 // Errors: record_* never throw and never block on the sink; a sink that throws
 // is caught (the line is lost, no count is). The constructor throws
 // std::invalid_argument for unusable options.
@@ -91,11 +101,14 @@ class Meter {
   void record_request(const RequestKey& key, UtcMillis sent) noexcept;
   void record_request(const RequestKey& key) noexcept { record_request(key, clock().now()); }
 
-  // One answer (or the lack of one) to a request recorded earlier.
+  // One answer (or the lack of one) to a request recorded earlier, counted in
+  // the hour of `answer.seen` (it may turn the hour) on the answers line. When
+  // key.installation is non-zero and X-RateLimit-Remaining reads, it is also a
+  // budget reading. The header views are read before this returns.
   void record_answer(const AnswerRecord& answer) noexcept;
 
   // A request refused before sending (an elected lane without a valid term):
-  // counted on the answers line as `refused`, not in N.
+  // counted on the answers line as `refused`, not in N; may turn the hour.
   void record_refused(const RequestKey& key, UtcMillis at) noexcept;
 
   // Writes what the current hour holds; the note says `until …, stopping` when
@@ -104,7 +117,8 @@ class Meter {
 
   // Cumulative counters since construction, in the Prometheus text exposition
   // format (version 0.0.4): forgemeter_requests_total, forgemeter_answers_total,
-  // forgemeter_rate_limit_remaining and forgemeter_rate_limit_lowest_remaining.
+  // forgemeter_rate_limit_remaining and forgemeter_rate_limit_lowest_remaining
+  // (label installation="0" means none). Includes the hour being counted.
   std::string prometheus() const;
 
   const Clock& clock() const noexcept;
