@@ -89,6 +89,28 @@ void BM_select1(benchmark::State& state) {
       true);
 }
 
+// The floor of any write: a one-row UPDATE of a two-column table, prepared,
+// autocommit — what every acquire/renew/release pays at least (the commit).
+void BM_update_floor(benchmark::State& state) {
+  forgemeter::pg::CallBound b(bound());
+  std::string error;
+  auto conn = forgemeter::pg::Connection::open({.conninfo = conninfo(), .application_name = "forgemeter-bench"}, b, error);
+  if (!conn || !conn->exec_simple("CREATE TABLE IF NOT EXISTS forgemeter_bench_floor (k int PRIMARY KEY, v bigint);"
+                                  "INSERT INTO forgemeter_bench_floor VALUES (1, 0) ON CONFLICT DO NOTHING;"
+                                  "PREPARE bench_update AS UPDATE forgemeter_bench_floor SET v = v + 1 WHERE k = 1",
+                                  b)
+                    .ok()) {
+    state.SkipWithError(("cannot connect: " + error).c_str());
+    return;
+  }
+  measure(
+      state, [] {},
+      [&] {
+        forgemeter::pg::CallBound call(bound());
+        return conn->exec_prepared("bench_update", {}, call).ok();
+      });
+}
+
 void BM_acquire(benchmark::State& state) {  // the holder's re-acquire: an upsert that updates
   int i = 0;
   measure(
@@ -131,6 +153,7 @@ constexpr int kCalls = 4000;
 }  // namespace
 
 BENCHMARK(BM_select1)->Iterations(kCalls)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_update_floor)->Iterations(kCalls)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_acquire)->Iterations(kCalls)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_acquire_refused)->Iterations(kCalls)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_renew)->Iterations(kCalls)->UseManualTime()->Unit(benchmark::kMicrosecond);

@@ -31,6 +31,9 @@
 // answers `no_answer` — the write may still have landed. The next call
 // connects afresh. The wait is measured both on the Deadline's clock and on
 // the real monotonic clock, so a ManualClock deadline cannot hang a call.
+// One step is outside our hands: libpq resolves a host NAME synchronously
+// (getaddrinfo); give an address (host=10.0.0.5, or hostaddr=) where even the
+// resolver must not hold a call past its deadline.
 //
 // Connections: each store keeps a small pool (up to `max_connections`), opened
 // lazily; a call takes an idle connection or opens one, so concurrent

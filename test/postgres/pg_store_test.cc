@@ -323,3 +323,24 @@ TEST_CASE("postgres store: READ COMMITTED row locks serialise mixed racing calls
     }
   }
 }
+
+TEST_CASE("postgres store: stores racing to create the same table all get it") {
+  auto pg = fmtest::suite_pg();
+  if (!pg) return;
+  for (int round = 0; round < 3; ++round) {
+    fmtest::ScratchTable table(*pg);
+    constexpr int kStores = 8;
+    std::vector<std::unique_ptr<PostgresStore>> stores;
+    for (int i = 0; i < kStores; ++i) stores.push_back(std::make_unique<PostgresStore>(opts(*pg, table.name())));
+    std::vector<LeaseStatus> out(kStores, LeaseStatus::no_answer);
+    std::barrier start(kStores);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kStores; ++i)
+      threads.emplace_back([&, i] {
+        start.arrive_and_wait();
+        out[i] = stores[i]->acquire("n" + std::to_string(i), "o", t0, 10s, ok()).status;
+      });
+    for (auto& t : threads) t.join();
+    for (auto st : out) CHECK(st == LeaseStatus::granted);
+  }
+}

@@ -22,6 +22,13 @@ std::optional<std::string> suite_pg() {
   return std::nullopt;
 }
 
+bool pg_skip_requested() {
+  const char* skip = std::getenv("FORGEMETER_SKIP_PG");
+  if (!skip || std::string_view(skip) != "1") return false;
+  MESSAGE("SKIPPED (FORGEMETER_SKIP_PG=1): this PostgreSQL-backed test (private server) did not run");
+  return true;
+}
+
 std::string fresh_table_name() {
   static std::atomic<unsigned> counter{0};
   static const unsigned salt = std::random_device{}() % 1000000;

@@ -19,6 +19,10 @@ namespace fmtest {
 // loudly. Use: `auto pg = fmtest::suite_pg(); if (!pg) return;`
 std::optional<std::string> suite_pg();
 
+// True (after saying so loudly) when FORGEMETER_SKIP_PG=1: for tests that run
+// a private server and so do not need FORGEMETER_TEST_PG.
+bool pg_skip_requested();
+
 // A table name no other test uses ("fm_t_<pid>_<n>_<random>").
 std::string fresh_table_name();
 

@@ -66,10 +66,10 @@ struct PostgresStore::Impl {
 
   std::string setup(pg::Connection& c, const pg::CallBound& bound) {
     if (options.create_table && !table_ready.load(std::memory_order_acquire)) {
-      auto made = c.exec_simple(pg::create_table_sql(quoted).c_str(), bound);
-      // Two sessions creating the same table at once: the loser reports a
-      // duplicate (pg_type's unique index, or the relation itself). It exists.
-      bool exists = made.ok() || made.sqlstate == "23505" || made.sqlstate == "42P07";
+      auto made = c.exec_simple(pg::create_table_serialised_sql(quoted).c_str(), bound);
+      // Serialised by an advisory lock; should another client create it
+      // without one, the loser of that race reports a duplicate: it exists.
+      bool exists = made.ok() || made.sqlstate == "23505" || made.sqlstate == "42P07" || made.sqlstate == "42710";
       if (!exists) return "creating table " + quoted + ": " + made.error;
       table_ready.store(true, std::memory_order_release);
     }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 namespace forgemeter::pg {
 namespace {
 
@@ -49,38 +51,60 @@ std::string create_table_sql(const std::string& t) {
       t);
 }
 
-// acquire: one upsert. The DO UPDATE has no WHERE: a refused attempt writes the
-// row back unchanged, so RETURNING always reports the row as it stands under
-// the lock (the latest committed version), and `granted` is simply "the owner
-// is now the caller". G = free, expired at now, or the caller's.
-// renew / release: lock the row (FOR UPDATE returns its latest version), change
-// it only when the caller holds it, and answer from the locked version.
+std::string create_table_serialised_sql(const std::string& t) {
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a of the quoted name: the lock key
+  for (unsigned char c : t) h = (h ^ c) * 1099511628211ull;
+  return fmt::format("SELECT pg_advisory_xact_lock({}); {}", static_cast<std::int64_t>(h), create_table_sql(t));
+}
+
+// Every statement is linearizable at one instant of its execution:
+//
+// acquire: first a plain read (the statement's snapshot). When that shows
+// another owner's unexpired lease, refuse from it: the answer is true at the
+// snapshot's instant, and nothing is written or locked (a candidate's polling
+// costs the holder nothing). Otherwise the upsert, whose DO UPDATE has no
+// WHERE: it locks the latest committed version of the row and decides on it
+// (G = free, expired at now, or the caller's); a refusal there writes the row
+// back unchanged, so RETURNING always reports the row as it stands under the
+// lock, and `granted` is simply "the owner is now the caller".
+//
+// renew / release: one UPDATE conditioned on the owner; under READ COMMITTED
+// it re-checks that condition on the latest version after any lock wait. Only
+// when it matched nothing, the row is read FOR UPDATE (its latest version) to
+// report who holds it — so release tells "free" (not_held) from "another's"
+// (lost) on the locked row, never on a stale snapshot.
 std::string prepare_sql(const std::string& t) {
   return fmt::format(
       "PREPARE {acq}(text, text, bigint, bigint) AS\n"
-      "INSERT INTO {t} AS l (name, owner, expiry_ms, renewed_at_ms, term) VALUES ($1, $2, $4, $3, 1)\n"
-      "ON CONFLICT (name) DO UPDATE SET\n"
-      "  owner = CASE WHEN {G} THEN $2 ELSE l.owner END,\n"
-      "  expiry_ms = CASE WHEN l.owner = $2 THEN greatest(l.expiry_ms, $4) WHEN {G} THEN $4 ELSE l.expiry_ms END,\n"
-      "  renewed_at_ms = CASE WHEN l.owner = $2 THEN greatest(l.renewed_at_ms, $3) WHEN {G} THEN $3\n"
-      "                       ELSE l.renewed_at_ms END,\n"
-      "  term = CASE WHEN {G} AND l.owner IS DISTINCT FROM $2 THEN l.term + 1 ELSE l.term END\n"
-      "RETURNING l.owner = $2, l.owner, l.expiry_ms, l.term;\n"
+      "WITH cur AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1),\n"
+      "up AS (INSERT INTO {t} AS l (name, owner, expiry_ms, renewed_at_ms, term)\n"
+      "       SELECT $1, $2, $4, $3, 1 WHERE NOT EXISTS (SELECT 1 FROM cur WHERE owner <> $2 AND expiry_ms > $3)\n"
+      "       ON CONFLICT (name) DO UPDATE SET\n"
+      "         owner = CASE WHEN {G} THEN $2 ELSE l.owner END,\n"
+      "         expiry_ms = CASE WHEN l.owner = $2 THEN greatest(l.expiry_ms, $4) WHEN {G} THEN $4\n"
+      "                          ELSE l.expiry_ms END,\n"
+      "         renewed_at_ms = CASE WHEN l.owner = $2 THEN greatest(l.renewed_at_ms, $3) WHEN {G} THEN $3\n"
+      "                              ELSE l.renewed_at_ms END,\n"
+      "         term = CASE WHEN {G} AND l.owner IS DISTINCT FROM $2 THEN l.term + 1 ELSE l.term END\n"
+      "       RETURNING l.owner = $2, l.owner, l.expiry_ms, l.term)\n"
+      "SELECT * FROM up UNION ALL SELECT false, owner, expiry_ms, term FROM cur WHERE NOT EXISTS (SELECT 1 FROM up);\n"
       "PREPARE {ren}(text, text, bigint, bigint) AS\n"
-      "WITH cur AS (SELECT name, owner, expiry_ms, term FROM {t} WHERE name = $1 FOR UPDATE),\n"
-      "upd AS (UPDATE {t} AS l SET expiry_ms = greatest(l.expiry_ms, $4),\n"
-      "                            renewed_at_ms = greatest(l.renewed_at_ms, $3)\n"
-      "        FROM cur WHERE l.name = cur.name AND cur.owner = $2 RETURNING l.owner, l.expiry_ms, l.term)\n"
-      "SELECT true, owner, expiry_ms, term FROM upd\n"
-      "UNION ALL SELECT false, owner, expiry_ms, term FROM cur WHERE NOT EXISTS (SELECT 1 FROM upd);\n"
+      "WITH upd AS (UPDATE {t} AS l SET expiry_ms = greatest(l.expiry_ms, $4),\n"
+      "                                 renewed_at_ms = greatest(l.renewed_at_ms, $3)\n"
+      "             WHERE l.name = $1 AND l.owner = $2 RETURNING l.owner, l.expiry_ms, l.term),\n"
+      "{held}\n"
+      "SELECT true, owner, expiry_ms, term FROM upd UNION ALL SELECT false, owner, expiry_ms, term FROM held;\n"
       "PREPARE {rel}(text, text) AS\n"
-      "WITH cur AS (SELECT name, owner, expiry_ms, term FROM {t} WHERE name = $1 FOR UPDATE),\n"
-      "upd AS (UPDATE {t} AS l SET owner = NULL, expiry_ms = 0 FROM cur WHERE l.name = cur.name AND cur.owner = $2\n"
-      "        RETURNING l.name)\n"
-      "SELECT EXISTS (SELECT 1 FROM upd), owner, expiry_ms, term FROM cur;\n"
+      "WITH upd AS (UPDATE {t} AS l SET owner = NULL, expiry_ms = 0\n"
+      "             WHERE l.name = $1 AND l.owner = $2 RETURNING l.term),\n"
+      "{held}\n"
+      "SELECT true, NULL::text, 0::bigint, term FROM upd UNION ALL SELECT false, owner, expiry_ms, term FROM held;\n"
       "PREPARE {ins}(text) AS SELECT owner, expiry_ms, term FROM {t} WHERE name = $1;\n",
       fmt::arg("t", t), fmt::arg("acq", kAcquire), fmt::arg("ren", kRenew), fmt::arg("rel", kRelease),
-      fmt::arg("ins", kInspect), fmt::arg("G", "(l.owner IS NULL OR l.owner = $2 OR l.expiry_ms <= $3)"));
+      fmt::arg("ins", kInspect), fmt::arg("G", "(l.owner IS NULL OR l.owner = $2 OR l.expiry_ms <= $3)"),
+      fmt::arg("held", fmt::format("held AS (SELECT owner, expiry_ms, term FROM {} WHERE name = $1\n"
+                                   "          AND NOT EXISTS (SELECT 1 FROM upd) FOR UPDATE)",
+                                   t)));
 }
 
 }  // namespace forgemeter::pg

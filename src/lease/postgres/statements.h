@@ -19,6 +19,11 @@ std::string quoted_table(std::string_view table);
 // CREATE TABLE IF NOT EXISTS for the (quoted) table.
 std::string create_table_sql(const std::string& quoted);
 
+// The same, as one implicit transaction that first takes an advisory lock
+// keyed on the table name: sessions creating the table at once queue, and the
+// later ones find it committed (a bare IF NOT EXISTS race fails on pg_type).
+std::string create_table_serialised_sql(const std::string& quoted);
+
 // One simple query that prepares every statement below on a connection.
 std::string prepare_sql(const std::string& quoted);
 
