@@ -17,28 +17,35 @@ int main() {
   forgemeter::Meter meter({.clock = &clock, .sink = [](std::string_view line) {
                              std::printf("%.*s\n", static_cast<int>(line.size()), line.data());
                            }});
-  const forgemeter::Lane sweeper{"merge-gate-sweeper"}, triage{"triage"};
+  const forgemeter::Lane sweeper{"merge-gate-sweeper"};
   std::uint64_t remaining = 5000;
 
-  // One request and its answer, every simulated 20 seconds, for 3 h 10 min.
+  // Every simulated 20 s for 3 h 10 min: the sweeper reads a pull request (its
+  // installation's budget), every minute an untagged GraphQL query, every
+  // 5 minutes a download redirected to another host (two hops, two requests).
   for (int tick = 0; tick < 3 * 180 + 30; ++tick) {
-    const bool graphql = tick % 7 == 0;
-    const forgemeter::RequestKey key{.host = tick % 11 == 0 ? "uploads.github.com" : "api.github.com",
-                                     .api = graphql ? forgemeter::Api::graphql : forgemeter::Api::rest,
-                                     .installation = tick % 3 == 0 ? 0u : 101u,
-                                     .lane = tick % 5 == 0 ? forgemeter::Lane::other() : (tick % 2 ? sweeper : triage)};
-    meter.record_request(key);
-
-    forgemeter::AnswerRecord answer{.key = key, .seen = clock.now(), .status = tick % 13 == 0 ? 304 : 200};
+    const forgemeter::RequestKey pull{.host = "api.github.com", .installation = 101, .lane = sweeper};
+    meter.record_request(pull);
+    const auto left = std::to_string(remaining--);
     const auto reset = std::to_string(duration_cast<seconds>((floor<hours>(clock.now()) + 1h).time_since_epoch()).count());
-    const auto left = std::to_string(remaining);
-    if (key.installation != 0) {
-      answer.headers.offer("X-RateLimit-Limit", "5000");
-      answer.headers.offer("X-RateLimit-Remaining", left);
-      answer.headers.offer("X-RateLimit-Reset", reset);
-      remaining -= 7;
-    }
+    forgemeter::AnswerRecord answer{.key = pull, .seen = clock.now(), .status = tick % 4 == 0 ? 304 : 200};
+    answer.headers.offer("X-RateLimit-Limit", "5000");
+    answer.headers.offer("X-RateLimit-Remaining", left);
+    answer.headers.offer("X-RateLimit-Reset", reset);
     meter.record_answer(answer);
+
+    if (tick % 3 == 0) {
+      const forgemeter::RequestKey query{.host = "api.github.com", .api = forgemeter::Api::graphql};
+      meter.record_request(query);
+      meter.record_answer({.key = query, .seen = clock.now(), .status = tick % 60 == 0 ? 502 : 200});
+    }
+    if (tick % 15 == 0) {
+      const forgemeter::RequestKey hop{.host = "codeload.github.com", .lane = sweeper};
+      meter.record_request(pull);
+      meter.record_answer({.key = pull, .seen = clock.now(), .status = 302});
+      meter.record_request(hop);
+      meter.record_answer({.key = hop, .seen = clock.now(), .status = 200});
+    }
     clock.advance(20s);
     if (clock.now().time_since_epoch() % 1h < 20s) remaining = 5000;  // the budget resets on the hour
   }
