@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "meter/prometheus.h"
 #include "meter_fixture.h"
 
 using namespace forgemeter;
@@ -110,4 +111,15 @@ TEST_CASE("the default sink is stderr, and an empty MeterOptions works") {
   Meter meter;
   CHECK(&meter.clock() == &system_clock());
   CHECK(static_cast<bool>(stderr_sink()));
+}
+
+TEST_CASE("prometheus: label values are escaped as the exposition format asks") {
+  // Hosts reach the view in display form (no quote, backslash or newline can);
+  // the escaping is the second line of defence, tested on the view itself.
+  meter::Cumulative view(4);
+  meter::HourLines hour;
+  hour.count.entries.push_back({"a\"b\\c\nd", Api::graphql, 7, "l", 3});
+  view.add(hour);
+  CHECK(view.render().find("forgemeter_requests_total{host=\"a\\\"b\\\\c\\nd\",api=\"graphql\",installation=\"7\","
+                           "lane=\"l\"} 3\n") != std::string::npos);
 }
