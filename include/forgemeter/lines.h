@@ -114,7 +114,10 @@ struct AnswersLine {
 using MeterLine = std::variant<CountLine, BudgetLine, AnswersLine>;
 
 // The line, byte-exact, without a newline. Entries are written in the order
-// given; the Meter sorts them by the rules above before formatting.
+// given; the Meter sorts them by the rules above before formatting. No value
+// can break the line: a host not in display form has its unsafe bytes escaped
+// (%XX), a lane byte outside [a-z0-9._-] is written as '?'. For the line to
+// read back equal, hour_ending must be on the hour in years 0000-9999.
 std::string format_line(const MeterLine& line);
 
 struct LineScan {
@@ -129,7 +132,12 @@ struct LineScan {
 };
 
 // Finds a meter line anywhere in one log line: after a timestamp or level
-// prefix, or inside a JSON string (with `\u2014`, `\"` and `\\` escapes).
+// prefix, or inside a JSON string (with `\u2014`, `\"` and `\\` escapes). A
+// meter line begins with `forge HTTP: <digits> requests`, `forge rate limit:
+// lowest remaining` or `forge HTTP answers: in the hour`; text that begins so
+// and does not parse is `malformed`. The line ends at the first unescaped '"'
+// or at the end of the text (trailing spaces and CR/LF dropped).
+// Round trip: scan_line(format_line(x)).line == x.
 LineScan scan_line(std::string_view log_line);
 
 }  // namespace forgemeter

@@ -28,8 +28,9 @@
 // time, from whichever thread turned the hour or flushed, outside the locks
 // request threads take: a slow sink delays only the next turn, never a record
 // of the current hour. The sink must not call back into its own Meter.
-// Errors: record_* never throw and never block on the sink; a sink that throws
-// is caught (the line is lost, no count is). The constructor throws
+// Errors: record_* never throw and never block on the sink (out of memory
+// terminates, as in any noexcept call); a sink that throws is caught (the line
+// is lost, no count is). The constructor throws
 // std::invalid_argument for unusable options.
 // Ownership: the Meter owns its tally; MeterOptions::clock is borrowed.
 #pragma once
