@@ -72,43 +72,37 @@ void measure(benchmark::State& state, Untimed untimed, Call call, bool baseline 
   if (select1_median_us > 0) state.counters["x_select1"] = median / select1_median_us;
 }
 
-void BM_select1(benchmark::State& state) {
+// A bare connection of the store's own kind, with `setup` run on it, timing
+// one prepared statement per iteration.
+void measure_raw(benchmark::State& state, const char* setup, const char* statement, bool baseline) {
   forgemeter::pg::CallBound b(bound());
   std::string error;
   auto conn = forgemeter::pg::Connection::open({.conninfo = conninfo(), .application_name = "forgemeter-bench"}, b, error);
-  if (!conn || !conn->exec_simple("PREPARE bench_select1 AS SELECT 1", b).ok()) {
-    state.SkipWithError(("cannot connect: " + error).c_str());
+  if (!conn || !conn->exec_simple(setup, b).ok()) {
+    state.SkipWithError(("cannot connect or prepare: " + error).c_str());
     return;
   }
   measure(
       state, [] {},
       [&] {
         forgemeter::pg::CallBound call(bound());
-        return conn->exec_prepared("bench_select1", {}, call).ok();
+        return conn->exec_prepared(statement, {}, call).ok();
       },
-      true);
+      baseline);
+}
+
+void BM_select1(benchmark::State& state) {
+  measure_raw(state, "PREPARE bench_select1 AS SELECT 1", "bench_select1", true);
 }
 
 // The floor of any write: a one-row UPDATE of a two-column table, prepared,
-// autocommit — what every acquire/renew/release pays at least (the commit).
+// autocommit — what every acquire/renew/release that changes the row pays.
 void BM_update_floor(benchmark::State& state) {
-  forgemeter::pg::CallBound b(bound());
-  std::string error;
-  auto conn = forgemeter::pg::Connection::open({.conninfo = conninfo(), .application_name = "forgemeter-bench"}, b, error);
-  if (!conn || !conn->exec_simple("CREATE TABLE IF NOT EXISTS forgemeter_bench_floor (k int PRIMARY KEY, v bigint);"
-                                  "INSERT INTO forgemeter_bench_floor VALUES (1, 0) ON CONFLICT DO NOTHING;"
-                                  "PREPARE bench_update AS UPDATE forgemeter_bench_floor SET v = v + 1 WHERE k = 1",
-                                  b)
-                    .ok()) {
-    state.SkipWithError(("cannot connect: " + error).c_str());
-    return;
-  }
-  measure(
-      state, [] {},
-      [&] {
-        forgemeter::pg::CallBound call(bound());
-        return conn->exec_prepared("bench_update", {}, call).ok();
-      });
+  measure_raw(state,
+              "CREATE TABLE IF NOT EXISTS forgemeter_bench_floor (k int PRIMARY KEY, v bigint);"
+              "INSERT INTO forgemeter_bench_floor VALUES (1, 0) ON CONFLICT DO NOTHING;"
+              "PREPARE bench_update AS UPDATE forgemeter_bench_floor SET v = v + 1 WHERE k = 1",
+              "bench_update", false);
 }
 
 void BM_acquire(benchmark::State& state) {  // the holder's re-acquire: an upsert that updates

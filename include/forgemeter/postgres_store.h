@@ -17,11 +17,18 @@
 //
 // Each call is one statement, one round trip, on a prepared statement; every
 // value is a parameter (the table name, validated and quoted, is the only text
-// put into SQL). The statements run in autocommit under READ COMMITTED: each
-// one takes the lease row's lock (ON CONFLICT DO UPDATE, UPDATE, or FOR UPDATE)
-// and decides on the latest committed version of the row, so two racing
-// candidates serialise on that lock and the second sees the first's outcome.
-// Nothing needs a stronger isolation level.
+// put into SQL). The statements run in autocommit under READ COMMITTED, which
+// is enough because each decides on the latest committed version of the lease
+// row under that row's lock: ON CONFLICT DO UPDATE and UPDATE lock the row and
+// re-check their condition on its newest version after any wait, and FOR
+// UPDATE reads the newest version. Racing candidates thus serialise on the row
+// lock and each sees the outcome of the one before. The one answer taken from
+// the statement's snapshot instead is acquire's refusal of a lease another
+// owner held unexpired at that snapshot — true at that instant, so a
+// candidate's polling writes and locks nothing. Each call's answer is the
+// lease's state at one instant during the call; no stronger isolation level
+// is needed. (release tells a free lease, `not_held`, from another's, `lost`,
+// on the locked row.)
 //
 // Deadlines: every call is bounded by its Deadline, connecting included
 // (asynchronous libpq driven by poll()). A deadline already passed fails at

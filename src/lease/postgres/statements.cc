@@ -74,7 +74,10 @@ std::string create_table_serialised_sql(const std::string& t) {
 // report who holds it — so release tells "free" (not_held) from "another's"
 // (lost) on the locked row, never on a stale snapshot.
 std::string prepare_sql(const std::string& t) {
+  // Generic plans from the first execution: every statement is a primary-key
+  // lookup whatever the parameters, and re-planning would cost more than it runs.
   return fmt::format(
+      "SET plan_cache_mode = force_generic_plan;\n"
       "PREPARE {acq}(text, text, bigint, bigint) AS\n"
       "WITH cur AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1),\n"
       "up AS (INSERT INTO {t} AS l (name, owner, expiry_ms, renewed_at_ms, term)\n"
