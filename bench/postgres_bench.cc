@@ -135,6 +135,12 @@ void BM_renew(benchmark::State& state) {
       });
 }
 
+void BM_inspect(benchmark::State& state) {  // a plain primary-key read through the store: its own overhead
+  measure(
+      state, [] {},
+      [] { return store().inspect("bench-held", bound()).status == forgemeter::LeaseStatus::granted; });
+}
+
 void BM_release(benchmark::State& state) {  // each iteration re-takes the lease first, untimed
   int i = 0;
   measure(
@@ -151,6 +157,7 @@ BENCHMARK(BM_update_floor)->Iterations(kCalls)->UseManualTime()->Unit(benchmark:
 BENCHMARK(BM_acquire)->Iterations(kCalls)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_acquire_refused)->Iterations(kCalls)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_renew)->Iterations(kCalls)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_inspect)->Iterations(kCalls)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_release)->Iterations(kCalls)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_select1)->Name("BM_select1_again")->Iterations(kCalls)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
