@@ -160,3 +160,32 @@ TEST_CASE("postgres fault: a stopped server answers no_answer at once; the store
   CHECK(back.status == LeaseStatus::granted);
   CHECK(back.term == 1);
 }
+
+TEST_CASE("postgres fault: every pooled connection stuck; a call waiting for one ends at its deadline") {
+  // Margins as in fault (4): the waiting call ends within 250 ms after its 200 ms deadline.
+  auto pg = fmtest::suite_pg();
+  if (!pg) return;
+  fmtest::ScratchTable table(*pg);
+  PostgresStore one({.conninfo = *pg, .table = table.name(), .max_connections = 1});
+  REQUIRE(one.acquire("gate", "a", t0, 10s, within(5s)).status == LeaseStatus::granted);
+  fmtest::PgSession locker(*pg);
+  REQUIRE(locker.exec("BEGIN"));
+  REQUIRE(locker.exec("SELECT * FROM \"" + table.name() + "\" WHERE name = 'gate' FOR UPDATE"));
+  auto stuck = std::async(std::launch::async, [&] { return one.renew("gate", "a", t0 + 1s, 10s, within(3s)); });
+  fmtest::PgSession admin(*pg);
+  REQUIRE(fmtest::eventually([&] {
+    auto rows = admin.exec("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%" +
+                           table.name() + "%'");
+    return rows && *(*rows)[0][0] == "1";
+  }));
+  auto start = std::chrono::steady_clock::now();
+  auto r = one.inspect("gate", within(200ms));  // the only connection is busy
+  auto took = std::chrono::steady_clock::now() - start;
+  CHECK(r.status == LeaseStatus::no_answer);
+  CHECK(r.error.find("waiting for a connection") != std::string::npos);
+  CHECK(took >= 200ms);
+  CHECK(took < 450ms);
+  REQUIRE(locker.exec("COMMIT"));
+  CHECK(stuck.get().status == LeaseStatus::granted);
+  CHECK(one.inspect("gate", within(5s)).holder == "a");
+}
