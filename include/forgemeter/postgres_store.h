@@ -38,6 +38,9 @@
 // answers `no_answer` — the write may still have landed. The next call
 // connects afresh. The wait is measured both on the Deadline's clock and on
 // the real monotonic clock, so a ManualClock deadline cannot hang a call.
+// Connections also set libpq's connect_timeout, TCP keepalives (first probe
+// after `keepalive_idle`, then 3 probes 3 s apart) and tcp_user_timeout, so a
+// dead peer is noticed on idle connections and by the cancel requests too.
 // One step is outside our hands: libpq resolves a host NAME synchronously
 // (getaddrinfo); give an address (host=10.0.0.5, or hostaddr=) where even the
 // resolver must not hold a call past its deadline.
