@@ -12,6 +12,7 @@ class SilentListener {
   SilentListener(const SilentListener&) = delete;
   SilentListener& operator=(const SilentListener&) = delete;
   int port() const { return port_; }
+  int fd() const { return fd_; }  // the listening socket, for a test that accepts on it itself
   void close();
 
  private:

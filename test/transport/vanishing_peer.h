@@ -7,8 +7,6 @@
 // has read, which is exactly the behaviour under test. 127.0.0.1 only.
 #pragma once
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -18,28 +16,18 @@
 #include <string>
 #include <thread>
 
+#include "support/pg_listener.h"
+
 namespace fmtest {
 
 class VanishingPeer {
  public:
-  VanishingPeer() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0 ||
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
-      throw std::runtime_error("vanishing peer: cannot listen");
-    port_ = ntohs(a.sin_port);
-    thread_ = std::thread([this] { run(); });
-  }
+  VanishingPeer() : thread_([this] { run(); }) {}
   ~VanishingPeer() {
     stop_ = true;
     thread_.join();
-    ::close(fd_);
   }
-  int port() const { return port_; }
+  int port() const { return listener_.port(); }
   int requests_read() const { return read_.load(); }
 
  private:
@@ -59,9 +47,9 @@ class VanishingPeer {
   }
   void run() {
     while (!stop_) {
-      pollfd p{fd_, POLLIN, 0};
+      pollfd p{listener_.fd(), POLLIN, 0};
       if (::poll(&p, 1, 20) <= 0) continue;
-      const int c = ::accept(fd_, nullptr, nullptr);
+      const int c = ::accept(listener_.fd(), nullptr, nullptr);
       if (c < 0) continue;
       if (read_request(c)) {
         static const std::string ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok";
@@ -72,8 +60,7 @@ class VanishingPeer {
     }
   }
 
-  int fd_ = -1;
-  int port_ = 0;
+  SilentListener listener_;  // 127.0.0.1, ephemeral port; this peer accepts on it
   std::atomic<bool> stop_{false};
   std::atomic<int> read_{0};
   std::thread thread_;
