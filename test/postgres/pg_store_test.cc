@@ -168,6 +168,7 @@ TEST_CASE("postgres store: a schema-qualified table; a missing table with create
     auto r = off.acquire("sweep", "a", t0, 10s, ok());
     CHECK(r.status == LeaseStatus::no_answer);
     CHECK(r.error.find("Leases") != std::string::npos);  // names the missing table
+    for (char ch : r.error) CHECK(static_cast<unsigned char>(ch) >= 0x20);  // one line for a log: no control bytes
     REQUIRE(s.exec(PostgresStore::schema_sql(schema + ".Leases")));
     CHECK(off.acquire("sweep", "a", t0, 10s, ok()).status == LeaseStatus::granted);
     PostgresStore on({.conninfo = *pg, .table = schema + ".Leases"});
