@@ -37,6 +37,11 @@ bool FaultyStore::await_blocked(std::size_t n, std::chrono::milliseconds timeout
   return cv_.wait_for(lock, timeout, [&] { return blocked_ >= n; });
 }
 
+bool FaultyStore::await_count(Op op, LeaseStatus status, std::size_t n, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  return cv_.wait_for(lock, timeout, [&] { return count_locked(op, status) >= n; });
+}
+
 std::vector<CallRecord> FaultyStore::calls() const {
   std::lock_guard lock(mu_);
   return calls_;
@@ -47,10 +52,14 @@ std::size_t FaultyStore::count(Op op) const {
   return static_cast<std::size_t>(std::count_if(calls_.begin(), calls_.end(), [&](auto& c) { return c.op == op; }));
 }
 
-std::size_t FaultyStore::count(Op op, LeaseStatus status) const {
-  std::lock_guard lock(mu_);
+std::size_t FaultyStore::count_locked(Op op, LeaseStatus status) const {
   return static_cast<std::size_t>(
       std::count_if(calls_.begin(), calls_.end(), [&](auto& c) { return c.op == op && c.status == status; }));
+}
+
+std::size_t FaultyStore::count(Op op, LeaseStatus status) const {
+  std::lock_guard lock(mu_);
+  return count_locked(op, status);
 }
 
 void FaultyStore::on_call(std::function<void(const CallRecord&)> f) {
@@ -113,6 +122,7 @@ LeaseResult FaultyStore::call(Op op, WallTime now, const Deadline& deadline,
     calls_.push_back(rec);
     hook = on_call_;
   }
+  cv_.notify_all();
   if (hook) hook(rec);
   return r;
 }

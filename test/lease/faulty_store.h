@@ -56,6 +56,9 @@ class FaultyStore final : public LeaseStore {
   void unblock();                // releases every `block`ed call, now and later, until the next set
   // Real-time wait until at least n calls wait in `block`.
   bool await_blocked(std::size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(20));
+  // Real-time wait until at least n calls of `op` answered `status`.
+  bool await_count(Op op, LeaseStatus status, std::size_t n,
+                   std::chrono::milliseconds timeout = std::chrono::seconds(20));
   std::vector<CallRecord> calls() const;
   std::size_t count(Op op) const;
   std::size_t count(Op op, LeaseStatus status) const;
@@ -73,6 +76,7 @@ class FaultyStore final : public LeaseStore {
   using Forward = std::function<LeaseResult(const Deadline&)>;
   LeaseResult call(Op op, WallTime now, const Deadline& deadline, const Forward& forward);
   FaultPlan take(Op op);
+  std::size_t count_locked(Op op, LeaseStatus status) const;
 
   std::shared_ptr<LeaseStore> inner_;
   mutable std::mutex mu_;
