@@ -60,6 +60,10 @@ std::unique_ptr<Connection> Connection::open(const ConnectSettings& s, const Cal
       error = "cannot connect: " + trimmed(PQerrorMessage(raw));
       return nullptr;
     }
+    if (st == PGRES_POLLING_ACTIVE) {  // unused by libpq today; means "call again"
+      st = PQconnectPoll(raw);
+      continue;
+    }
     Ready r = wait_socket(PQsocket(raw), st == PGRES_POLLING_READING, st == PGRES_POLLING_WRITING, bound);
     if (r == Ready::timed_out) {
       error = "no answer: connecting did not finish by the deadline";
