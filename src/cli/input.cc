@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cli/errors.h"
+#include "cli/find_marker.h"
 #include "cli/input_stream.h"
 
 namespace forgemeter::cli {
@@ -72,9 +73,8 @@ void LogReader::scan_block(const char* begin, const char* end, std::string_view 
                            const std::function<void(std::string_view)>& on_line) {
   const char* p = begin;
   while (p < end) {
-    const void* hit = memmem(p, static_cast<std::size_t>(end - p), marker.data(), marker.size());
-    if (hit == nullptr) return;
-    const char* m = static_cast<const char*>(hit);
+    const char* m = find_marker(p, end, marker);
+    if (m == nullptr) return;
     const void* prev = memrchr(p, '\n', static_cast<std::size_t>(m - p));
     const char* start = prev != nullptr ? static_cast<const char*>(prev) + 1 : p;
     const void* nl = std::memchr(m, '\n', static_cast<std::size_t>(end - m));

@@ -6,7 +6,6 @@
 
 namespace forgemeter::cli {
 
-void add_lease(CLI::App&, Action&) {}
 void add_fetch(CLI::App&, Action&) {}
 void add_demo(CLI::App&, Action&) {}
 

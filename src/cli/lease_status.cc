@@ -1,0 +1,68 @@
+#include "cli/lease_status.h"
+
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/duration.h"
+#include "cli/errors.h"
+#include "cli/render.h"
+#include "cli/store_uri.h"
+#include "cli/timefmt.h"
+
+namespace forgemeter::cli {
+
+namespace {
+
+struct StatusArgs {
+  std::string store, name;
+  bool json = false;
+};
+
+std::string iso_ms(UtcMillis t) {
+  auto ms = t.time_since_epoch().count() % 1000;
+  std::string s = instant_text(std::chrono::floor<std::chrono::seconds>(t));
+  return fmt::format("{}.{:03}Z", s.substr(0, s.size() - 1), ms);
+}
+
+int run_status(const StatusArgs& a) {
+  auto store = open_store(a.store);
+  const Clock& clock = system_clock();
+  LeaseResult r = store->inspect(a.name, Deadline::after(clock, std::chrono::seconds(10)));
+  if (r.status == LeaseStatus::invalid) throw UsageError(r.error);
+  if (!r.answered()) throw Failure(fmt::format("the lease store did not answer: {}; check --store and the server", r.error));
+  const bool held = r.status == LeaseStatus::granted;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(r.expiry - clock.now()).count();
+  std::string out;
+  if (a.json) {
+    out = fmt::format(R"({{"name":{},"held":{},"holder":{},"expiry":{},"expires_in_ms":{},"expired":{},"term":{}}})",
+                      json_quote(a.name), held, held ? json_quote(r.holder) : "null",
+                      held ? json_quote(iso_ms(r.expiry)) : "null", held ? fmt::to_string(left) : "null",
+                      held && left <= 0, r.term);
+  } else if (!held) {
+    out = r.term == 0 ? fmt::format("lease \"{}\": free (never taken)", a.name)
+                      : fmt::format("lease \"{}\": free (term {})", a.name, r.term);
+  } else if (left > 0) {
+    out = fmt::format("lease \"{}\": held by {} until {} (in {}), term {}", a.name, r.holder, iso_ms(r.expiry),
+                      format_duration(std::chrono::milliseconds(left)), r.term);
+  } else {
+    out = fmt::format("lease \"{}\": held by {}, expired at {} ({} ago; anyone may take it), term {}", a.name, r.holder,
+                      iso_ms(r.expiry), format_duration(std::chrono::milliseconds(-left)), r.term);
+  }
+  std::puts(out.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_lease_status(CLI::App& lease, Action& action) {
+  auto a = std::make_shared<StatusArgs>();
+  CLI::App* cmd = lease.add_subcommand("status", "Print a lease's holder, expiry and term (or that it is free). Exit 1 when the store does not answer.");
+  cmd->add_option("--store", a->store, "memory: or a PostgreSQL conninfo / postgresql:// URI")->required();
+  cmd->add_option("NAME", a->name, "the lease's name")->required();
+  cmd->add_flag("--json", a->json, "one JSON object: name, held, holder, expiry, expires_in_ms, expired, term");
+  cmd->callback([a, &action] { action = [a] { return run_status(*a); }; });
+}
+
+}  // namespace forgemeter::cli
