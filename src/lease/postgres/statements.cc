@@ -68,11 +68,17 @@ std::string create_table_serialised_sql(const std::string& t) {
 // back unchanged, so RETURNING always reports the row as it stands under the
 // lock, and `granted` is simply "the owner is now the caller".
 //
-// renew / release: one UPDATE conditioned on the owner; under READ COMMITTED
-// it re-checks that condition on the latest version after any lock wait. Only
-// when it matched nothing, the row is read FOR UPDATE (its latest version) to
-// report who holds it — so release tells "free" (not_held) from "another's"
-// (lost) on the locked row, never on a stale snapshot.
+// renew: one UPDATE of the row, whose SET changes it only when the caller
+// holds it; like the upsert it locks the latest version and decides on it
+// (READ COMMITTED re-reads it after any wait), and a refusal writes the row
+// back unchanged so RETURNING reports the holder as it stands. It never
+// inserts: no row, no lease, no answer row.
+//
+// release: one UPDATE conditioned on the owner (re-checked on the latest
+// version); only when it matched nothing, the row is read FOR UPDATE (its
+// latest version) to report who holds it — so release tells "free"
+// (not_held) from "another's" (lost) on the locked row, never on a stale
+// snapshot.
 std::string prepare_sql(const std::string& t) {
   // Generic plans from the first execution: every statement is a primary-key
   // lookup whatever the parameters, and re-planning would cost more than it runs.
@@ -92,22 +98,18 @@ std::string prepare_sql(const std::string& t) {
       "       RETURNING l.owner = $2, l.owner, l.expiry_ms, l.term)\n"
       "SELECT * FROM up UNION ALL SELECT false, owner, expiry_ms, term FROM cur WHERE NOT EXISTS (SELECT 1 FROM up);\n"
       "PREPARE {ren}(text, text, bigint, bigint) AS\n"
-      "WITH upd AS (UPDATE {t} AS l SET expiry_ms = greatest(l.expiry_ms, $4),\n"
-      "                                 renewed_at_ms = greatest(l.renewed_at_ms, $3)\n"
-      "             WHERE l.name = $1 AND l.owner = $2 RETURNING l.owner, l.expiry_ms, l.term),\n"
-      "{held}\n"
-      "SELECT true, owner, expiry_ms, term FROM upd UNION ALL SELECT false, owner, expiry_ms, term FROM held;\n"
+      "UPDATE {t} AS l SET\n"
+      "  expiry_ms = CASE WHEN l.owner = $2 THEN greatest(l.expiry_ms, $4) ELSE l.expiry_ms END,\n"
+      "  renewed_at_ms = CASE WHEN l.owner = $2 THEN greatest(l.renewed_at_ms, $3) ELSE l.renewed_at_ms END\n"
+      "WHERE l.name = $1 RETURNING coalesce(l.owner = $2, false), l.owner, l.expiry_ms, l.term;\n"
       "PREPARE {rel}(text, text) AS\n"
       "WITH upd AS (UPDATE {t} AS l SET owner = NULL, expiry_ms = 0\n"
       "             WHERE l.name = $1 AND l.owner = $2 RETURNING l.term),\n"
-      "{held}\n"
+      "held AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM upd) FOR UPDATE)\n"
       "SELECT true, NULL::text, 0::bigint, term FROM upd UNION ALL SELECT false, owner, expiry_ms, term FROM held;\n"
       "PREPARE {ins}(text) AS SELECT owner, expiry_ms, term FROM {t} WHERE name = $1;\n",
       fmt::arg("t", t), fmt::arg("acq", kAcquire), fmt::arg("ren", kRenew), fmt::arg("rel", kRelease),
-      fmt::arg("ins", kInspect), fmt::arg("G", "(l.owner IS NULL OR l.owner = $2 OR l.expiry_ms <= $3)"),
-      fmt::arg("held", fmt::format("held AS (SELECT owner, expiry_ms, term FROM {} WHERE name = $1\n"
-                                   "          AND NOT EXISTS (SELECT 1 FROM upd) FOR UPDATE)",
-                                   t)));
+      fmt::arg("ins", kInspect), fmt::arg("G", "(l.owner IS NULL OR l.owner = $2 OR l.expiry_ms <= $3)"));
 }
 
 }  // namespace forgemeter::pg
