@@ -159,6 +159,12 @@ TEST_CASE("postgres fault: a stopped server answers no_answer at once; the store
   auto back = store.renew("gate", "a", t0 + 2s, 10s, within(5s));
   CHECK(back.status == LeaseStatus::granted);
   CHECK(back.term == 1);
+
+  // The same table over the server's Unix socket: a conninfo is libpq's.
+  PostgresStore local({.conninfo = server->socket_conninfo(), .table = "leases"});
+  auto seen = local.acquire("gate", "b", t0 + 3s, 10s, within(5s));
+  CHECK(seen.status == LeaseStatus::refused);
+  CHECK(seen.holder == "a");
 }
 
 TEST_CASE("postgres fault: every pooled connection stuck; a call waiting for one ends at its deadline") {

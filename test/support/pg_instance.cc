@@ -124,6 +124,10 @@ std::string PrivatePg::conninfo() const {
   return "host=127.0.0.1 port=" + std::to_string(port_) + " user=postgres dbname=postgres";
 }
 
+std::string PrivatePg::socket_conninfo() const {
+  return "host=" + dir_ + " port=" + std::to_string(port_) + " user=postgres dbname=postgres";
+}
+
 bool PrivatePg::try_start() {
   const std::string opts = "-c listen_addresses=127.0.0.1 -p " + std::to_string(port_) + " -k " + dir_ +
                            " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100";

@@ -27,7 +27,8 @@ class PrivatePg {
   // Where the server's binaries are, or empty when there are none.
   static std::string bin_dir();
 
-  std::string conninfo() const;
+  std::string conninfo() const;         // TCP on 127.0.0.1
+  std::string socket_conninfo() const;  // the Unix socket in its directory
   int port() const { return port_; }
   bool running() const { return running_; }
 
