@@ -1,5 +1,6 @@
 // The sink: order, failures, and not stalling request threads; the Prometheus view.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -107,10 +108,23 @@ TEST_CASE("prometheus: cumulative counters across hours, the live hour included,
   CHECK(meter.prometheus() == text);  // reading it changes nothing
 }
 
-TEST_CASE("the default sink is stderr, and an empty MeterOptions works") {
+TEST_CASE("the default sink writes each line to stderr with a newline; an empty MeterOptions works") {
   Meter meter;
   CHECK(&meter.clock() == &system_clock());
-  CHECK(static_cast<bool>(stderr_sink()));
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const int saved = ::dup(STDERR_FILENO);
+  ::dup2(fds[1], STDERR_FILENO);
+  const auto sink = stderr_sink();
+  sink("forge HTTP: 1 requests");
+  sink("second");
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  ::close(fds[1]);
+  char buf[128];
+  const auto n = ::read(fds[0], buf, sizeof buf);
+  ::close(fds[0]);
+  CHECK(std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0) == "forge HTTP: 1 requests\nsecond\n");
 }
 
 TEST_CASE("prometheus: label values are escaped as the exposition format asks") {
