@@ -134,7 +134,14 @@ class Campaign {
       release(false);
       throw;
     }
-    const Held held = hold(*state, sent.steady, wake.get_token(), done);
+    Held held{Ending::stopped, {}};
+    try {
+      held = hold(*state, sent.steady, wake.get_token(), done);
+    } catch (...) {  // a store that throws (it should not): end the term, keep no thread behind
+      state->end();
+      worker.join();
+      throw;
+    }
     state->end();  // stop first ...
     if (held.how == Ending::refused) events_.post(text_.lost(number, held.holder));  // ... log after
     if (held.how == Ending::stepped_down) events_.post(text_.stepped_down(number, t_.proof_window()));
