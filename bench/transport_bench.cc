@@ -10,12 +10,17 @@
 // and records every request and answer (with its rate-limit headers) to a
 // Meter.
 //
-// BM_Paired is the number to read: it alternates batches of 32 bare and 32
+// BM_Paired is the number to read: it alternates batches of 200 bare and 200
 // metered requests inside one benchmark (so load drift on a shared machine
 // hits both alike) and reports bare_rps, metered_rps and ratio =
-// metered_rps / bare_rps. BM_BareCurl and BM_MeteredTransport run each alone.
+// metered_rps / bare_rps, plus the client thread's CPU time per request
+// (bare_cpu_us, metered_cpu_us; the forge's threads are not in it), which is
+// steadier than wall time on a loaded machine. BM_BareCurl and
+// BM_MeteredTransport run each alone.
 #include <benchmark/benchmark.h>
 #include <curl/curl.h>
+
+#include <time.h>
 
 #include <chrono>
 #include <memory>
@@ -29,6 +34,13 @@ namespace {
 
 namespace tf = forgemeter::testforge;
 using Steady = std::chrono::steady_clock;
+
+// CPU time of the calling thread.
+std::chrono::nanoseconds thread_cpu() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
 
 tf::Forge& forge() {
   static tf::Forge f({.installation_limit = 1u << 30, .record_limit = 0});
@@ -105,19 +117,25 @@ void BM_Alone(benchmark::State& state) {
 void BM_Paired(benchmark::State& state) {
   Bare bare;
   Metered metered;
-  constexpr int kBatch = 32;
+  constexpr int kBatch = 200;
   Steady::duration bare_time{}, metered_time{};
+  std::chrono::nanoseconds bare_cpu{}, metered_cpu{};
   std::int64_t n = 0;
   for (auto _ : state) {
-    auto t0 = Steady::now();
+    const auto t0 = Steady::now();
+    const auto c0 = thread_cpu();
     for (int i = 0; i < kBatch; ++i)
       if (!bare.once()) state.SkipWithError("bare perform failed");
-    auto t1 = Steady::now();
+    const auto t1 = Steady::now();
+    const auto c1 = thread_cpu();
     for (int i = 0; i < kBatch; ++i)
       if (!metered.once()) state.SkipWithError("metered perform failed");
-    auto t2 = Steady::now();
+    const auto t2 = Steady::now();
+    const auto c2 = thread_cpu();
     bare_time += t1 - t0;
     metered_time += t2 - t1;
+    bare_cpu += c1 - c0;
+    metered_cpu += c2 - c1;
     n += kBatch;
   }
   const double bare_rps = static_cast<double>(n) / std::chrono::duration<double>(bare_time).count();
@@ -125,6 +143,8 @@ void BM_Paired(benchmark::State& state) {
   state.counters["bare_rps"] = bare_rps;
   state.counters["metered_rps"] = metered_rps;
   state.counters["ratio"] = metered_rps / bare_rps;
+  state.counters["bare_cpu_us"] = static_cast<double>(bare_cpu.count()) / 1e3 / static_cast<double>(n);
+  state.counters["metered_cpu_us"] = static_cast<double>(metered_cpu.count()) / 1e3 / static_cast<double>(n);
 }
 
 }  // namespace

@@ -55,6 +55,7 @@ class HopCounter {
   std::vector<Hop>& hops() noexcept { return hops_; }
   // The latest answer block's headers (when keep_headers) and rate-limit values.
   const std::vector<Header>& headers() const noexcept { return headers_; }
+  std::vector<Header> take_headers() noexcept { return std::move(headers_); }
   const std::string& remaining() const noexcept { return remaining_; }
   const std::string& retry_after() const noexcept { return retry_after_; }
   const std::string& reset() const noexcept { return reset_; }

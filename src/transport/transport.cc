@@ -138,7 +138,7 @@ Response Transport::perform(const Request& req) {
   bool with_body = !req.body.empty() || method == "POST" || method == "PUT" || method == "PATCH";
   auto finish = [&](int status) {
     res.status = status;
-    res.headers = counter.headers();
+    res.headers = counter.take_headers();
     res.hops = std::move(counter.hops());
     return std::move(res);
   };
