@@ -154,7 +154,7 @@ Response Transport::perform(const Request& req) {
         res.error = {TransportErrc::lane_refused,
                      "lane " + std::string(lane.name()) +
                          " is elected and this process holds no valid term: request not sent"};
-        return finish(kNoAnswer);
+        return finish(counter.hops().empty() ? kNoAnswer : counter.hops().back().status);
       }
       impl_->pool.reset(h);
       error_buffer[0] = '\0';

@@ -143,3 +143,33 @@ TEST_CASE("CurlMeter chains the user's callbacks and restores them afterwards") 
   CHECK(rig.forge().truth().total() == 2);
   CHECK_THROWS_AS(forgemeter::CurlMeter(nullptr, rig.meter()), std::invalid_argument);
 }
+
+TEST_CASE("a 100 Continue is not an answer: one request, one 2xx (CurlMeter and Transport)") {
+  Rig rig;
+  curl_slist* resolve = nullptr;
+  for (const auto& e : rig.forge().resolve()) resolve = curl_slist_append(resolve, e.c_str());
+  curl_slist* expect = curl_slist_append(nullptr, "Expect: 100-continue");
+  CURL* h = curl_easy_init();
+  curl_easy_setopt(h, CURLOPT_RESOLVE, resolve);
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, expect);
+  curl_easy_setopt(h, CURLOPT_POSTFIELDS, "body");
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
+  curl_easy_setopt(h, CURLOPT_URL, rig.url("api.forge.test", "/echo").c_str());
+  {
+    forgemeter::CurlMeter metered(h, rig.meter());
+    REQUIRE(metered.perform() == CURLE_OK);
+    REQUIRE(metered.hops().size() == 1);
+    CHECK(metered.hops()[0].status == 200);
+  }
+  curl_easy_cleanup(h);
+  curl_slist_free_all(expect);
+  curl_slist_free_all(resolve);
+  auto res = rig.transport().perform({.method = "POST", .url = rig.url("api.forge.test", "/echo"),
+                                      .headers = {{"Expect", "100-continue"}}, .body = "body"});
+  REQUIRE(res.ok());
+  CHECK(res.hops.size() == 1);
+  const auto c = rig.counted();
+  CHECK(c.total == 2);
+  CHECK(c.answered(rig.host("api.forge.test"), forgemeter::AnswerClass::ok2xx) == 2);
+  CHECK(c.answered(rig.host("api.forge.test"), forgemeter::AnswerClass::none) == 0);
+}
