@@ -22,6 +22,12 @@ void GroundTruth::record(ReceivedRequest r, int remote_port) {
   ++by_host_lane_[{r.host, r.lane}];
   connections_.emplace(r.listener_port, remote_port);
   if (records_.size() < record_limit_) records_.push_back(std::move(r));
+  counted_.notify_all();
+}
+
+bool GroundTruth::await_total(std::uint64_t n, std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mu_);
+  return counted_.wait_for(lock, timeout, [&] { return total_ >= n; });
 }
 
 std::uint64_t GroundTruth::total() const {

@@ -9,6 +9,8 @@
 // Thread-safety: every method may be called from any thread at once.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -41,6 +43,9 @@ class GroundTruth {
   void record(ReceivedRequest r, int remote_port);
 
   std::uint64_t total() const;
+  // Blocks until total() >= n (true) or `timeout` passed (false): for a request
+  // the client gave up on, which the server may count only after that.
+  bool await_total(std::uint64_t n, std::chrono::milliseconds timeout) const;
   std::map<std::string, std::uint64_t> by_host() const;
   std::map<std::string, std::uint64_t> by_lane() const;  // "" = no lane header
   std::map<std::pair<std::string, std::string>, std::uint64_t> by_host_and_lane() const;
@@ -52,6 +57,7 @@ class GroundTruth {
  private:
   const std::size_t record_limit_;
   mutable std::mutex mu_;
+  mutable std::condition_variable counted_;
   std::uint64_t total_ = 0;
   std::map<std::pair<std::string, std::string>, std::uint64_t> by_host_lane_;
   std::vector<ReceivedRequest> records_;
