@@ -7,6 +7,5 @@
 namespace forgemeter::cli {
 
 void add_fetch(CLI::App&, Action&) {}
-void add_demo(CLI::App&, Action&) {}
 
 }  // namespace forgemeter::cli
