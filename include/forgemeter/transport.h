@@ -33,9 +33,13 @@
 // server offers it (ALPN); HTTP/1.1 otherwise. The only way to skip
 // verification is the option named insecure_skip_tls_verify_for_tests.
 //
-// Connections, TLS sessions and DNS answers are shared by every request of
-// one Transport (a libcurl share plus a pool of easy handles; each handle is
-// reset before every request, so no state leaks from one request to the next).
+// Reuse: DNS answers and TLS sessions are shared by every request of one
+// Transport (a libcurl share); keep-alive connections live in a pool of easy
+// handles (libcurl does not support sharing connections between concurrent
+// threads), so a request reuses the connections of the handle it takes — the
+// most recently returned one. Each handle is reset before every request and
+// hop (curl_easy_reset keeps its connections), so no option or per-handle
+// state, such as libcurl 7.88's dead-connection resend budget, carries over.
 //
 // Thread-safety: perform() and the gate methods may be called from any number
 // of threads at once. Ownership: the Transport owns its libcurl handles; the
@@ -90,7 +94,7 @@ enum class TransportErrc : std::uint8_t {
   redirect_limit,          // more than max_redirects hops (a loop ends here)
   redirect_refused,        // a redirect to a scheme other than http/https, or without a usable Location
   budget_exhausted,        // 403/429 with X-RateLimit-Remaining 0: the primary budget is spent (never retried)
-  secondary_rate_limited,  // 403/429 with Retry-After beyond the policy's maximum (or retries exhausted)
+  secondary_rate_limited,  // 403/429 with Retry-After not retried: retries off or used up, or over the maximum
   lane_refused,            // the request's lane is gated and its gate reads false: nothing was sent
   cancelled,               // Request::stop fired during a retry wait
   other,                   // any other libcurl failure
