@@ -122,7 +122,11 @@ class Term {
   // watcher thread, so it turns false on time even if the campaign thread is
   // stalled in a store call.
   bool valid() const noexcept;
-  std::uint64_t number() const noexcept;  // the fencing token
+  // The fencing token: the store's term (lease.h). It fences other owners: a
+  // later term of this same campaign carries the same number when the lease
+  // never changed hands in between (re-won after a step-down whose release
+  // got no answer, before anyone else took it).
+  std::uint64_t number() const noexcept;
   std::stop_token stop_token() const noexcept;
   UtcMillis started() const noexcept;     // the wall stamp of the acquire that began the term
   SteadyTime deadline() const noexcept;   // the current step-down deadline (moves on with each proven renewal)
