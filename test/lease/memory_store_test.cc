@@ -13,3 +13,19 @@ struct MemoryFactory final : forgemeter::conformance::StoreFactory {
 }  // namespace
 
 FORGEMETER_LEASE_CONFORMANCE("memory", MemoryFactory)
+
+TEST_CASE("memory store: names taken stay (their terms are kept); invalid calls and refusals add none") {
+  using namespace std::chrono_literals;
+  forgemeter::MemoryStore store;
+  const auto dl = forgemeter::Deadline::after(forgemeter::system_clock(), 5s);
+  const forgemeter::WallTime t0{std::chrono::milliseconds(1'790'000'000'000)};
+  CHECK(store.size() == 0);
+  CHECK(store.renew("a", "x", t0, 10s, dl).status == forgemeter::LeaseStatus::refused);
+  CHECK(store.release("a", "x", dl).status == forgemeter::LeaseStatus::not_held);
+  CHECK(store.acquire("", "x", t0, 10s, dl).status == forgemeter::LeaseStatus::invalid);
+  CHECK(store.size() == 0);
+  CHECK(store.acquire("a", "x", t0, 10s, dl).status == forgemeter::LeaseStatus::granted);
+  CHECK(store.acquire("b", "x", t0, 10s, dl).status == forgemeter::LeaseStatus::granted);
+  CHECK(store.release("a", "x", dl).status == forgemeter::LeaseStatus::released);
+  CHECK(store.size() == 2);
+}
