@@ -16,7 +16,10 @@
 // metered_rps / bare_rps, plus the client thread's CPU time per request
 // (bare_cpu_us, metered_cpu_us; the forge's threads are not in it), which is
 // steadier than wall time on a loaded machine. BM_BareCurl and
-// BM_MeteredTransport run each alone.
+// BM_MeteredTransport run each alone. BM_Steps splits the metered cost: the
+// bare handle plus only the counting callbacks and Meter (counter_cpu_us),
+// plus only the per-request reset and options (reset_cpu_us), and the whole
+// Transport (transport_cpu_us), in blocks of 500, client CPU per request.
 #include <benchmark/benchmark.h>
 #include <curl/curl.h>
 
@@ -29,6 +32,8 @@
 #include "forgemeter/meter.h"
 #include "forgemeter/transport.h"
 #include "testforge/forge.h"
+#include "transport/easy_options.h"
+#include "transport/hop_counter.h"
 
 namespace {
 
@@ -77,6 +82,28 @@ class Bare {
     const bool ok = curl_easy_perform(h_) == CURLE_OK;
     benchmark::DoNotOptimize(body_.data());
     return ok;
+  }
+  // The same request with the transport's counting callbacks and a Meter.
+  bool counted(forgemeter::Meter& meter) {
+    namespace td = forgemeter::transport_detail;
+    td::HopCounter counter(meter, forgemeter::Lane::other(), 101, url_);
+    counter.keep_headers(true);
+    counter.attach(h_);
+    body_.clear();
+    const CURLcode rc = curl_easy_perform(h_);
+    counter.finish(h_, rc);
+    return rc == CURLE_OK;
+  }
+  // The same request after the transport's reset and options (no counting).
+  bool reset_each_time(const forgemeter::TransportOptions& o) {
+    namespace td = forgemeter::transport_detail;
+    curl_easy_reset(h_);
+    char error[CURL_ERROR_SIZE];
+    td::ConnectionSettings s{&o, nullptr, false, o.connect_timeout, o.timeout, &body_, error};
+    td::apply_connection(h_, s);
+    static const std::string get = "GET", none;
+    td::apply_hop(h_, get, url_, headers_, none, false);
+    return once();
   }
 
  private:
@@ -147,8 +174,39 @@ void BM_Paired(benchmark::State& state) {
   state.counters["metered_cpu_us"] = static_cast<double>(metered_cpu.count()) / 1e3 / static_cast<double>(n);
 }
 
+void BM_Steps(benchmark::State& state) {
+  Bare bare, with_counter, with_reset;
+  Metered metered;
+  forgemeter::Meter meter({.sink = [](std::string_view) {}});
+  const forgemeter::TransportOptions options{.meter = &meter};
+  constexpr int kBlock = 500;
+  std::chrono::nanoseconds cpu[4]{};
+  std::int64_t n = 0;
+  for (auto _ : state) {
+    auto c = thread_cpu();
+    auto lap = [&](int i) {
+      const auto now = thread_cpu();
+      cpu[i] += now - c;
+      c = now;
+    };
+    for (int i = 0; i < kBlock; ++i) bare.once();
+    lap(0);
+    for (int i = 0; i < kBlock; ++i) with_counter.counted(meter);
+    lap(1);
+    for (int i = 0; i < kBlock; ++i) with_reset.reset_each_time(options);
+    lap(2);
+    for (int i = 0; i < kBlock; ++i) metered.once();
+    lap(3);
+    n += kBlock;
+  }
+  const char* names[] = {"bare_cpu_us", "counter_cpu_us", "reset_cpu_us", "transport_cpu_us"};
+  for (int i = 0; i < 4; ++i)
+    state.counters[names[i]] = static_cast<double>(cpu[i].count()) / 1e3 / static_cast<double>(n);
+}
+
 }  // namespace
 
+BENCHMARK(BM_Steps)->Iterations(6)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Paired)->MinTime(3.0)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_Alone, Bare)->Name("BM_BareCurl")->MinTime(1.0)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_Alone, Metered)->Name("BM_MeteredTransport")->MinTime(1.0)->UseRealTime();
