@@ -30,8 +30,10 @@ std::string lane_color(std::size_t index) { return kPalette[index % std::size(kP
 
 std::string render_svg_chart(const ReportData& r) {
   const auto lanes = all_lanes(r.hours);
-  const double left = 70, top = 30, plot_h = 300, bar_w = std::clamp(640.0 / static_cast<double>(std::max<std::size_t>(r.hours.size(), 1)), 8.0, 48.0);
-  const double slot = bar_w * 1.35, plot_w = std::max(slot * static_cast<double>(r.hours.size()), 320.0);
+  const double n_hours = static_cast<double>(std::max<std::size_t>(r.hours.size(), 1));
+  const double left = 70, top = 30, plot_h = 300;
+  const double plot_w = std::max(std::clamp(640.0 / n_hours, 8.0, 48.0) * 1.35 * n_hours, 360.0);
+  const double slot = plot_w / n_hours, bar_w = std::min(slot / 1.35, 90.0);
   const double width = left + plot_w + 20, height = top + plot_h + 70 + 22.0 * static_cast<double>((lanes.size() + 3) / 4);
 
   double peak = 1;

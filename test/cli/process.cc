@@ -112,6 +112,41 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   return r;
 }
 
+Spawned spawn_process(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
+                      const std::vector<std::pair<std::string, std::string>>& env) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> env_store;
+  for (char** e = environ; *e != nullptr; ++e) env_store.emplace_back(*e);
+  for (const auto& [k, v] : env) env_store.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_store) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_store = argv;
+  for (auto& s : argv_store) args.push_back(s.data());
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) throw std::runtime_error(std::string("cannot start ") + argv.at(0) + ": " + std::strerror(rc));
+  return {pid, out_path, err_path};
+}
+
+int wait_exit(int pid, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    int status = 0;
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (r < 0 && errno != EINTR) return -2;
+    if (std::chrono::steady_clock::now() >= deadline) return -1;
+    usleep(5000);  // polling a child's exit; waitpid has no timeout
+  }
+}
+
 TempDir::TempDir() {
   const char* base = std::getenv("TMPDIR");
   std::string tmpl = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/forgemeter-cli-test.XXXXXX";

@@ -24,6 +24,17 @@ struct ProcessOptions {
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
+// A child left running: its stdout and stderr go to files.
+struct Spawned {
+  int pid = -1;
+  std::string out_path, err_path;
+};
+Spawned spawn_process(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
+                      const std::vector<std::pair<std::string, std::string>>& env = {});
+// Waits for a spawned child (in real time, at most `timeout`); its exit code
+// (128 + signal), or -1 when it is still running at the timeout.
+int wait_exit(int pid, std::chrono::milliseconds timeout);
+
 // The forgemeter binary under test (compile definition FORGEMETER_BIN).
 std::string forgemeter_bin();
 
