@@ -4,8 +4,9 @@
 //   build/<dir>/bench/transport_bench --benchmark_repetitions=5
 //
 // Both send GET /repos/o/r/pulls/1 to api.forge.test (resolved to 127.0.0.1)
-// with `Authorization: Bearer inst-101`, keep their connection alive and
-// collect the body into a string. The Transport also resets its pooled handle
+// with `Authorization: Bearer inst-101` and `User-Agent: forgemeter`, keep
+// their connection alive and collect the body and the answer's headers into
+// memory (the bare handle into two strings). The Transport also resets its pooled handle
 // and re-applies its options per request, runs the per-hop counting callbacks
 // and records every request and answer (with its rate-limit headers) to a
 // Meter.
@@ -53,8 +54,8 @@ tf::Forge& forge() {
 }
 std::string bench_url() { return forge().url("api.forge.test", "/repos/o/r/pulls/1"); }
 
-std::size_t collect(char* d, std::size_t size, std::size_t n, void* body) {
-  static_cast<std::string*>(body)->append(d, size * n);
+std::size_t collect(char* d, std::size_t size, std::size_t n, void* sink) {
+  static_cast<std::string*>(sink)->append(d, size * n);
   return size * n;
 }
 
@@ -69,18 +70,24 @@ class Bare {
     curl_easy_setopt(h_, CURLOPT_HTTPHEADER, headers_);
     curl_easy_setopt(h_, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h_, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(h_, CURLOPT_USERAGENT, "forgemeter");  // what the Transport sends
     curl_easy_setopt(h_, CURLOPT_WRITEFUNCTION, collect);
     curl_easy_setopt(h_, CURLOPT_WRITEDATA, &body_);
+    // The caller gets the answer's headers too, as from the Transport.
+    curl_easy_setopt(h_, CURLOPT_HEADERFUNCTION, collect);
+    curl_easy_setopt(h_, CURLOPT_HEADERDATA, &headers_in_);
   }
   ~Bare() {
     curl_easy_cleanup(h_);
     curl_slist_free_all(headers_);
     curl_slist_free_all(resolve_);
   }
-  bool once() {
+  [[gnu::noinline]] bool once() {  // noinline: callgrind reports its cost per call
     body_.clear();
+    headers_in_.clear();
     const bool ok = curl_easy_perform(h_) == CURLE_OK;
     benchmark::DoNotOptimize(body_.data());
+    benchmark::DoNotOptimize(headers_in_.data());
     return ok;
   }
   // The same request with the transport's counting callbacks and a Meter.
@@ -103,6 +110,8 @@ class Bare {
     td::apply_connection(h_, s);
     static const std::string get = "GET", none;
     td::apply_hop(h_, get, url_, headers_, none, false);
+    curl_easy_setopt(h_, CURLOPT_HEADERFUNCTION, collect);
+    curl_easy_setopt(h_, CURLOPT_HEADERDATA, &headers_in_);
     return once();
   }
 
@@ -112,6 +121,7 @@ class Bare {
   curl_slist* resolve_ = nullptr;
   curl_slist* headers_ = nullptr;
   std::string body_;
+  std::string headers_in_;
 };
 
 // The metered Transport, as a forge client would use it.
@@ -121,7 +131,7 @@ class Metered {
       : meter_({.sink = [](std::string_view) {}}),
         transport_({.meter = &meter_, .resolve = forge().resolve()}),
         req_{.url = bench_url(), .lane = forgemeter::Lane{"bench"}, .installation = 101, .bearer = "inst-101"} {}
-  bool once() {
+  [[gnu::noinline]] bool once() {
     auto res = transport_.perform(req_);
     benchmark::DoNotOptimize(res.body.data());
     return res.ok() && res.status == 200;
@@ -210,5 +220,9 @@ BENCHMARK(BM_Steps)->Iterations(6)->UseRealTime()->Unit(benchmark::kMillisecond)
 BENCHMARK(BM_Paired)->MinTime(3.0)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_Alone, Bare)->Name("BM_BareCurl")->MinTime(1.0)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_Alone, Metered)->Name("BM_MeteredTransport")->MinTime(1.0)->UseRealTime();
+
+// Fixed counts for `valgrind --tool=callgrind` (instructions per request; see bench/README.md).
+BENCHMARK_TEMPLATE(BM_Alone, Bare)->Name("BM_FixedBare")->Iterations(2000)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_Alone, Metered)->Name("BM_FixedMetered")->Iterations(2000)->UseRealTime();
 
 BENCHMARK_MAIN();
