@@ -33,13 +33,9 @@ int status_of(std::string_view line) noexcept {
 
 }  // namespace
 
-HopCounter::HopCounter(Meter& meter, Lane lane, std::uint64_t installation, std::string origin_url,
-                       std::string origin)
-    : meter_(meter),
-      lane_(lane),
-      installation_(installation),
-      origin_url_(std::move(origin_url)),
-      origin_(std::move(origin)) {}
+HopCounter::HopCounter(Meter& meter, Lane lane, std::uint64_t installation, std::string_view origin_url,
+                       std::string_view origin)
+    : meter_(meter), lane_(lane), installation_(installation), origin_url_(origin_url), origin_(origin) {}
 
 void HopCounter::chain(HeaderFn header, void* header_data, PrereqFn prereq, void* prereq_data) noexcept {
   next_header_ = header;
@@ -51,6 +47,7 @@ void HopCounter::chain(HeaderFn header, void* header_data, PrereqFn prereq, void
 void HopCounter::attach(CURL* h) noexcept {
   handle_ = h;
   sent_this_perform_ = false;
+  requests_this_perform_ = 0;
   curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, &HopCounter::on_prereq);
   curl_easy_setopt(h, CURLOPT_PREREQDATA, this);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &HopCounter::on_header);
@@ -70,15 +67,24 @@ int HopCounter::on_prereq(void* p, char* remote_ip, char* local_ip, int remote_p
 }
 
 void HopCounter::begin_hop(const char* url) {
+  ++requests_this_perform_;  // even if this one cannot be counted in detail
   if (pending_) answer(kNoAnswer);  // libcurl resends on a fresh connection: the last one got nothing
   try {
     Hop hop;
     hop.url = url ? url : "";
-    hop.host = host_of(hop.url);
-    hop.api = api_of_url(hop.url);
+    if (cache_ && cache_->url == hop.url) {
+      hop.host = cache_->host;
+      hop.api = cache_->api;
+    } else {
+      hop.host = host_of(hop.url);
+      hop.api = api_of_url(hop.url);
+      if (cache_) *cache_ = HopCache{hop.url, hop.host, hop.api};
+    }
     if (origin_.empty()) {  // the first hop defines the origin
-      origin_url_ = hop.url;
-      origin_ = origin_key(hop.url);
+      own_origin_url_ = hop.url;
+      own_origin_ = origin_key(hop.url);
+      origin_url_ = own_origin_url_;
+      origin_ = own_origin_;
     }
     // The request's own URL needs no parsing to know its origin.
     const bool same_origin = hop.url == origin_url_ || origin_key(hop.url) == origin_;
@@ -130,6 +136,7 @@ void HopCounter::header_line(std::string_view raw) {
     block_status_ = status_of(line);
     if (block_status_ >= 200) {
       headers_.clear();
+      if (keep_headers_) headers_.reserve(16);  // a forge's usual answer: no regrowth
       limit_.clear();
       remaining_.clear();
       reset_.clear();

@@ -34,18 +34,31 @@ namespace forgemeter::transport_detail {
 using HeaderFn = std::size_t (*)(char*, std::size_t, std::size_t, void*);
 using PrereqFn = int (*)(void*, char*, char*, int, int);
 
+// The host and API of the last hop URL seen on one handle: a request that
+// goes to the same URL again is not parsed again.
+struct HopCache {
+  std::string url, host;
+  Api api = Api::rest;
+};
+
 class HopCounter {
  public:
   // `origin_url`: the request's own URL (where its installation's credential
   // goes) and `origin` its origin_key(); both "" = those of the first hop.
-  HopCounter(Meter& meter, Lane lane, std::uint64_t installation, std::string origin_url = {},
-             std::string origin = {});
+  // Both are viewed, not copied: they must outlive the counter.
+  HopCounter(Meter& meter, Lane lane, std::uint64_t installation, std::string_view origin_url = {},
+             std::string_view origin = {});
+  HopCounter(const HopCounter&) = delete;  // views its own strings
+  HopCounter& operator=(const HopCounter&) = delete;
 
   // Keep the headers of the latest answer block (for Response::headers).
   void keep_headers(bool on) noexcept { keep_headers_ = on; }
   // Callbacks to call after ours (set by a CurlMeter user).
   void chain(HeaderFn header, void* header_data, PrereqFn prereq, void* prereq_data) noexcept;
 
+  // Reuse (and update) `cache` for the hops' host and API; it must outlive
+  // the performs.
+  void use_cache(HopCache* cache) noexcept { cache_ = cache; }
   // Installs the callbacks on `h` for the next perform.
   void attach(CURL* h) noexcept;
   // Closes the books on one perform that returned `rc`.
@@ -59,8 +72,10 @@ class HopCounter {
   const std::string& remaining() const noexcept { return remaining_; }
   const std::string& retry_after() const noexcept { return retry_after_; }
   const std::string& reset() const noexcept { return reset_; }
-  // Whether the latest perform put anything on the wire.
+  // Whether the latest perform put anything on the wire, and how many
+  // requests (more than one: libcurl resent on a fresh connection).
   bool sent_in_last_perform() const noexcept { return sent_this_perform_; }
+  int requests_in_last_perform() const noexcept { return requests_this_perform_; }
 
  private:
   static int on_prereq(void* self, char* remote_ip, char* local_ip, int remote_port, int local_port);
@@ -72,9 +87,11 @@ class HopCounter {
   Meter& meter_;
   Lane lane_;
   std::uint64_t installation_;
-  std::string origin_url_;
-  std::string origin_;
+  std::string_view origin_url_;
+  std::string_view origin_;
+  std::string own_origin_url_, own_origin_;  // the first hop's, when none was given
   CURL* handle_ = nullptr;
+  HopCache* cache_ = nullptr;
   HeaderFn next_header_ = nullptr;
   void* next_header_data_ = nullptr;
   PrereqFn next_prereq_ = nullptr;
@@ -84,6 +101,7 @@ class HopCounter {
   std::uint64_t hop_installation_ = 0;  // the installation the pending hop is charged to
   bool pending_ = false;                // the last hop was sent and is not answered yet
   bool sent_this_perform_ = false;
+  int requests_this_perform_ = 0;
   bool keep_headers_ = false;
   int block_status_ = 0;                // status of the header block being read; 0 = none
   std::vector<Header> headers_;
