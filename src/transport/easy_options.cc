@@ -53,7 +53,6 @@ std::string check_resolve_entry(const std::string& entry) {
 void apply_connection(CURL* h, const ConnectionSettings& s) noexcept {
   const TransportOptions& o = *s.options;
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s.error_buffer);
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);  // the transport follows redirects itself
   curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
@@ -65,11 +64,16 @@ void apply_connection(CURL* h, const ConnectionSettings& s) noexcept {
     curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &blob);
   }
   if (s.load_resolve && s.resolve) curl_easy_setopt(h, CURLOPT_RESOLVE, s.resolve);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ms(s.connect_timeout));
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, ms(s.timeout));
   curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(h, CURLOPT_USERAGENT, o.user_agent.c_str());
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
+  apply_request(h, s);
+}
+
+void apply_request(CURL* h, const ConnectionSettings& s) noexcept {
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s.error_buffer);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ms(s.connect_timeout));
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, ms(s.timeout));
   curl_easy_setopt(h, CURLOPT_WRITEDATA, s.body_sink);
 }
 

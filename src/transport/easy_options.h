@@ -3,7 +3,9 @@
 // apply_connection() sets what does not change between hops: TLS verification
 // (always on unless insecure_skip_tls_verify_for_tests), CA file or PEM,
 // HTTP/2 over TLS, http/https only, timeouts, no signals, the body sink.
-// apply_hop() sets the method, URL, headers and body of one hop.
+// apply_request() sets what may differ from one request to the next (and is
+// all that a handle reused without a reset needs again); apply_hop() sets the
+// method, URL, headers and body of one hop.
 #pragma once
 
 #include <curl/curl.h>
@@ -38,7 +40,11 @@ struct ConnectionSettings {
   char* error_buffer = nullptr;  // CURL_ERROR_SIZE bytes
 };
 
+// Everything, after a curl_easy_reset (calls apply_request too).
 void apply_connection(CURL* h, const ConnectionSettings& s) noexcept;
+// Only what differs between requests on one handle: timeouts, body sink,
+// error buffer.
+void apply_request(CURL* h, const ConnectionSettings& s) noexcept;
 
 // `headers` must outlive the perform; `body` is sent when `with_body`.
 void apply_hop(CURL* h, const std::string& method, const std::string& url, curl_slist* headers,

@@ -31,7 +31,7 @@ HandlePool::HandlePool() {
 }
 
 HandlePool::~HandlePool() {
-  for (auto [h, fresh] : idle_) curl_easy_cleanup(h);
+  for (auto& [h, state] : idle_) curl_easy_cleanup(h);
   curl_share_cleanup(share_);
 }
 
@@ -39,25 +39,25 @@ HandlePool::Handle HandlePool::take() {
   {
     std::lock_guard lock(mu_);
     if (!idle_.empty()) {
-      auto [h, fresh] = idle_.back();
+      auto [h, state] = std::move(idle_.back());
       idle_.pop_back();
-      return Handle(this, h, fresh);
+      return Handle(this, h, std::move(state));
     }
   }
   CURL* h = curl_easy_init();
   if (!h) throw std::bad_alloc();
   curl_easy_setopt(h, CURLOPT_SHARE, share_);
-  return Handle(this, h, true);
+  return Handle(this, h, HandleState{});
 }
 
 void HandlePool::reset(CURL* h) {
   curl_easy_reset(h);  // keeps live connections and the share
 }
 
-void HandlePool::give_back(CURL* h, bool fresh) noexcept {
+void HandlePool::give_back(CURL* h, HandleState state) noexcept {
   try {
     std::lock_guard lock(mu_);
-    idle_.emplace_back(h, fresh);
+    idle_.emplace_back(h, std::move(state));
   } catch (...) {
     curl_easy_cleanup(h);
   }

@@ -5,9 +5,10 @@
 // sharing connections between concurrent threads), so a handle taken from the
 // pool brings its live keep-alive connections with it. The pool hands out the
 // most recently returned handle first, whose connections are the warmest.
-// take() resets the handle (curl_easy_reset: options and per-handle state such
-// as libcurl's dead-connection retry counter, but not its connections) and
-// re-attaches the share.
+// reset() renews a taken handle (curl_easy_reset: options and per-handle state
+// such as libcurl's dead-connection retry counter, but not its connections or
+// the share). Each pooled handle carries a HandleState: what the Transport
+// last did with it, so it can skip the reset when nothing calls for one.
 //
 // Thread-safety: take() and the Handle destructor may run on any thread.
 #pragma once
@@ -17,9 +18,26 @@
 #include <array>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
+#include "transport/hop_counter.h"
+
 namespace forgemeter::transport_detail {
+
+// What a Transport last did with a pooled handle.
+struct HandleState {
+  bool fresh = true;          // never used (its first request loads the resolve entries)
+  // The last perform returned CURLE_OK after putting exactly one request on
+  // the wire: libcurl resent nothing, so its per-handle resend counter is
+  // still 0 and the options set for it are all still in place.
+  bool reusable = false;
+  bool with_body = false;     // the last hop's shape: method and whether a body was set
+  std::string method;
+  std::string checked_url;    // the last request URL that passed the checks...
+  std::string checked_origin; // ...and its origin_key()
+  HopCache hop;               // the last hop's URL, host and API
+};
 
 // curl_global_init, once per process (thread-safe).
 void ensure_curl_global();
@@ -33,21 +51,17 @@ class HandlePool {
 
   class Handle {
    public:
-    Handle(HandlePool* pool, CURL* h, bool fresh) : pool_(pool), h_(h), fresh_(fresh) {}
-    Handle(Handle&& o) noexcept : pool_(o.pool_), h_(o.h_), fresh_(o.fresh_) { o.h_ = nullptr; }
+    Handle(HandlePool* pool, CURL* h, HandleState state) : pool_(pool), h_(h), state_(std::move(state)) {}
+    Handle(Handle&& o) noexcept : pool_(o.pool_), h_(o.h_), state_(std::move(o.state_)) { o.h_ = nullptr; }
     Handle& operator=(Handle&&) = delete;
-    ~Handle() { if (h_) pool_->give_back(h_, fresh_); }
+    ~Handle() { if (h_) pool_->give_back(h_, std::move(state_)); }
     CURL* get() const noexcept { return h_; }
-    // True for a handle never used before (its first request loads the
-    // transport's --resolve entries into the shared DNS cache).
-    bool fresh() const noexcept { return fresh_; }
-    // Its first request is on its way (the resolve entries are loaded).
-    void used() noexcept { fresh_ = false; }
+    HandleState& state() noexcept { return state_; }
 
    private:
     HandlePool* pool_;
     CURL* h_;
-    bool fresh_;
+    HandleState state_;
   };
 
   Handle take();
@@ -55,12 +69,12 @@ class HandlePool {
   void reset(CURL* h);
 
  private:
-  void give_back(CURL* h, bool fresh) noexcept;
+  void give_back(CURL* h, HandleState state) noexcept;
 
   CURLSH* share_ = nullptr;
   std::array<std::mutex, CURL_LOCK_DATA_LAST> share_locks_;
   std::mutex mu_;
-  std::vector<std::pair<CURL*, bool>> idle_;  // handle, never used
+  std::vector<std::pair<CURL*, HandleState>> idle_;
 };
 
 }  // namespace forgemeter::transport_detail

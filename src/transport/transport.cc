@@ -4,6 +4,7 @@
 
 #include <strings.h>
 
+#include <array>
 #include <stdexcept>
 
 #include "transport/easy_options.h"
@@ -20,9 +21,15 @@ using namespace transport_detail;
 
 namespace {
 
-bool is_tchar(unsigned char c) {
-  return std::isalnum(c) || std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
-}
+// RFC 9110 tchar, as a table (checked for every byte of every header name).
+constexpr auto kTchar = [] {
+  std::array<bool, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] = true;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = t[c - 'a' + 'A'] = true;
+  for (char c : std::string_view("!#$%&'*+-.^_`|~")) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}();
+bool is_tchar(unsigned char c) { return kTchar[c]; }
 bool is_token(std::string_view s) {
   if (s.empty()) return false;
   for (unsigned char c : s)
@@ -38,37 +45,52 @@ bool is_named(std::string_view a, std::string_view b) {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
-// Why `r` cannot be sent, or "" when it can; *origin_out gets its origin_key().
-std::string check_request(const Request& r, std::string* origin_out) {
+// Why `r` cannot be sent, or "" when it can; then known.checked_origin is its
+// origin_key(). `known` remembers the last URL that passed on this handle and
+// its origin, so a request to the same URL is not parsed again (the checks
+// are the same).
+std::string check_request(const Request& r, HandleState& known) {
   if (!is_token(r.method)) return "the method \"" + one_line(r.method) + "\" is not an HTTP token";
   if (r.url.empty() || has_control(r.url) || r.url.find(' ') != std::string::npos)
     return "the URL is empty or has a space or control byte";
-  auto origin = origin_of(r.url);
-  if (!origin || origin->host.empty()) return "the URL \"" + one_line(r.url) + "\" cannot be parsed";
-  if (!allowed_scheme(origin->scheme))
-    return "only http and https URLs are sent, not \"" + one_line(origin->scheme) + "\"";
+  if (known.checked_origin.empty() || r.url != known.checked_url) {
+    auto origin = origin_of(r.url);
+    if (!origin || origin->host.empty()) return "the URL \"" + one_line(r.url) + "\" cannot be parsed";
+    if (!allowed_scheme(origin->scheme))
+      return "only http and https URLs are sent, not \"" + one_line(origin->scheme) + "\"";
+    known.checked_url = r.url;
+    known.checked_origin = origin->key();
+  }
   for (const auto& [name, value] : r.headers) {
     if (!is_token(name)) return "the header name \"" + one_line(name) + "\" is not an HTTP token";
     if (has_control(value)) return "the value of header " + name + " has a control byte";
     if (is_named(name, "Host")) return "the Host header comes from the URL; do not set it";
   }
   if (has_control(r.bearer)) return "the bearer credential has a control byte";
-  *origin_out = origin->key();
   return {};
 }
 
-std::vector<std::string> hop_header_lines(const Request& r, bool same_origin, Lane lane,
-                                          const std::string& lane_header) {
-  std::vector<std::string> lines;
-  lines.reserve(r.headers.size() + 3);
+// The header lines of one hop, built straight into libcurl's list (one
+// reused line buffer, no vector of strings); throws std::bad_alloc.
+Slist hop_headers(const Request& r, bool same_origin, Lane lane, const std::string& lane_header) {
+  Slist list;
+  std::string line;
+  auto add = [&](std::string_view a, std::string_view b, std::string_view c = {}) {
+    line.assign(a).append(b).append(c);
+    curl_slist* next = curl_slist_append(list.get(), line.c_str());
+    if (!next) throw std::bad_alloc();
+    (void)list.release();
+    list.reset(next);
+  };
   for (const auto& [name, value] : r.headers) {
     if (!same_origin && is_credential_header(name)) continue;  // never to another origin
-    lines.push_back(value.empty() ? name + ";" : name + ": " + value);
+    if (value.empty()) add(name, ";");
+    else add(name, ": ", value);
   }
-  if (same_origin && !r.bearer.empty()) lines.push_back("Authorization: Bearer " + r.bearer);
-  if (!lane_header.empty()) lines.push_back(lane_header + ": " + std::string(lane.name()));
-  lines.emplace_back("Expect:");  // no 100-continue round trip
-  return lines;
+  if (same_origin && !r.bearer.empty()) add("Authorization: Bearer ", r.bearer);
+  if (!lane_header.empty()) add(lane_header, ": ", lane.name());
+  add("Expect:", "");  // no 100-continue round trip
+  return list;
 }
 
 }  // namespace
@@ -110,8 +132,9 @@ void Transport::ungate_lane(Lane lane) { impl_->gates.ungate(lane); }
 
 Response Transport::perform(const Request& req) {
   Response res;
-  std::string origin;
-  if (auto why = check_request(req, &origin); !why.empty()) {
+  HandlePool::Handle handle = impl_->pool.take();
+  HandleState& state = handle.state();
+  if (auto why = check_request(req, state); !why.empty()) {
     res.error = {TransportErrc::invalid_request, "request not sent: " + why};
     return res;
   }
@@ -120,20 +143,22 @@ Response Transport::perform(const Request& req) {
   const Clock& clock = *impl_->clock;
   const Lane lane = req.lane.value_or(current_lane());
 
+  const std::string& origin = state.checked_origin;  // not changed while this handle is ours
   HopCounter counter(meter, lane, req.installation, req.url, origin);
   counter.keep_headers(true);
-  HandlePool::Handle handle = impl_->pool.take();
+  counter.use_cache(&state.hop);
   CURL* h = handle.get();
   char error_buffer[CURL_ERROR_SIZE];
   ConnectionSettings settings{&opt,
                               impl_->resolve.get(),
-                              handle.fresh(),
+                              state.fresh,
                               req.connect_timeout.value_or(opt.connect_timeout),
                               req.timeout.value_or(opt.timeout),
                               &res.body,
                               error_buffer};
 
-  std::string url = req.url;
+  const std::string* url = &req.url;  // this hop's URL: the request's, then a Location
+  std::string location_url;
   std::string method = req.method;
   bool with_body = !req.body.empty() || method == "POST" || method == "PUT" || method == "PATCH";
   auto finish = [&](int status) {
@@ -144,35 +169,48 @@ Response Transport::perform(const Request& req) {
   };
 
   for (int redirects = 0;; ++redirects) {
-    const bool same_origin = redirects == 0 || origin_key(url) == origin;
-    const Slist headers = make_slist(hop_header_lines(req, same_origin, lane, opt.lane_header));
+    const bool same_origin = redirects == 0 || origin_key(*url) == origin;
+    const Slist headers = hop_headers(req, same_origin, lane, opt.lane_header);
     int status = kNoAnswer;
     for (int retries = 0;; ++retries) {
       if (!impl_->gates.allows(lane)) {
-        meter.record_refused(RequestKey{host_of(url), api_of_url(url), same_origin ? req.installation : 0, lane},
+        meter.record_refused(RequestKey{host_of(*url), api_of_url(*url), same_origin ? req.installation : 0, lane},
                              clock.now());
         res.error = {TransportErrc::lane_refused,
                      "lane " + std::string(lane.name()) +
                          " is elected and this process holds no valid term: request not sent"};
         return finish(counter.hops().empty() ? kNoAnswer : counter.hops().back().status);
       }
-      impl_->pool.reset(h);
       error_buffer[0] = '\0';
       res.body.clear();
-      apply_connection(h, settings);
-      settings.load_resolve = false;
-      handle.used();
-      apply_hop(h, method, url, headers.get(), req.body, with_body);
+      // libcurl 7.88 limits dead-connection resends per handle (5 in its
+      // lifetime, until a reset): a handle is reset unless its last perform
+      // resent nothing, and whenever the hop's shape changes (so no option of
+      // another method lingers). Everything else is set again each time.
+      if (state.reusable && state.with_body == with_body && state.method == method) {
+        apply_request(h, settings);
+      } else {
+        impl_->pool.reset(h);
+        apply_connection(h, settings);
+        settings.load_resolve = false;
+        state.fresh = false;
+        state.method = method;
+        state.with_body = with_body;
+      }
+      state.reusable = false;  // until this perform proves clean
+      apply_hop(h, method, *url, headers.get(), req.body, with_body);
       counter.attach(h);
       const CURLcode rc = curl_easy_perform(h);
+      curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);  // error_buffer dies with this call
       counter.finish(h, rc);
+      state.reusable = rc == CURLE_OK && counter.requests_in_last_perform() == 1;
       status = counter.hops().empty() ? kNoAnswer : counter.hops().back().status;
       const TransportErrc errc = classify(rc);
       const RetryDecision d = decide(opt.retry, HopOutcome{method, errc, status, counter.remaining(),
                                                             counter.retry_after(), retries});
       if (d.retry) {
         if (!clock.wait_until(clock.steady_now() + d.wait, req.stop)) {
-          res.error = {TransportErrc::cancelled, "cancelled while waiting to retry " + one_line(url)};
+          res.error = {TransportErrc::cancelled, "cancelled while waiting to retry " + one_line(*url)};
           return finish(status);
         }
         continue;
@@ -205,7 +243,8 @@ Response Transport::perform(const Request& req) {
     const std::string m = next_method(status, method);
     if (m != method) with_body = false;
     method = m;
-    url = next;
+    location_url = next;
+    url = &location_url;
   }
 }
 

@@ -185,3 +185,27 @@ TEST_CASE("unusable options are an error at construction") {
   CHECK_THROWS_AS(forgemeter::Transport({.meter = &meter, .lane_header = "X Lane"}), std::invalid_argument);
   CHECK_NOTHROW(forgemeter::Transport({.meter = &meter, .resolve = {"api.forge.test:80:127.0.0.1"}}));
 }
+
+TEST_CASE("a reused handle sends each request as asked when the method changes") {
+  // One thread, so every request goes out on the same pooled handle, which the
+  // Transport reuses without curl_easy_reset while the hop's shape stays the
+  // same: no method or body option of an earlier request may linger.
+  Rig rig;
+  const std::string url = rig.url("api.forge.test", "/repos/o/r/issues/1");
+  struct Step {
+    std::string method, body;
+  };
+  const std::vector<Step> steps{{"PUT", "abc"}, {"PUT", "abcd"}, {"DELETE", ""}, {"GET", ""},
+                                {"PATCH", "x"}, {"GET", ""},     {"GET", ""},    {"PUT", ""}};
+  for (const auto& s : steps) {
+    auto res = rig.transport().perform(Request{.method = s.method, .url = url, .body = s.body});
+    REQUIRE(res.ok());
+    CHECK(res.status == 200);
+    if (s.method != "GET")
+      CHECK(res.body == R"({"method":")" + s.method + R"(","body_bytes":)" + std::to_string(s.body.size()) + "}");
+  }
+  const auto got = rig.forge().truth().requests();
+  REQUIRE(got.size() == steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) CHECK(got[i].method == steps[i].method);
+  CHECK(rig.counted().total == steps.size());
+}
