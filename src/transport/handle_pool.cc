@@ -44,17 +44,18 @@ HandlePool::Handle HandlePool::take() {
       return Handle(this, h, std::move(state));
     }
   }
+  auto state = std::make_unique<HandleState>();
   CURL* h = curl_easy_init();
   if (!h) throw std::bad_alloc();
   curl_easy_setopt(h, CURLOPT_SHARE, share_);
-  return Handle(this, h, HandleState{});
+  return Handle(this, h, std::move(state));
 }
 
 void HandlePool::reset(CURL* h) {
   curl_easy_reset(h);  // keeps live connections and the share
 }
 
-void HandlePool::give_back(CURL* h, HandleState state) noexcept {
+void HandlePool::give_back(CURL* h, std::unique_ptr<HandleState> state) noexcept {
   try {
     std::lock_guard lock(mu_);
     idle_.emplace_back(h, std::move(state));

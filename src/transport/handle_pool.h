@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "transport/easy_options.h"
 #include "transport/hop_counter.h"
 
 namespace forgemeter::transport_detail {
@@ -37,6 +38,13 @@ struct HandleState {
   std::string checked_url;    // the last request URL that passed the checks...
   std::string checked_origin; // ...and its origin_key()
   HopCache hop;               // the last hop's URL, host and API
+  // The last hop header list built on this handle and what it was built from
+  // (the Transport's lane header name is the same for all its handles).
+  Slist headers;
+  std::vector<std::pair<std::string, std::string>> headers_from;
+  std::string bearer_from;
+  Lane lane_from = Lane::other();
+  bool same_origin_from = false;
 };
 
 // curl_global_init, once per process (thread-safe).
@@ -51,17 +59,18 @@ class HandlePool {
 
   class Handle {
    public:
-    Handle(HandlePool* pool, CURL* h, HandleState state) : pool_(pool), h_(h), state_(std::move(state)) {}
+    Handle(HandlePool* pool, CURL* h, std::unique_ptr<HandleState> state)
+        : pool_(pool), h_(h), state_(std::move(state)) {}
     Handle(Handle&& o) noexcept : pool_(o.pool_), h_(o.h_), state_(std::move(o.state_)) { o.h_ = nullptr; }
     Handle& operator=(Handle&&) = delete;
     ~Handle() { if (h_) pool_->give_back(h_, std::move(state_)); }
     CURL* get() const noexcept { return h_; }
-    HandleState& state() noexcept { return state_; }
+    HandleState& state() noexcept { return *state_; }
 
    private:
     HandlePool* pool_;
     CURL* h_;
-    HandleState state_;
+    std::unique_ptr<HandleState> state_;  // on the heap: taking and giving back moves a pointer
   };
 
   Handle take();
@@ -69,12 +78,12 @@ class HandlePool {
   void reset(CURL* h);
 
  private:
-  void give_back(CURL* h, HandleState state) noexcept;
+  void give_back(CURL* h, std::unique_ptr<HandleState> state) noexcept;
 
   CURLSH* share_ = nullptr;
   std::array<std::mutex, CURL_LOCK_DATA_LAST> share_locks_;
   std::mutex mu_;
-  std::vector<std::pair<CURL*, HandleState>> idle_;
+  std::vector<std::pair<CURL*, std::unique_ptr<HandleState>>> idle_;
 };
 
 }  // namespace forgemeter::transport_detail

@@ -93,6 +93,22 @@ Slist hop_headers(const Request& r, bool same_origin, Lane lane, const std::stri
   return list;
 }
 
+// hop_headers(), reused from the handle when built from the same inputs.
+curl_slist* cached_hop_headers(HandleState& st, const Request& r, bool same_origin, Lane lane,
+                               const std::string& lane_header) {
+  if (st.headers && st.same_origin_from == same_origin && st.lane_from == lane && st.bearer_from == r.bearer &&
+      st.headers_from == r.headers)
+    return st.headers.get();
+  Slist fresh = hop_headers(r, same_origin, lane, lane_header);
+  st.headers.reset();  // until the inputs below are all recorded (they may throw)
+  st.headers_from = r.headers;
+  st.bearer_from = r.bearer;
+  st.lane_from = lane;
+  st.same_origin_from = same_origin;
+  st.headers = std::move(fresh);
+  return st.headers.get();
+}
+
 }  // namespace
 
 std::optional<std::string_view> Response::header(std::string_view name) const noexcept {
@@ -170,7 +186,7 @@ Response Transport::perform(const Request& req) {
 
   for (int redirects = 0;; ++redirects) {
     const bool same_origin = redirects == 0 || origin_key(*url) == origin;
-    const Slist headers = hop_headers(req, same_origin, lane, opt.lane_header);
+    curl_slist* headers = cached_hop_headers(state, req, same_origin, lane, opt.lane_header);
     int status = kNoAnswer;
     for (int retries = 0;; ++retries) {
       if (!impl_->gates.allows(lane)) {
@@ -198,7 +214,7 @@ Response Transport::perform(const Request& req) {
         state.with_body = with_body;
       }
       state.reusable = false;  // until this perform proves clean
-      apply_hop(h, method, *url, headers.get(), req.body, with_body);
+      apply_hop(h, method, *url, headers, req.body, with_body);
       counter.attach(h);
       const CURLcode rc = curl_easy_perform(h);
       curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);  // error_buffer dies with this call

@@ -209,3 +209,35 @@ TEST_CASE("a reused handle sends each request as asked when the method changes")
   for (std::size_t i = 0; i < steps.size(); ++i) CHECK(got[i].method == steps[i].method);
   CHECK(rig.counted().total == steps.size());
 }
+
+TEST_CASE("a reused handle sends each request's own headers, credential and lane") {
+  // One thread, one pooled handle: the hop header list it keeps is rebuilt
+  // whenever any of its inputs differ from the last request's.
+  Rig rig;
+  const std::string url = rig.url("api.forge.test", "/repos/o/r/pulls/1");
+  struct Step {
+    std::string bearer;
+    std::vector<forgemeter::Header> headers;
+    std::uint64_t installation;
+  };
+  const std::vector<Step> steps{{"inst-101", {}, 101},
+                                {"inst-102", {}, 102},
+                                {"inst-102", {{"X-Probe", "a"}}, 102},
+                                {"inst-102", {{"X-Probe", "b"}}, 102},
+                                {"", {{"X-Probe", "b"}}, 0},
+                                {"inst-101", {}, 101}};
+  for (const auto& s : steps) {
+    auto res = rig.transport().perform(Request{.url = url, .headers = s.headers, .bearer = s.bearer});
+    REQUIRE(res.ok());
+  }
+  const auto got = rig.forge().truth().requests();
+  REQUIRE(got.size() == steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i].installation == steps[i].installation);
+    CHECK(got[i].has_header("Authorization") == !steps[i].bearer.empty());
+    const std::string probe = steps[i].headers.empty() ? "" : steps[i].headers[0].second;
+    CHECK(got[i].has_header("X-Probe") == !probe.empty());
+    if (!probe.empty()) CHECK(got[i].header("X-Probe") == probe);
+  }
+}
