@@ -158,12 +158,12 @@ void add_fetch(CLI::App& root, Action& action) {
       "Exit 0 when every exchange completed (any HTTP status), 1 when one failed, 2 usage.");
   cmd->add_option("URL", a->urls, "URLs to request");
   cmd->add_option("-X,--request", a->method, "method (default GET)");
-  cmd->add_option("-H,--header", a->headers, "extra header 'Name: value' (repeatable)");
+  cmd->add_option("-H,--header", a->headers, "extra header 'Name: value' (repeatable)")->allow_extra_args(false);
   cmd->add_option("-d,--data", a->data, "request body");
   cmd->add_option("--lane", a->lane, "lane to count the requests under (default: other)");
   cmd->add_option("--installation", a->installation, "GitHub App installation id the requests spend (default: none)");
   cmd->add_option("--bearer-file", a->bearer_file, "file holding the bearer token (sent to the request's own origin only)");
-  cmd->add_option("--resolve", a->resolve, "host:port:address, like curl (repeatable)");
+  cmd->add_option("--resolve", a->resolve, "host:port:address, like curl (repeatable)")->allow_extra_args(false);
   cmd->add_option("--cacert", a->cacert, "PEM file of CAs to verify TLS against instead of the system's");
   cmd->add_option("--max-redirs", a->max_redirs, "redirect hops to follow (default 10)")->check(CLI::Range(0, 50));
   cmd->add_option("--retry", a->retry, "retries per hop for connection failures, 502/503/504 and secondary rate limits (default 0)")
