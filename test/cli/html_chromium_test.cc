@@ -1,0 +1,123 @@
+// The report page in a real browser: headless Chromium (Debian `chromium`)
+// renders it; the screenshot is not blank (it holds the lanes' bar colours)
+// and the rendered DOM has one bar per hour.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "process.h"
+
+using namespace forgemeter::test;
+
+namespace {
+
+struct Image {
+  std::uint32_t width = 0, height = 0;
+  std::vector<std::uint8_t> rgb;  // 3 bytes a pixel
+};
+
+std::uint32_t be32(const std::string& s, std::size_t at) {
+  return (std::uint32_t(std::uint8_t(s[at])) << 24) | (std::uint32_t(std::uint8_t(s[at + 1])) << 16) |
+         (std::uint32_t(std::uint8_t(s[at + 2])) << 8) | std::uint32_t(std::uint8_t(s[at + 3]));
+}
+
+// Decodes an 8-bit RGB or RGBA, non-interlaced PNG (what Chromium writes).
+Image decode_png(const std::string& png) {
+  Image img;
+  REQUIRE(png.size() > 33);
+  REQUIRE(png.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+  std::string idat;
+  int color = 0;
+  for (std::size_t at = 8; at + 8 <= png.size();) {
+    std::uint32_t len = be32(png, at);
+    std::string type = png.substr(at + 4, 4);
+    if (type == "IHDR") {
+      img.width = be32(png, at + 8);
+      img.height = be32(png, at + 12);
+      REQUIRE(png[at + 16] == 8);
+      color = png[at + 17];
+      REQUIRE(png[at + 20] == 0);
+    } else if (type == "IDAT") {
+      idat += png.substr(at + 8, len);
+    }
+    at += 12 + len;
+  }
+  REQUIRE((color == 2 || color == 6));
+  const std::size_t bpp = color == 6 ? 4 : 3, stride = img.width * bpp;
+  std::vector<std::uint8_t> raw((stride + 1) * img.height);
+  uLongf raw_len = raw.size();
+  REQUIRE(uncompress(raw.data(), &raw_len, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) == Z_OK);
+  std::vector<std::uint8_t> prev(stride, 0), cur(stride);
+  for (std::uint32_t y = 0; y < img.height; ++y) {
+    const std::uint8_t* line = raw.data() + y * (stride + 1);
+    int filter = line[0];
+    for (std::size_t x = 0; x < stride; ++x) {
+      int a = x >= bpp ? cur[x - bpp] : 0, b = prev[x], c = x >= bpp ? prev[x - bpp] : 0, v = line[x + 1];
+      int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+      int pred = filter == 1 ? a : filter == 2 ? b : filter == 3 ? (a + b) / 2
+               : filter == 4 ? (pa <= pb && pa <= pc ? a : pb <= pc ? b : c) : 0;
+      cur[x] = static_cast<std::uint8_t>(v + pred);
+    }
+    for (std::uint32_t x = 0; x < img.width; ++x)
+      for (int k = 0; k < 3; ++k) img.rgb.push_back(cur[x * bpp + k]);
+    prev = cur;
+  }
+  return img;
+}
+
+std::vector<std::string> chromium(const std::string& user_dir) {
+  return {"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+          "--user-data-dir=" + user_dir};
+}
+
+}  // namespace
+
+TEST_CASE("the report page renders in headless Chromium: chart drawn, one bar per hour") {
+  if (access("/usr/bin/chromium", X_OK) != 0) {
+    const char* skip = std::getenv("FORGEMETER_SKIP_BROWSER");
+    REQUIRE_MESSAGE((skip != nullptr && std::string(skip) == "1"),
+                    "no /usr/bin/chromium: install the Debian package chromium, or set FORGEMETER_SKIP_BROWSER=1");
+    MESSAGE("SKIPPED: FORGEMETER_SKIP_BROWSER=1, the page was not rendered");
+    return;
+  }
+  TempDir dir;
+  const std::string page = dir.file("report.html"), shot = dir.file("shot.png");
+  const std::string fixtures = FIXTURES;
+  auto r = run_process({forgemeter_bin(), "report", "--html", page, fixtures + "/replica-a.log",
+                        fixtures + "/replica-b.json", fixtures + "/replica-c.log.gz"});
+  REQUIRE(r.exit_code == 0);
+
+  auto shoot = chromium(dir.file("profile-1"));
+  shoot.insert(shoot.end(), {"--screenshot=" + shot, "--window-size=1000,800", "file://" + page});
+  auto s = run_process(shoot, {.timeout = std::chrono::seconds(120)});
+  INFO(s.err);
+  REQUIRE(s.exit_code == 0);
+  Image img = decode_png(read_file(shot));
+  CHECK(img.width == 1000);
+  CHECK(img.height == 800);
+  // The merge-gate-sweeper bars are drawn in #2f6fdf (the palette's second colour); and the page is not one colour.
+  std::size_t sweeper = 0, white = 0;
+  for (std::size_t i = 0; i + 2 < img.rgb.size(); i += 3) {
+    sweeper += img.rgb[i] == 0x2f && img.rgb[i + 1] == 0x6f && img.rgb[i + 2] == 0xdf;
+    white += img.rgb[i] == 0xff && img.rgb[i + 1] == 0xff && img.rgb[i + 2] == 0xff;
+  }
+  MESSAGE("sweeper-coloured pixels: " << sweeper << ", white: " << white << " of " << img.rgb.size() / 3);
+  CHECK(sweeper > 1000);
+  CHECK(white < img.rgb.size() / 3);
+
+  auto dump = chromium(dir.file("profile-2"));
+  dump.insert(dump.end(), {"--dump-dom", "file://" + page});
+  auto d = run_process(dump, {.timeout = std::chrono::seconds(120)});
+  REQUIRE(d.exit_code == 0);
+  std::size_t bars = 0;
+  for (auto at = d.out.find("<g class=\"bar\""); at != std::string::npos; at = d.out.find("<g class=\"bar\"", at + 1)) ++bars;
+  CHECK(bars == 2);  // two hours in the fixture
+  CHECK(d.out.find("class=\"budget\"") != std::string::npos);
+  CHECK(d.out.find("class=\"exhausted\"") != std::string::npos);
+}
