@@ -44,8 +44,8 @@ awk_sum() {
 }
 
 # Correctness first: every tool must see the same sum.
-got_fm=$("$fm" report --format csv "$log" | awk -F, 'NR > 1 { s += $2 } END { print s }')
-got_awk=$(awk_sum "$log" | awk '{ s += $2 } END { print s }')
+got_fm=$("$fm" report --format csv "$log" | awk -F, 'NR > 1 { s += $2 } END { printf "%.0f\n", s }')
+got_awk=$(awk_sum "$log" | awk '{ s += $2 } END { printf "%.0f\n", s }')
 [ "$got_fm" = "$want" ] || { echo "forgemeter summed $got_fm, want $want" >&2; exit 1; }
 [ "$got_awk" = "$want" ] || { echo "awk summed $got_awk, want $want" >&2; exit 1; }
 
