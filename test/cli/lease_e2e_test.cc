@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -154,9 +155,10 @@ TEST_CASE("three processes on PostgreSQL: one CMD at a time, SIGKILL hands over,
   // SIGSTOP of the holder (forgemeter and CMD: the whole replica stalls) for 2 TTLs.
   pid_t holder = procs[second.owner].pid;
   pid_t cmd_group = 0;
-  {
-    auto r = run_process({"/usr/bin/pgrep", "-P", std::to_string(holder)});
-    cmd_group = static_cast<pid_t>(std::atoi(r.out.c_str()));
+  // CMD is the holder's child (forked by one of its threads): /proc/<pid>/task/<tid>/children.
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(holder) + "/task")) {
+    pid_t child = static_cast<pid_t>(std::atoi(read_file(task.path().string() + "/children").c_str()));
+    if (child > 0) cmd_group = child;
   }
   REQUIRE(cmd_group > 0);
   kill(holder, SIGSTOP);
