@@ -19,6 +19,27 @@ extern char** environ;
 
 namespace forgemeter::test {
 
+namespace {
+
+// posix_spawn of argv with the current environment plus `env`; destroys `fa`.
+int spawn_with(posix_spawn_file_actions_t& fa, const std::vector<std::string>& argv,
+               const std::vector<std::pair<std::string, std::string>>& env, pid_t* pid) {
+  std::vector<std::string> env_store;
+  for (char** e = environ; *e != nullptr; ++e) env_store.emplace_back(*e);
+  for (const auto& [k, v] : env) env_store.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_store) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_store = argv;
+  for (auto& s : argv_store) args.push_back(s.data());
+  args.push_back(nullptr);
+  int rc = posix_spawn(pid, args[0], &fa, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  return rc;
+}
+
+}  // namespace
+
 std::string forgemeter_bin() { return FORGEMETER_BIN; }
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
@@ -32,19 +53,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   posix_spawn_file_actions_adddup2(&fa, err[1], 2);
 
-  std::vector<std::string> env_store;
-  for (char** e = environ; *e != nullptr; ++e) env_store.emplace_back(*e);
-  for (const auto& [k, v] : options.env) env_store.push_back(k + "=" + v);
-  std::vector<char*> envp, args;
-  for (auto& s : env_store) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_store = argv;
-  for (auto& s : argv_store) args.push_back(s.data());
-  args.push_back(nullptr);
-
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
+  int rc = spawn_with(fa, argv, options.env, &pid);
   ::close(in[0]);
   ::close(out[1]);
   ::close(err[1]);
@@ -119,18 +129,8 @@ Spawned spawn_process(const std::vector<std::string>& argv, const std::string& o
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<std::string> env_store;
-  for (char** e = environ; *e != nullptr; ++e) env_store.emplace_back(*e);
-  for (const auto& [k, v] : env) env_store.push_back(k + "=" + v);
-  std::vector<char*> envp, args;
-  for (auto& s : env_store) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_store = argv;
-  for (auto& s : argv_store) args.push_back(s.data());
-  args.push_back(nullptr);
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
+  int rc = spawn_with(fa, argv, env, &pid);
   if (rc != 0) throw std::runtime_error(std::string("cannot start ") + argv.at(0) + ": " + std::strerror(rc));
   return {pid, out_path, err_path};
 }
