@@ -50,6 +50,18 @@ X509* new_cert(EVP_PKEY* key, const std::string& common_name) {
   return cert;
 }
 
+// PEM text of what `write` puts into a memory BIO.
+template <class Write>
+std::string pem_of(Write write, const char* what) {
+  BIO* bio = BIO_new(BIO_s_mem());
+  check(bio != nullptr && write(bio) == 1, what);
+  char* data = nullptr;
+  const long n = BIO_get_mem_data(bio, &data);
+  std::string out(data, static_cast<std::size_t>(n));
+  BIO_free(bio);
+  return out;
+}
+
 }  // namespace
 
 TestCa::TestCa(const std::string& name) {
@@ -71,12 +83,16 @@ TestCa::TestCa(const std::string& name) {
   add_extension(server_cert_, ca_cert_, NID_authority_key_identifier, "keyid");
   check(X509_sign(server_cert_, ca_key_, EVP_sha256()) > 0, "sign the server certificate");
 
-  BIO* bio = BIO_new(BIO_s_mem());
-  check(bio != nullptr && PEM_write_bio_X509(bio, ca_cert_) == 1, "write the CA as PEM");
-  char* data = nullptr;
-  const long n = BIO_get_mem_data(bio, &data);
-  ca_pem_.assign(data, static_cast<std::size_t>(n));
-  BIO_free(bio);
+  ca_pem_ = pem_of([this](BIO* b) { return PEM_write_bio_X509(b, ca_cert_); }, "write the CA as PEM");
+}
+
+std::string TestCa::server_cert_pem() const {
+  return pem_of([this](BIO* b) { return PEM_write_bio_X509(b, server_cert_); }, "write the certificate as PEM");
+}
+
+std::string TestCa::server_key_pem() const {
+  return pem_of([this](BIO* b) { return PEM_write_bio_PrivateKey(b, server_key_, nullptr, nullptr, 0, nullptr, nullptr); },
+                "write the key as PEM");
 }
 
 TestCa::~TestCa() {

@@ -28,6 +28,10 @@ class TestCa {
   const std::string& ca_pem() const { return ca_pem_; }
   X509* server_cert() const { return server_cert_; }
   EVP_PKEY* server_key() const { return server_key_; }
+  // The server certificate and its private key as PEM, for a server that
+  // reads them from files (the HTTP/2 test's nghttpd).
+  std::string server_cert_pem() const;
+  std::string server_key_pem() const;
 
  private:
   EVP_PKEY* ca_key_ = nullptr;

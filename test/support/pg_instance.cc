@@ -1,5 +1,7 @@
 #include "support/pg_instance.h"
 
+#include "support/free_port.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <spawn.h>
@@ -22,21 +24,6 @@ extern char** environ;
 
 namespace fmtest {
 namespace {
-
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
-}
 
 std::vector<std::string> split(const std::string& line) {
   std::vector<std::string> out;
@@ -108,7 +95,7 @@ PrivatePg::PrivatePg() : bin_(bin_dir()) {
   if (run("initdb", "-D " + dir_ + "/data -U postgres -A trust --no-sync") != 0)
     throw std::runtime_error("initdb failed: " + slurp(dir_ + "/cmd.log"));
   for (int attempt = 0; attempt < 5; ++attempt) {
-    port_ = free_port();
+    port_ = free_loopback_port();
     if (try_start()) return;
   }
   throw std::runtime_error("could not start a private PostgreSQL: " + slurp(dir_ + "/log"));

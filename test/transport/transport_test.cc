@@ -112,6 +112,28 @@ TEST_CASE("a refused connection is one attempt with no answer, charged to the UR
   CHECK(c.answered(host, AnswerClass::none) == 1);
 }
 
+TEST_CASE("a name that cannot be resolved is one attempt with no answer, charged to its host") {
+  Rig rig;
+  // A label of 64 octets is longer than DNS allows (RFC 1035 2.3.4): the
+  // resolver fails without building a query, so nothing leaves the machine,
+  // and /etc/hosts cannot name it either. A real resolver failure, no network.
+  const std::string name = std::string(64, 'a') + ".forge.test";
+  Request r{.url = "http://" + name + ":" + std::to_string(rig.forge().port()) + "/repos/o/r", .installation = 9,
+            .bearer = "inst-9"};
+  auto res = rig.transport().perform(r);
+  CHECK(res.error.code == TransportErrc::resolve_failed);
+  CHECK(res.error.message.find("libcurl error 6") != std::string::npos);
+  REQUIRE(res.hops.size() == 1);
+  CHECK(res.hops[0].status == kNoAnswer);
+  const std::string host = name + ":" + std::to_string(rig.forge().port());
+  CHECK(res.hops[0].host == host);
+  CHECK(rig.forge().truth().total() == 0);
+  const auto c = rig.counted();
+  CHECK(c.by_host.at(host) == 1);
+  CHECK(c.by_key.at({host, forgemeter::Api::rest, 9}) == 1);
+  CHECK(c.answered(host, AnswerClass::none) == 1);
+}
+
 TEST_CASE("a slow answer past the timeout: sent, counted, no answer") {
   Rig rig;
   // The forge answers after 1 s; the client gives up after 250 ms (4x margin).

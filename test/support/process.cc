@@ -1,0 +1,188 @@
+#include "support/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+
+extern char** environ;
+
+namespace forgemeter::test {
+
+namespace {
+
+// posix_spawn of argv with the current environment plus `env`; destroys `fa`.
+int spawn_with(posix_spawn_file_actions_t& fa, const std::vector<std::string>& argv,
+               const std::vector<std::pair<std::string, std::string>>& env, pid_t* pid) {
+  std::vector<std::string> env_store;
+  for (char** e = environ; *e != nullptr; ++e) env_store.emplace_back(*e);
+  for (const auto& [k, v] : env) env_store.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_store) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_store = argv;
+  for (auto& s : argv_store) args.push_back(s.data());
+  args.push_back(nullptr);
+  int rc = posix_spawn(pid, args[0], &fa, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  return rc;
+}
+
+}  // namespace
+
+std::string find_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string_view rest = path ? path : "/usr/bin:/bin";
+  while (!rest.empty()) {
+    const auto colon = rest.find(':');
+    const std::string_view dir = rest.substr(0, colon);
+    rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    if (dir.empty()) continue;
+    std::string candidate = std::string(dir) + "/" + program;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  signal(SIGPIPE, SIG_IGN);  // a child that exits before reading its stdin
+  int in[2], out[2], err[2];
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
+    throw std::runtime_error("pipe failed");
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+
+  pid_t pid = -1;
+  int rc = spawn_with(fa, argv, options.env, &pid);
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  if (rc != 0) {
+    ::close(in[1]);
+    ::close(out[0]);
+    ::close(err[0]);
+    throw std::runtime_error(std::string("cannot start ") + argv.at(0) + ": " + std::strerror(rc));
+  }
+  fcntl(in[1], F_SETFL, O_NONBLOCK);
+
+  ProcessResult r;
+  std::size_t written = 0;
+  int in_fd = in[1];
+  if (options.stdin_data.empty()) {
+    ::close(in_fd);
+    in_fd = -1;
+  }
+  auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  int open_fds = 2;
+  struct pollfd fds[3];
+  while (open_fds > 0) {
+    int n = 0;
+    int oi = -1, ei = -1, ii = -1;
+    if (out[0] >= 0) { fds[n] = {out[0], POLLIN, 0}; oi = n++; }
+    if (err[0] >= 0) { fds[n] = {err[0], POLLIN, 0}; ei = n++; }
+    if (in_fd >= 0) { fds[n] = {in_fd, POLLOUT, 0}; ii = n++; }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      kill(pid, SIGKILL);
+      r.timed_out = true;
+      break;
+    }
+    if (poll(fds, static_cast<nfds_t>(n), static_cast<int>(left.count())) < 0 && errno != EINTR) break;
+    char buf[65536];
+    auto drain = [&](int idx, int& fd, std::string& to) {
+      if (idx < 0 || fds[idx].revents == 0) return;
+      ssize_t got = ::read(fd, buf, sizeof buf);
+      if (got > 0) {
+        to.append(buf, static_cast<std::size_t>(got));
+      } else if (got == 0 || errno != EINTR) {
+        ::close(fd);
+        fd = -1;
+        --open_fds;
+      }
+    };
+    drain(oi, out[0], r.out);
+    drain(ei, err[0], r.err);
+    if (ii >= 0 && fds[ii].revents != 0) {
+      ssize_t w = ::write(in_fd, options.stdin_data.data() + written, options.stdin_data.size() - written);
+      if (w > 0) written += static_cast<std::size_t>(w);
+      if (w < 0 && errno != EAGAIN && errno != EINTR) written = options.stdin_data.size();
+      if (written >= options.stdin_data.size()) {
+        ::close(in_fd);
+        in_fd = -1;
+      }
+    }
+  }
+  for (int fd : {out[0], err[0], in_fd})
+    if (fd >= 0) ::close(fd);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+Spawned spawn_process(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
+                      const std::vector<std::pair<std::string, std::string>>& env) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  int rc = spawn_with(fa, argv, env, &pid);
+  if (rc != 0) throw std::runtime_error(std::string("cannot start ") + argv.at(0) + ": " + std::strerror(rc));
+  return {pid, out_path, err_path};
+}
+
+int wait_exit(int pid, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    int status = 0;
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (r < 0 && errno != EINTR) return -2;
+    if (std::chrono::steady_clock::now() >= deadline) return -1;
+    usleep(5000);  // polling a child's exit; waitpid has no timeout
+  }
+}
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/forgemeter-cli-test.XXXXXX";
+  if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace forgemeter::test
