@@ -32,15 +32,16 @@ WallTime wall_at(SteadyTime t) {
 }  // namespace
 
 TEST_CASE("campaign, real clock: five candidates, one serves across three TTLs, never two at once") {
-  // TTL 1.2 s: renewals every 400 ms; the holder steps down only if no renewal
-  // is proven within 1 s of its sending, i.e. after a stall of 600 ms or more.
+  // TTL 2.4 s: renewals every 800 ms; the holder steps down only if no renewal
+  // is proven within 2 s of its sending, i.e. after a stall of 1.2 s or more
+  // — a margin for TSan on a loaded 2-core machine.
   auto shared = std::make_shared<MemoryStore>();
   Ledger ledger;
   std::vector<std::unique_ptr<Candidate>> cs;
   for (int i = 0; i < 5; ++i)
-    cs.push_back(std::make_unique<Candidate>("host-" + std::to_string(i), shared, system_clock(), spec(1200ms), &ledger));
+    cs.push_back(std::make_unique<Candidate>("host-" + std::to_string(i), shared, system_clock(), spec(2400ms), &ledger));
   for (auto& c : cs) c->start();
-  std::this_thread::sleep_for(3600ms);  // observation window, not synchronisation: three TTLs
+  std::this_thread::sleep_for(7200ms);  // observation window, not synchronisation: three TTLs
   for (auto& c : cs) c->stop();
   for (auto& c : cs) REQUIRE(c->await_finished());
   CHECK(ledger.max_serving() == 1);
