@@ -9,18 +9,16 @@
 #include <string>
 
 #include "forgemeter/postgres_store.h"
+#include "store_calls.h"
 #include "support/pg_env.h"
 
 using namespace std::chrono_literals;
-using forgemeter::Deadline;
 using forgemeter::LeaseStatus;
 using forgemeter::PostgresStore;
+using pgtest::ok;
+using pgtest::t0;
 
 namespace {
-
-const forgemeter::WallTime t0{std::chrono::milliseconds(1'790'000'000'000)};
-
-Deadline ok() { return Deadline::after(forgemeter::system_clock(), 5s); }
 
 // The live table and its terms table, dropped at the end.
 struct Tables {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "forgemeter/postgres_store.h"
+#include "store_calls.h"
 #include "support/pg_env.h"
 #include "support/pg_listener.h"
 
@@ -22,9 +23,8 @@ using forgemeter::PostgresStoreOptions;
 
 namespace {
 
-const forgemeter::WallTime t0{std::chrono::milliseconds(1'790'000'000'000)};
-
-Deadline ok() { return Deadline::after(forgemeter::system_clock(), 10s); }
+using pgtest::ok;
+using pgtest::t0;
 
 PostgresStoreOptions opts(const std::string& conninfo, const std::string& table) {
   return {.conninfo = conninfo, .table = table};
