@@ -192,7 +192,7 @@ LeaseResult PostgresStore::inspect(std::string_view name, const Deadline& deadli
     LeaseResult r;
     r.status = LeaseStatus::not_held;
     if (rows.count() == 0) return r;
-    describe(r, rows, 0);
+    describe(r, rows, 0);  // owner NULL: free (or quarantined), the term as recorded
     if (!r.holder.empty()) r.status = LeaseStatus::granted;
     return r;
   });

@@ -45,8 +45,10 @@ namespace forgemeter::pg {
 // (not_held) from "another's" (lost) on the locked row, never on a stale
 // snapshot.
 //
-// inspect: the live row; without one, the durable record's term (free), so a
-// term never appears to go backwards after the live state was lost.
+// inspect: always one row: the live row; without one, nobody holds it and the
+// term is the durable record's (0 without one: never taken), so a term never
+// appears to go backwards after the live state was lost. (COALESCE evaluates
+// the record's subquery only when there is no live row.)
 std::string prepare_sql(const Tables& t) {
   // `rec`: the durable record raised for a granted answer row of `up`
   // that the snapshot's record `dur` does not cover. $4 - $3: the TTL.
@@ -93,9 +95,8 @@ std::string prepare_sql(const Tables& t) {
       "held AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM upd) FOR UPDATE)\n"
       "SELECT true, NULL::text, 0::bigint, term FROM upd UNION ALL SELECT false, owner, expiry_ms, term FROM held;\n"
       "PREPARE {ins}(text) AS\n"
-      "SELECT l.owner, l.expiry_ms, coalesce(l.term, d.term) FROM (SELECT $1::text AS name) k\n"
-      "  LEFT JOIN {t} l ON l.name = k.name LEFT JOIN {d} d ON l.name IS NULL AND d.name = k.name\n"
-      "WHERE l.name IS NOT NULL OR d.name IS NOT NULL;\n",
+      "SELECT l.owner, l.expiry_ms, coalesce(l.term, (SELECT term FROM {d} WHERE name = $1), 0)\n"
+      "FROM (SELECT) one LEFT JOIN {t} l ON l.name = $1;\n",
       fmt::arg("t", t.live), fmt::arg("d", t.terms), fmt::arg("acq", kAcquire), fmt::arg("ren", kRenew),
       fmt::arg("rel", kRelease), fmt::arg("ins", kInspect), fmt::arg("rec_up", rec),
       fmt::arg("G", "(l.owner = $2 OR l.expiry_ms <= $3)"));

@@ -19,7 +19,7 @@ std::string prepare_sql(const Tables& t);
 //   acquire(name, owner, now_ms, expiry_ms) -> granted, owner, expiry_ms, term   (always one row)
 //   renew(name, owner, now_ms, expiry_ms)   -> granted, owner, expiry_ms, term   (no row: no lease)
 //   release(name, owner)                    -> released, owner, expiry_ms, term  (no row: no lease)
-//   inspect(name)                           -> owner, expiry_ms, term            (no row: never taken)
+//   inspect(name)                           -> owner, expiry_ms, term            (always one row)
 inline constexpr const char* kAcquire = "forgemeter_acquire";
 inline constexpr const char* kRenew = "forgemeter_renew";
 inline constexpr const char* kRelease = "forgemeter_release";
