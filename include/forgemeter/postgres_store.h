@@ -24,7 +24,8 @@
 // renew, release, the holder's re-acquire and refused acquires commit
 // without waiting for a WAL flush; the terms table is written (and flushed)
 // only on a change of hands, a name's first grant, or a grant with a larger
-// TTL than any before. Each connection raises synchronous_commit from `off`
+// TTL than any before (and once for a row of the one-table layout that has
+// no record yet). Each connection raises synchronous_commit from `off`
 // to `on` for its session, so a change of hands is durable before it is
 // reported (with asynchronous replication a failover can still lose the
 // last commits, terms included, as it can any data; use synchronous
@@ -35,10 +36,11 @@
 // QUARANTINES it — creates the live row with nobody holding it, expiring at
 // that acquire's now + the recorded TTL, and refuses; the name is granted
 // only after that, at term = recorded term + 1. The old holder's last proven
-// renewal was before the crash, at most that TTL earlier, so by the end of
-// the quarantine it has stepped down (forgemeter/campaign.h: within TTL −
-// TTL/6 of its last proven renewal). Its renew meanwhile finds no row and
-// is refused. inspect reports the recorded term for a name without a live
+// renewal was sent before the crash with a TTL no larger than the recorded
+// one, and a holder steps down within TTL − TTL/6 of that send
+// (forgemeter/campaign.h), so it has stepped down before the quarantine ends
+// (given replicas' clocks that agree, as every expiry assumes). Its renew
+// meanwhile finds no row, or nobody's, and is refused. inspect reports the recorded term for a name without a live
 // row, so a term never appears to go backwards.
 //
 // From the one-table layout of earlier versions (a LOGGED <table>): a store
