@@ -1,7 +1,9 @@
 // PostgresStore latency: acquire, renew, release (and inspect) against a local
-// server, beside a bare prepared `SELECT 1` round trip over the same kind of
-// connection (the store's own async libpq connection) and a bare one-row
-// UPDATE (the least any committed write costs).
+// server, beside bare prepared statements over the same kind of connection
+// (the store's own async libpq connection): `SELECT 1` (the baseline), a
+// one-row UPDATE of a logged table (the least a durable write costs: it waits
+// for a WAL flush when the server has fsync and synchronous_commit on) and
+// the same UPDATE of an UNLOGGED table (the least any committed write costs).
 //
 // The calls are INTERLEAVED in blocks: each iteration is one round of
 // kBlock calls of every kind in turn, so a burst of load on this shared
@@ -64,14 +66,16 @@ void BM_lease_calls(benchmark::State& state) {
   std::string error;
   auto raw = forgemeter::pg::Connection::open({.conninfo = conninfo(), .application_name = "forgemeter-bench"},
                                               setup_bound, error);
+  // The store's tables are dropped first: the bench measures the current layout.
   if (!raw || !raw->exec_simple("SET plan_cache_mode = force_generic_plan;"
                                 "PREPARE bench_select1 AS SELECT 1;"
-                                "CREATE TABLE IF NOT EXISTS forgemeter_bench_floor (k "
-                                "int PRIMARY KEY, v bigint);"
-                                "INSERT INTO forgemeter_bench_floor VALUES (1, 0) ON "
-                                "CONFLICT DO NOTHING;"
-                                "PREPARE bench_update AS UPDATE forgemeter_bench_floor "
-                                "SET v = v + 1 WHERE k = 1",
+                                "DROP TABLE IF EXISTS forgemeter_bench_leases, forgemeter_bench_leases_terms;"
+                                "CREATE TABLE IF NOT EXISTS forgemeter_bench_floor (k int PRIMARY KEY, v bigint);"
+                                "CREATE UNLOGGED TABLE IF NOT EXISTS forgemeter_bench_floor_u (k int PRIMARY KEY, v bigint);"
+                                "INSERT INTO forgemeter_bench_floor VALUES (1, 0) ON CONFLICT DO NOTHING;"
+                                "INSERT INTO forgemeter_bench_floor_u VALUES (1, 0) ON CONFLICT DO NOTHING;"
+                                "PREPARE bench_update AS UPDATE forgemeter_bench_floor SET v = v + 1 WHERE k = 1;"
+                                "PREPARE bench_update_u AS UPDATE forgemeter_bench_floor_u SET v = v + 1 WHERE k = 1",
                                 setup_bound)
                    .ok()) {
     state.SkipWithError(("cannot connect or prepare: " + error).c_str());
@@ -88,7 +92,8 @@ void BM_lease_calls(benchmark::State& state) {
   };
   std::vector<Kind> kinds = {
       {"select1", {}, [&] { return bare("bench_select1"); }, {}},
-      {"update_floor", {}, [&] { return bare("bench_update"); }, {}},
+      {"update_logged", {}, [&] { return bare("bench_update"); }, {}},
+      {"update_unlogged", {}, [&] { return bare("bench_update_u"); }, {}},
       {"inspect", {}, [&] { return store.inspect("bench-held", bound()).status == LeaseStatus::granted; }, {}},
       {"acquire_refused",
        {},
@@ -103,7 +108,10 @@ void BM_lease_calls(benchmark::State& state) {
        [&] { return store.renew("bench-renew", "me", stamp(), 10s, bound()).status == LeaseStatus::granted; },
        {}},
       {"release",
-       [&] { store.acquire("bench-release", "me", stamp(), 10s, bound()); },
+       [&] {  // a change of hands (a durable write), then a renewal as a holder's last call before release would be
+         store.acquire("bench-release", "me", stamp(), 10s, bound());
+         store.renew("bench-release", "me", stamp(), 10s, bound());
+       },
        [&] { return store.release("bench-release", "me", bound()).status == LeaseStatus::released; },
        {}},
   };
@@ -127,6 +135,13 @@ void BM_lease_calls(benchmark::State& state) {
     state.SetIterationTime(round / 1e6);
   }
   double base = 0;
+  forgemeter::pg::CallBound show_bound(bound());
+  auto settings = raw->exec_simple(
+      "SELECT current_setting('fsync') || ' ' || current_setting('synchronous_commit') || ' ' || "
+      "current_setting('full_page_writes')",
+      show_bound);
+  std::fprintf(stderr, "server fsync / synchronous_commit / full_page_writes: %s\n",
+               settings.ok() && settings.rows.count() == 1 ? std::string(settings.rows.text(0, 0)).c_str() : "?");
   std::fprintf(stderr, "%-16s %10s %10s %8s\n", "call", "median_us", "p99_us", "x_select1");
   for (auto& k : kinds) {
     std::sort(k.us.begin(), k.us.end());

@@ -4,30 +4,68 @@
 //   forgemeter::run(store, spec, stop, work);   // forgemeter/campaign.h
 //
 // It keeps the contract of forgemeter/lease.h (the conformance suite checks
-// it) in ONE table, one row per lease name:
+// it) in TWO tables:
 //
-//   name text PRIMARY KEY, owner text (NULL = free), expiry_ms bigint,
-//   renewed_at_ms bigint, term bigint
+//   <table> (UNLOGGED), one live row per lease name:
+//     name text PRIMARY KEY, owner text (NULL = nobody holds it),
+//     expiry_ms bigint, renewed_at_ms bigint, term bigint
+//   <table>_terms (logged), one row per lease name ever taken:
+//     name text PRIMARY KEY, term bigint (the last term granted),
+//     ttl_ms bigint (the largest TTL ever granted)
 //
 // expiry_ms and renewed_at_ms are epoch milliseconds of the CALLER's clock
 // (the `now` passed in), never the server's now(), so every replica and every
-// store compares the same instants. The table is created when absent
-// (`create_table`), or by the statement schema_sql() returns, run once by a
+// store compares the same instants. The tables are created when absent
+// (`create_table`), or by the statements schema_sql() returns, run once by a
 // migration.
 //
+// Why two tables: lease state lives seconds; only the fencing term must be
+// durable and never repeat. Writes to an UNLOGGED table write no WAL, so
+// renew, release, the holder's re-acquire and refused acquires commit
+// without waiting for a WAL flush; the terms table is written (and flushed)
+// only on a change of hands, a name's first grant, or a grant with a larger
+// TTL than any before (and once for a row of the one-table layout that has
+// no record yet). Each connection raises synchronous_commit from `off`
+// to `on` for its session, so a change of hands is durable before it is
+// reported (with asynchronous replication a failover can still lose the
+// last commits, terms included, as it can any data; use synchronous
+// replication where terms must survive a failover).
+//
+// Crash or failover: PostgreSQL empties UNLOGGED tables then. A name with a
+// terms row but no live row means "the state was lost": the next acquire
+// QUARANTINES it — creates the live row with nobody holding it, expiring at
+// that acquire's now + the recorded TTL, and refuses; the name is granted
+// only after that, at term = recorded term + 1. The old holder's last proven
+// renewal was sent before the crash with a TTL no larger than the recorded
+// one, and a holder steps down within TTL − TTL/6 of that send
+// (forgemeter/campaign.h), so it has stepped down before the quarantine ends
+// (given replicas' clocks that agree, as every expiry assumes). Its renew
+// meanwhile finds no row, or nobody's, and is refused. inspect reports the
+// recorded term for a name without a live row, so a term never appears to
+// go backwards.
+//
+// From the one-table layout of earlier versions (a LOGGED <table>): a store
+// works on it as it is (every write then waits for a WAL flush); the
+// statements migration_from_logged_sql() returns record every row's term and
+// TTL in <table>_terms and make <table> UNLOGGED, in one transaction. Run it
+// once, after every replica runs this version.
+//
 // Each call is one statement, one round trip, on a prepared statement; every
-// value is a parameter (the table name, validated and quoted, is the only text
-// put into SQL). The statements run in autocommit under READ COMMITTED, which
-// is enough because each decides on the latest committed version of the lease
-// row under that row's lock: ON CONFLICT DO UPDATE and UPDATE lock the row and
-// re-check their condition on its newest version after any wait, and FOR
-// UPDATE reads the newest version. Racing candidates thus serialise on the row
-// lock and each sees the outcome of the one before. The one answer taken from
-// the statement's snapshot instead is acquire's refusal of a lease another
-// owner held unexpired at that snapshot — true at that instant, so a
-// candidate's polling writes and locks nothing. Each call's answer is the
-// lease's state at one instant during the call; no stronger isolation level
-// is needed. (release tells a free lease, `not_held`, from another's, `lost`,
+// value is a parameter (the table names, validated and quoted, are the only
+// text put into SQL). The statements run in autocommit under READ COMMITTED,
+// which is enough because each decides on the latest committed version of
+// the live row under that row's lock: ON CONFLICT DO UPDATE and UPDATE lock
+// the row and re-check their condition on its newest version after any wait,
+// and FOR UPDATE reads the newest version. Racing candidates thus serialise on
+// the row lock and each sees the outcome of the one before. The answers taken
+// from the statement's snapshot instead are acquire's refusal of a lease
+// someone else held unexpired at that snapshot — true at that instant, so a
+// candidate's polling writes and locks nothing — and the terms row read
+// beside it: its values only rise and it is written only by a statement that
+// holds the live row's lock, so a stale read of it can only cause a
+// redundant write, never a missed one. Each call's answer is the lease's
+// state at one instant during the call; no stronger isolation level is
+// needed. (release tells a free lease, `not_held`, from another's, `lost`,
 // on the locked row.)
 //
 // Deadlines: every call is bounded by its Deadline, connecting included
@@ -77,10 +115,11 @@ struct PostgresStoreOptions {
   // A libpq connection string ("host=... dbname=...") or a postgresql:// URI.
   // Empty: libpq's defaults (PGHOST, PGDATABASE, ...). TLS settings are libpq's.
   std::string conninfo;
-  // The lease table: an identifier ([A-Za-z_][A-Za-z0-9_]*, at most 63 bytes),
-  // optionally schema-qualified ("schema.table"). Quoted, so case is kept.
+  // The live table: an identifier ([A-Za-z_][A-Za-z0-9_]*, at most 57 bytes,
+  // so that "<table>_terms" fits in 63), optionally schema-qualified
+  // ("schema.table"). Quoted, so case is kept.
   std::string table = "forgemeter_leases";
-  // Create the table (CREATE TABLE IF NOT EXISTS) on the first connection.
+  // Create both tables (CREATE ... IF NOT EXISTS) on the first connection.
   bool create_table = true;
   // Upper bound on open connections. A call that finds all of them busy waits
   // for one until its deadline.
@@ -107,9 +146,12 @@ class PostgresStore final : public LeaseStore {
   LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) override;
   LeaseResult inspect(std::string_view name, const Deadline& deadline) override;
 
-  // The migration statement that creates the table (CREATE TABLE IF NOT
-  // EXISTS ...). Throws std::invalid_argument for a bad table name.
+  // The migration statements that create both tables (CREATE ... IF NOT
+  // EXISTS). Throws std::invalid_argument for a bad table name.
   static std::string schema_sql(std::string_view table = "forgemeter_leases");
+  // The migration from the one-logged-table layout (see above): one
+  // transaction. Throws std::invalid_argument for a bad table name.
+  static std::string migration_from_logged_sql(std::string_view table = "forgemeter_leases");
 
  private:
   struct Impl;

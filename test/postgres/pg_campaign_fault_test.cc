@@ -16,141 +16,39 @@
 #include <vector>
 
 #include "forgemeter/campaign.h"
+#include "campaign_spans.h"
+#include "private_server.h"
 #include "forgemeter/postgres_store.h"
-#include "recording_store.h"
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
 #include "support/pg_wait.h"
 
 using namespace std::chrono_literals;
 using forgemeter::LeaseStatus;
-using SteadyClock = std::chrono::steady_clock;
+using pgtest::SteadyClock;
 
-namespace {
-
-struct Span {
-  std::string owner;
-  std::uint64_t term = 0;
-  SteadyClock::time_point start, last_valid;
-};
-
-// The terms served, as work saw its gate.
-class Spans {
- public:
-  std::function<void(forgemeter::Term&)> work_for(std::string owner) {
-    return [this, owner](forgemeter::Term& term) {
-      std::size_t i;
-      {
-        std::lock_guard lock(mu_);
-        i = spans_.size();
-        spans_.push_back({owner, term.number(), SteadyClock::now(), SteadyClock::now()});
-      }
-      std::mutex m;
-      std::condition_variable_any cv;
-      std::unique_lock wait_lock(m);
-      auto token = term.stop_token();
-      while (!token.stop_requested() && term.valid()) {
-        {
-          std::lock_guard lock(mu_);
-          spans_[i].last_valid = SteadyClock::now();
-        }
-        cv.wait_for(wait_lock, token, 1ms, [] { return false; });
-      }
-    };
-  }
-  std::vector<Span> all() const {
-    std::lock_guard lock(mu_);
-    auto s = spans_;
-    std::sort(s.begin(), s.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
-    return s;
-  }
-  bool started_after(SteadyClock::time_point t) const {
-    for (const auto& s : all())
-      if (s.start > t) return true;
-    return false;
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::vector<Span> spans_;
-};
-
-struct Candidate {
-  Candidate(const std::string& conninfo, const std::string& table, std::string who)
-      : owner(std::move(who)),
-        store({.conninfo = conninfo, .table = table, .max_connections = 2, .application_name = "fm-" + owner}),
-        recorder(store) {}
-  void start(const forgemeter::CampaignSpec& base, Spans& spans) {
-    auto spec = base;
-    spec.owner = owner;
-    thread = std::thread([this, spec, &spans] { forgemeter::run(recorder, spec, stop.get_token(), spans.work_for(owner)); });
-  }
-  void finish() {
-    stop.request_stop();
-    if (thread.joinable()) thread.join();
-  }
-  std::string owner;
-  forgemeter::PostgresStore store;
-  pgtest::RecordingStore recorder;
-  std::stop_source stop;
-  std::thread thread;
-};
-
-void check_no_overlap(const std::vector<Span>& spans) {
-  for (std::size_t i = 0; i + 1 < spans.size(); ++i) {
-    CAPTURE(spans[i].owner);
-    CAPTURE(spans[i + 1].owner);
-    CHECK(spans[i].last_valid <= spans[i + 1].start);
-    // A change of hands raises the term; the same owner re-taking its own
-    // expired lease (nobody took it) keeps it, as the contract says.
-    if (spans[i].owner != spans[i + 1].owner) CHECK(spans[i].term < spans[i + 1].term);
-    else CHECK(spans[i].term <= spans[i + 1].term);
-  }
-}
-
-double ms(SteadyClock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-}  // namespace
+using pgtest::Candidate;
+using pgtest::Span;
+using pgtest::Spans;
+using pgtest::check_no_overlap;
+using pgtest::ms;
 
 TEST_CASE("postgres fault (1): server stopped mid-term and restarted; fail-closed step-down, no overlap") {
   // TTL 1.2 s: renewals every 400 ms, step-down 1000 ms after the last proven
   // renewal was sent. The server stays down 3 s (2.5 TTLs).
   if (fmtest::pg_skip_requested()) return;
-  std::unique_ptr<fmtest::PrivatePg> server;
-  try {
-    server = std::make_unique<fmtest::PrivatePg>();
-  } catch (const std::exception& e) {
-    FAIL("cannot run a private PostgreSQL for this test: " << e.what());
-  }
+  auto server = pgtest::private_server();
+  if (!server) return;
   constexpr auto kTtl = 1200ms, kStepDown = kTtl - kTtl / 6;
-  const forgemeter::CampaignSpec spec{.name = "restart", .ttl = kTtl};
-  Spans spans;
-  std::vector<std::unique_ptr<Candidate>> cands;
-  for (int i = 0; i < 3; ++i)
-    cands.push_back(std::make_unique<Candidate>(server->conninfo(), "leases", "cand-" + std::to_string(i)));
-  for (auto& c : cands) c->start(spec, spans);
-
-  REQUIRE(fmtest::eventually([&] { return !spans.all().empty(); }));
-  const std::string holder = spans.all().front().owner;
-  Candidate* h = nullptr;
-  for (auto& c : cands)
-    if (c->owner == holder) h = c.get();
-  REQUIRE(h);
-  auto renewals = [&] {
-    int n = 0;
-    for (const auto& call : h->recorder.calls()) n += call.op == "renew" && call.status == LeaseStatus::granted;
-    return n;
-  };
-  REQUIRE(fmtest::eventually([&] { return renewals() >= 2; }));  // mid-term
+  pgtest::MidTerm race(server->conninfo(), {.name = "restart", .ttl = kTtl});
+  auto& spans = race.spans;
+  const std::string holder = race.holder;
 
   const auto stopping = SteadyClock::now();
   server->stop();
   const auto down = SteadyClock::now();
   // The last renewal (or acquire) proven before the outage, by its send instant.
-  SteadyClock::time_point last_proven{};
-  for (const auto& call : h->recorder.calls())
-    if (call.owner == holder && call.status == LeaseStatus::granted && (call.op == "renew" || call.op == "acquire"))
-      last_proven = std::max(last_proven, call.sent);
+  const auto last_proven = race.last_proven();
   // The holder's gate closes by last_proven + TTL − TTL/6.
   REQUIRE(fmtest::eventually([&] { return spans.all().back().last_valid < SteadyClock::now() - 50ms; }, 3s));
   const Span served = spans.all().back();
@@ -167,7 +65,7 @@ TEST_CASE("postgres fault (1): server stopped mid-term and restarted; fail-close
   const auto back = spans.all().back();
   // ... and it keeps it (no second election while it is healthy).
   CHECK_FALSE(fmtest::eventually([&] { return spans.started_after(back.start); }, 2s));
-  for (auto& c : cands) c->finish();
+  race.finish();
 
   const auto all = spans.all();
   check_no_overlap(all);

@@ -10,6 +10,7 @@
 
 #include "forgemeter/postgres_store.h"
 #include "lease/postgres/canceller.h"
+#include "private_server.h"
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
 #include "support/pg_wait.h"
@@ -142,12 +143,8 @@ TEST_CASE("postgres fault (4): a statement stuck on a lock is abandoned at its d
 
 TEST_CASE("postgres fault: a stopped server answers no_answer at once; the store reconnects after a restart") {
   if (fmtest::pg_skip_requested()) return;
-  std::unique_ptr<fmtest::PrivatePg> server;
-  try {
-    server = std::make_unique<fmtest::PrivatePg>();
-  } catch (const std::exception& e) {
-    FAIL("cannot run a private PostgreSQL for this test: " << e.what());
-  }
+  auto server = pgtest::private_server();
+  if (!server) return;
   PostgresStore store({.conninfo = server->conninfo(), .table = "leases"});
   REQUIRE(store.acquire("gate", "a", t0, 10s, within(5s)).status == LeaseStatus::granted);
   server->stop();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "forgemeter/postgres_store.h"
+#include "store_calls.h"
 #include "support/pg_env.h"
 #include "support/pg_listener.h"
 
@@ -22,9 +23,8 @@ using forgemeter::PostgresStoreOptions;
 
 namespace {
 
-const forgemeter::WallTime t0{std::chrono::milliseconds(1'790'000'000'000)};
-
-Deadline ok() { return Deadline::after(forgemeter::system_clock(), 10s); }
+using pgtest::ok;
+using pgtest::t0;
 
 PostgresStoreOptions opts(const std::string& conninfo, const std::string& table) {
   return {.conninfo = conninfo, .table = table};
@@ -64,6 +64,11 @@ TEST_CASE("postgres store: unusable options are refused at construction, without
   CHECK_THROWS_AS(PostgresStore({.conninfo = "host=127.0.0.1", .table = "1abc"}), std::invalid_argument);
   CHECK_THROWS_AS(PostgresStore({.conninfo = "host=127.0.0.1", .table = "a.b.c"}), std::invalid_argument);
   CHECK_THROWS_AS(PostgresStore({.conninfo = "host=127.0.0.1", .table = std::string(64, 'a')}), std::invalid_argument);
+  // "<table>_terms" must fit in 63 bytes too
+  CHECK_THROWS_AS(PostgresStore({.conninfo = "host=127.0.0.1", .table = std::string(58, 'a')}), std::invalid_argument);
+  CHECK_THROWS_AS(PostgresStore({.conninfo = "host=127.0.0.1", .table = "s." + std::string(58, 'a')}),
+                  std::invalid_argument);
+  CHECK_NOTHROW(PostgresStore({.conninfo = "host=127.0.0.1", .table = std::string(63, 's') + "." + std::string(57, 'a')}));
   CHECK_THROWS_AS(PostgresStore({.conninfo = "host='unterminated"}), std::invalid_argument);
   CHECK_THROWS_AS(PostgresStore({.conninfo = "nosuchkey=1"}), std::invalid_argument);
   CHECK_THROWS_AS(PostgresStore({.conninfo = "postgresql://[::1"}), std::invalid_argument);
@@ -74,9 +79,12 @@ TEST_CASE("postgres store: unusable options are refused at construction, without
 
 TEST_CASE("postgres store: schema_sql is the documented migration, the name quoted") {
   auto sql = PostgresStore::schema_sql("ops.Leases");
-  CHECK(sql.find("CREATE TABLE IF NOT EXISTS \"ops\".\"Leases\"") == 0);
+  CHECK(sql.find("CREATE UNLOGGED TABLE IF NOT EXISTS \"ops\".\"Leases\"") == 0);
+  auto terms = sql.find("CREATE TABLE IF NOT EXISTS \"ops\".\"Leases_terms\"");
+  REQUIRE(terms != std::string::npos);
   for (auto col : {"name text PRIMARY KEY", "owner text", "expiry_ms bigint", "renewed_at_ms bigint", "term bigint"})
-    CHECK(sql.find(col) != std::string::npos);
+    CHECK(sql.find(col) < terms);
+  for (auto col : {"name text PRIMARY KEY", "term bigint", "ttl_ms bigint"}) CHECK(sql.find(col, terms) != std::string::npos);
   CHECK(PostgresStore::schema_sql().find("\"forgemeter_leases\"") != std::string::npos);
   CHECK_THROWS_AS(PostgresStore::schema_sql("no-dash"), std::invalid_argument);
 }
@@ -169,7 +177,8 @@ TEST_CASE("postgres store: a schema-qualified table; a missing table with create
     CHECK(r.status == LeaseStatus::no_answer);
     CHECK(r.error.find("Leases") != std::string::npos);  // names the missing table
     for (char ch : r.error) CHECK(static_cast<unsigned char>(ch) >= 0x20);  // one line for a log: no control bytes
-    REQUIRE(s.exec(PostgresStore::schema_sql(schema + ".Leases")));
+    REQUIRE(s.send(PostgresStore::schema_sql(schema + ".Leases")));
+    REQUIRE(s.collect());
     CHECK(off.acquire("sweep", "a", t0, 10s, ok()).status == LeaseStatus::granted);
     PostgresStore on({.conninfo = *pg, .table = schema + ".Leases"});
     CHECK(on.inspect("sweep", ok()).holder == "a");

@@ -6,6 +6,7 @@
 
 #include "lease/postgres/connection.h"
 #include "lease/postgres/pool.h"
+#include "lease/postgres/schema.h"
 #include "lease/postgres/statements.h"
 
 namespace forgemeter {
@@ -58,23 +59,23 @@ bool is_true(std::string_view t) { return t == "t"; }
 struct PostgresStore::Impl {
   explicit Impl(PostgresStoreOptions o)
       : options(std::move(o)),
-        quoted(pg::quoted_table(options.table)),
-        prepare(pg::prepare_sql(quoted)),
+        tables(pg::quoted_tables(options.table)),
+        prepare(pg::prepare_sql(tables)),
         pool(pg::ConnectSettings{options.conninfo, options.application_name, options.connect_timeout,
                                  options.keepalive_idle},
              options.max_connections, [this](pg::Connection& c, const pg::CallBound& b) { return setup(c, b); }) {}
 
   std::string setup(pg::Connection& c, const pg::CallBound& bound) {
     if (options.create_table && !table_ready.load(std::memory_order_acquire)) {
-      auto made = c.exec_simple(pg::create_table_serialised_sql(quoted).c_str(), bound);
+      auto made = c.exec_simple(pg::create_tables_serialised_sql(tables).c_str(), bound);
       // Serialised by an advisory lock; should another client create it
       // without one, the loser of that race reports a duplicate: it exists.
       bool exists = made.ok() || made.sqlstate == "23505" || made.sqlstate == "42P07" || made.sqlstate == "42710";
-      if (!exists) return "creating table " + quoted + ": " + made.error;
+      if (!exists) return "creating tables " + tables.live + ", " + tables.terms + ": " + made.error;
       table_ready.store(true, std::memory_order_release);
     }
     auto prepared = c.exec_simple(prepare.c_str(), bound);
-    if (!prepared.ok()) return "preparing statements on table " + quoted + ": " + prepared.error;
+    if (!prepared.ok()) return "preparing statements on tables " + tables.live + ", " + tables.terms + ": " + prepared.error;
     return {};
   }
 
@@ -100,7 +101,7 @@ struct PostgresStore::Impl {
   }
 
   PostgresStoreOptions options;
-  std::string quoted;
+  pg::Tables tables;
   std::string prepare;
   std::atomic<bool> table_ready{false};
   pg::Pool pool;
@@ -136,9 +137,19 @@ PostgresStore::PostgresStore(PostgresStoreOptions options) : impl_(std::make_uni
 
 PostgresStore::~PostgresStore() = default;
 
-std::string PostgresStore::schema_sql(std::string_view table) {
+namespace {
+
+pg::Tables named(std::string_view table) {
   if (auto why = pg::table_name_error(table); !why.empty()) throw std::invalid_argument("PostgresStore: " + why);
-  return pg::create_table_sql(pg::quoted_table(table)) + ";\n";
+  return pg::quoted_tables(table);
+}
+
+}  // namespace
+
+std::string PostgresStore::schema_sql(std::string_view table) { return pg::create_tables_sql(named(table)) + ";\n"; }
+
+std::string PostgresStore::migration_from_logged_sql(std::string_view table) {
+  return pg::migrate_from_logged_sql(named(table));
 }
 
 LeaseResult PostgresStore::acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
@@ -181,7 +192,7 @@ LeaseResult PostgresStore::inspect(std::string_view name, const Deadline& deadli
     LeaseResult r;
     r.status = LeaseStatus::not_held;
     if (rows.count() == 0) return r;
-    describe(r, rows, 0);
+    describe(r, rows, 0);  // owner NULL: free (or quarantined), the term as recorded
     if (!r.holder.empty()) r.status = LeaseStatus::granted;
     return r;
   });

@@ -2,92 +2,76 @@
 
 #include <fmt/format.h>
 
-#include <cstdint>
-
 namespace forgemeter::pg {
-namespace {
 
-constexpr std::size_t kMaxIdentifier = 63;  // NAMEDATALEN - 1
-
-bool identifier_char(char c, bool first) {
-  bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-  return alpha || (!first && c >= '0' && c <= '9');
-}
-
-std::string part_error(std::string_view part) {
-  if (part.empty()) return "is empty";
-  if (part.size() > kMaxIdentifier) return fmt::format("is longer than {} bytes", kMaxIdentifier);
-  for (std::size_t i = 0; i < part.size(); ++i) {
-    if (!identifier_char(part[i], i == 0)) return "must match [A-Za-z_][A-Za-z0-9_]*";
-  }
-  return {};
-}
-
-}  // namespace
-
-std::string table_name_error(std::string_view table) {
-  auto dot = table.find('.');
-  std::string why = part_error(table.substr(0, dot));
-  if (why.empty() && dot != std::string_view::npos) why = part_error(table.substr(dot + 1));
-  if (why.empty()) return {};
-  return fmt::format("table name \"{}\" {} (optionally schema.table)", table.substr(0, 80), why);
-}
-
-std::string quoted_table(std::string_view table) {
-  auto dot = table.find('.');
-  if (dot == std::string_view::npos) return fmt::format("\"{}\"", table);
-  return fmt::format("\"{}\".\"{}\"", table.substr(0, dot), table.substr(dot + 1));
-}
-
-std::string create_table_sql(const std::string& t) {
-  return fmt::format(
-      "CREATE TABLE IF NOT EXISTS {} (\n"
-      "  name text PRIMARY KEY,\n"
-      "  owner text,                   -- NULL: free\n"
-      "  expiry_ms bigint NOT NULL,    -- epoch ms, the caller's clock\n"
-      "  renewed_at_ms bigint NOT NULL,\n"
-      "  term bigint NOT NULL\n"
-      ")",
-      t);
-}
-
-std::string create_table_serialised_sql(const std::string& t) {
-  std::uint64_t h = 14695981039346656037ull;  // FNV-1a of the quoted name: the lock key
-  for (unsigned char c : t) h = (h ^ c) * 1099511628211ull;
-  return fmt::format("SELECT pg_advisory_xact_lock({}); {}", static_cast<std::int64_t>(h), create_table_sql(t));
-}
-
-// Every statement is linearizable at one instant of its execution:
+// Every statement is linearizable at one instant of its execution (READ
+// COMMITTED, autocommit):
 //
-// acquire: first a plain read (the statement's snapshot). When that shows
-// another owner's unexpired lease, refuse from it: the answer is true at the
-// snapshot's instant, and nothing is written or locked (a candidate's polling
-// costs the holder nothing). Otherwise the upsert, whose DO UPDATE has no
-// WHERE: it locks the latest committed version of the row and decides on it
-// (G = free, expired at now, or the caller's); a refusal there writes the row
-// back unchanged, so RETURNING always reports the row as it stands under the
-// lock, and `granted` is simply "the owner is now the caller".
+// acquire: first plain reads (the statement's snapshot) of the live row and
+// of the durable record. When the live row shows someone else's unexpired
+// lease — another owner's, or nobody's while quarantined — refuse from it:
+// true at the snapshot's instant, and nothing is written or locked (the
+// INSERT's source yields no row: no xid, no WAL, no row lock). Otherwise the
+// upsert, whose DO UPDATE has no WHERE: it locks the latest committed version
+// of the live row and decides on it (G = the caller's, or expired at now; a
+// released row has expiry 0); a refusal there writes the row back unchanged,
+// so RETURNING always reports the row as it stands under the lock, and
+// `granted` is "the owner is now the caller".
+// When there is no live row, the INSERT decides what it creates: with no
+// durable record the name was never taken — the caller takes it, term 1;
+// with one, the live state was lost (a crash or a failover empties UNLOGGED
+// tables) — it creates the row QUARANTINED: nobody holds it until now + the
+// largest TTL ever granted, at the recorded term, and refuses. The old
+// holder's last proven renewal was before the loss, so it has stepped down
+// by then; the next change of hands gets recorded term + 1. A concurrent
+// candidate's INSERT conflicts and decides on the committed row instead.
+// Then `rec`: a granted call whose term or TTL the snapshot's durable record
+// does not cover raises the record, in the same transaction. The record's
+// values only rise and every write of it is preceded by a lock of the live
+// row, so a stale snapshot only costs a redundant write, never a missed one:
+// after every commit, record.term >= live.term and record.ttl_ms >= every TTL
+// granted (for a row of the one-table layout without a record: from its
+// first grant by this version, or from the migration that records it).
 //
-// renew: one UPDATE of the row, whose SET changes it only when the caller
+// renew: one UPDATE of the live row, whose SET changes it only when the caller
 // holds it; like the upsert it locks the latest version and decides on it
 // (READ COMMITTED re-reads it after any wait), and a refusal writes the row
 // back unchanged so RETURNING reports the holder as it stands. It never
-// inserts: no row, no lease, no answer row.
+// inserts: no row (never taken, or lost in a crash), no lease, no answer row.
+// `rec` as in acquire (only a larger TTL can need it).
 //
 // release: one UPDATE conditioned on the owner (re-checked on the latest
 // version); only when it matched nothing, the row is read FOR UPDATE (its
 // latest version) to report who holds it — so release tells "free"
 // (not_held) from "another's" (lost) on the locked row, never on a stale
 // snapshot.
-std::string prepare_sql(const std::string& t) {
+//
+// inspect: always one row: the live row; without one, nobody holds it and the
+// term is the durable record's (0 without one: never taken), so a term never
+// appears to go backwards after the live state was lost. (COALESCE evaluates
+// the record's subquery only when there is no live row.)
+std::string prepare_sql(const Tables& t) {
+  // `rec`: the durable record raised for a granted answer row of `up`
+  // that the snapshot's record `dur` does not cover. $4 - $3: the TTL.
+  const std::string rec = fmt::format(
+      "rec AS (INSERT INTO {d} AS r (name, term, ttl_ms)\n"
+      "        SELECT $1, a.term, $4 - $3 FROM up a LEFT JOIN dur d ON true\n"
+      "        WHERE a.granted AND (d.term IS NULL OR d.term < a.term OR d.ttl_ms < $4 - $3)\n"
+      "        {raise})\n",
+      fmt::arg("d", t.terms), fmt::arg("raise", kRaiseRecord));
   // Generic plans from the first execution: every statement is a primary-key
   // lookup whatever the parameters, and re-planning would cost more than it runs.
   return fmt::format(
       "SET plan_cache_mode = force_generic_plan;\n"
+      "SELECT set_config('synchronous_commit', 'on', false) WHERE current_setting('synchronous_commit') = 'off';\n"
       "PREPARE {acq}(text, text, bigint, bigint) AS\n"
       "WITH cur AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1),\n"
+      "dur AS (SELECT term, ttl_ms FROM {d} WHERE name = $1),\n"
       "up AS (INSERT INTO {t} AS l (name, owner, expiry_ms, renewed_at_ms, term)\n"
-      "       SELECT $1, $2, $4, $3, 1 WHERE NOT EXISTS (SELECT 1 FROM cur WHERE owner <> $2 AND expiry_ms > $3)\n"
+      "       SELECT $1, CASE WHEN d.term IS NULL THEN $2 END,\n"
+      "              CASE WHEN d.term IS NULL THEN $4 ELSE $3 + d.ttl_ms END, $3, coalesce(d.term, 1)\n"
+      "       FROM (SELECT) one LEFT JOIN dur d ON true\n"
+      "       WHERE NOT EXISTS (SELECT FROM cur WHERE owner IS DISTINCT FROM $2 AND expiry_ms > $3)\n"
       "       ON CONFLICT (name) DO UPDATE SET\n"
       "         owner = CASE WHEN {G} THEN $2 ELSE l.owner END,\n"
       "         expiry_ms = CASE WHEN l.owner = $2 THEN greatest(l.expiry_ms, $4) WHEN {G} THEN $4\n"
@@ -95,21 +79,28 @@ std::string prepare_sql(const std::string& t) {
       "         renewed_at_ms = CASE WHEN l.owner = $2 THEN greatest(l.renewed_at_ms, $3) WHEN {G} THEN $3\n"
       "                              ELSE l.renewed_at_ms END,\n"
       "         term = CASE WHEN {G} AND l.owner IS DISTINCT FROM $2 THEN l.term + 1 ELSE l.term END\n"
-      "       RETURNING l.owner = $2, l.owner, l.expiry_ms, l.term)\n"
-      "SELECT * FROM up UNION ALL SELECT false, owner, expiry_ms, term FROM cur WHERE NOT EXISTS (SELECT 1 FROM up);\n"
+      "       RETURNING coalesce(l.owner = $2, false) AS granted, l.owner, l.expiry_ms, l.term),\n"
+      "{rec_up}"
+      "SELECT * FROM up UNION ALL SELECT false, owner, expiry_ms, term FROM cur WHERE NOT EXISTS (SELECT FROM up);\n"
       "PREPARE {ren}(text, text, bigint, bigint) AS\n"
-      "UPDATE {t} AS l SET\n"
+      "WITH up AS (UPDATE {t} AS l SET\n"
       "  expiry_ms = CASE WHEN l.owner = $2 THEN greatest(l.expiry_ms, $4) ELSE l.expiry_ms END,\n"
       "  renewed_at_ms = CASE WHEN l.owner = $2 THEN greatest(l.renewed_at_ms, $3) ELSE l.renewed_at_ms END\n"
-      "WHERE l.name = $1 RETURNING coalesce(l.owner = $2, false), l.owner, l.expiry_ms, l.term;\n"
+      "  WHERE l.name = $1 RETURNING coalesce(l.owner = $2, false) AS granted, l.owner, l.expiry_ms, l.term),\n"
+      "dur AS (SELECT term, ttl_ms FROM {d} WHERE name = $1),\n"
+      "{rec_up}"
+      "SELECT * FROM up;\n"
       "PREPARE {rel}(text, text) AS\n"
       "WITH upd AS (UPDATE {t} AS l SET owner = NULL, expiry_ms = 0\n"
       "             WHERE l.name = $1 AND l.owner = $2 RETURNING l.term),\n"
       "held AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM upd) FOR UPDATE)\n"
       "SELECT true, NULL::text, 0::bigint, term FROM upd UNION ALL SELECT false, owner, expiry_ms, term FROM held;\n"
-      "PREPARE {ins}(text) AS SELECT owner, expiry_ms, term FROM {t} WHERE name = $1;\n",
-      fmt::arg("t", t), fmt::arg("acq", kAcquire), fmt::arg("ren", kRenew), fmt::arg("rel", kRelease),
-      fmt::arg("ins", kInspect), fmt::arg("G", "(l.owner IS NULL OR l.owner = $2 OR l.expiry_ms <= $3)"));
+      "PREPARE {ins}(text) AS\n"
+      "SELECT l.owner, l.expiry_ms, coalesce(l.term, (SELECT term FROM {d} WHERE name = $1), 0)\n"
+      "FROM (SELECT) one LEFT JOIN {t} l ON l.name = $1;\n",
+      fmt::arg("t", t.live), fmt::arg("d", t.terms), fmt::arg("acq", kAcquire), fmt::arg("ren", kRenew),
+      fmt::arg("rel", kRelease), fmt::arg("ins", kInspect), fmt::arg("rec_up", rec),
+      fmt::arg("G", "(l.owner = $2 OR l.expiry_ms <= $3)"));
 }
 
 }  // namespace forgemeter::pg

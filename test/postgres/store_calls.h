@@ -1,0 +1,16 @@
+// Test helper: the instant and the deadline the PostgresStore tests call with.
+#pragma once
+
+#include <chrono>
+
+#include "forgemeter/lease.h"
+
+namespace pgtest {
+
+// The caller's `now` in store tests: a fixed instant, never the server's now().
+inline const forgemeter::WallTime t0{std::chrono::milliseconds(1'790'000'000'000)};
+
+// A deadline no answer from a healthy loopback server comes near.
+inline forgemeter::Deadline ok() { return forgemeter::Deadline::after(forgemeter::system_clock(), std::chrono::seconds(10)); }
+
+}  // namespace pgtest
