@@ -94,7 +94,6 @@ class Bare {
   bool counted(forgemeter::Meter& meter) {
     namespace td = forgemeter::transport_detail;
     td::HopCounter counter(meter, forgemeter::Lane::other(), 101, url_);
-    counter.keep_headers(true);
     counter.attach(h_);
     body_.clear();
     const CURLcode rc = curl_easy_perform(h_);

@@ -53,7 +53,7 @@ std::optional<std::uint64_t> parse_header_uint(std::string_view value) noexcept 
   for (char c : value) {
     if (c < '0' || c > '9') return std::nullopt;
     const auto d = static_cast<std::uint64_t>(c - '0');
-    if (v > (kMax - d) / 10) return std::nullopt;
+    if (v > kMax / 10 || (v == kMax / 10 && d > kMax % 10)) return std::nullopt;  // constants: no division
     v = v * 10 + d;
   }
   return v;

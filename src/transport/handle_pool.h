@@ -16,6 +16,7 @@
 #include <curl/curl.h>
 
 #include <array>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -38,6 +39,18 @@ struct HandleState {
   std::string checked_url;    // the last request URL that passed the checks...
   std::string checked_origin; // ...and its origin_key()
   HopCache hop;               // the last hop's URL, host and API
+  // What is set on the handle since its last reset, so a reused handle is
+  // not told again: the counting callbacks (through `slot`), the URL, the
+  // header list and the timeouts last set.
+  bool callbacks_set = false;
+  CounterSlot slot;
+  std::string url_set;
+  curl_slist* headers_set = nullptr;
+  std::chrono::milliseconds connect_timeout_set{-1}, timeout_set{-1};
+  // Where the handle writes (CURLOPT_WRITEDATA, CURLOPT_ERRORBUFFER; both set
+  // once per reset): the body being received, moved to the Response at the end.
+  std::string body;
+  char error[CURL_ERROR_SIZE] = {};
   // The last hop header list built on this handle and what it was built from
   // (the Transport's lane header name is the same for all its handles).
   Slist headers;

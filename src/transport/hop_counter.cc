@@ -44,14 +44,39 @@ void HopCounter::chain(HeaderFn header, void* header_data, PrereqFn prereq, void
   next_prereq_data_ = prereq_data;
 }
 
-void HopCounter::attach(CURL* h) noexcept {
+void HopCounter::begin_perform(CURL* h) noexcept {
   handle_ = h;
   sent_this_perform_ = false;
   requests_this_perform_ = 0;
+}
+
+void HopCounter::attach(CURL* h) noexcept {
+  begin_perform(h);
   curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, &HopCounter::on_prereq);
   curl_easy_setopt(h, CURLOPT_PREREQDATA, this);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &HopCounter::on_header);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, this);
+}
+
+void HopCounter::attach(CURL* h, CounterSlot& slot, bool& installed) noexcept {
+  begin_perform(h);
+  slot.counter = this;
+  if (installed) return;
+  curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, &HopCounter::on_prereq_slot);
+  curl_easy_setopt(h, CURLOPT_PREREQDATA, &slot);
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &HopCounter::on_header_slot);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &slot);
+  installed = true;
+}
+
+int HopCounter::on_prereq_slot(void* slot, char* remote_ip, char* local_ip, int remote_port, int local_port) {
+  HopCounter* self = static_cast<CounterSlot*>(slot)->counter;
+  return self ? on_prereq(self, remote_ip, local_ip, remote_port, local_port) : CURL_PREREQFUNC_OK;
+}
+
+std::size_t HopCounter::on_header_slot(char* data, std::size_t size, std::size_t n, void* slot) {
+  HopCounter* self = static_cast<CounterSlot*>(slot)->counter;
+  return self ? on_header(data, size, n, self) : size * n;
 }
 
 int HopCounter::on_prereq(void* p, char* remote_ip, char* local_ip, int remote_port, int local_port) {
@@ -109,10 +134,10 @@ void HopCounter::answer(int status) noexcept {
   a.seen = meter_.clock().now();
   a.status = status;
   if (status != kNoAnswer) {
-    a.headers.limit = limit_;
-    a.headers.remaining = remaining_;
-    a.headers.reset = reset_;
-    a.headers.retry_after = retry_after_;
+    a.headers.limit = value_of(limit_at_);
+    a.headers.remaining = value_of(remaining_at_);
+    a.headers.reset = value_of(reset_at_);
+    a.headers.retry_after = value_of(retry_after_at_);
   }
   meter_.record_answer(a);
   pending_ = false;
@@ -130,38 +155,42 @@ std::size_t HopCounter::on_header(char* data, std::size_t size, std::size_t n, v
   return len;
 }
 
+Headers HopCounter::take_headers() noexcept {
+  limit_at_ = remaining_at_ = reset_at_ = retry_after_at_ = Headers::npos;
+  return std::move(headers_);
+}
+
+// Each line is parsed once, into headers_; the rate-limit fields are noted by
+// their index there (no copy).
 void HopCounter::header_line(std::string_view raw) {
-  const std::string_view line = trim(raw);
   if (raw.size() >= 5 && raw.substr(0, 5) == "HTTP/") {
-    block_status_ = status_of(line);
-    if (block_status_ >= 200) {
+    block_status_ = status_of(trim(raw));
+    if (block_status_ >= 200) {  // a new answer: an earlier hop's block is dropped
       headers_.clear();
-      if (keep_headers_) headers_.reserve(16);  // a forge's usual answer: no regrowth
-      limit_.clear();
-      remaining_.clear();
-      reset_.clear();
-      retry_after_.clear();
+      limit_at_ = remaining_at_ = reset_at_ = retry_after_at_ = Headers::npos;
+      headers_.reserve(1024, 24);  // a forge's usual answer: no regrowth
+      headers_.add_line(raw);
     }
     return;
   }
+  const bool blank = raw.empty() || raw.front() == '\r' || raw.front() == '\n';
   if (block_status_ < 200) {  // a 1xx block, or nothing we are reading
-    if (line.empty()) block_status_ = 0;
+    if (blank) block_status_ = 0;
     return;
   }
-  if (line.empty()) {  // the blank line that ends this answer's headers
-    answer(block_status_);
+  if (blank) {  // the blank line that ends this answer's headers
+    answer(block_status_);  // first: counted even if the line cannot be kept
     block_status_ = 0;
+    headers_.add_line(raw);
     return;
   }
-  const auto colon = line.find(':');
-  if (colon == std::string_view::npos) return;
-  const std::string_view name = trim(line.substr(0, colon));
-  const std::string_view value = trim(line.substr(colon + 1));
-  if (same_name(name, "X-RateLimit-Limit")) limit_.assign(value);
-  else if (same_name(name, "X-RateLimit-Remaining")) remaining_.assign(value);
-  else if (same_name(name, "X-RateLimit-Reset")) reset_.assign(value);
-  else if (same_name(name, "Retry-After")) retry_after_.assign(value);
-  if (keep_headers_) headers_.emplace_back(std::string(name), std::string(value));
+  const std::size_t i = headers_.add_field(raw);
+  if (i == Headers::npos) return;
+  const std::string_view name = headers_[i].name;
+  if (same_name(name, "X-RateLimit-Limit")) limit_at_ = i;
+  else if (same_name(name, "X-RateLimit-Remaining")) remaining_at_ = i;
+  else if (same_name(name, "X-RateLimit-Reset")) reset_at_ = i;
+  else if (same_name(name, "Retry-After")) retry_after_at_ = i;
 }
 
 void HopCounter::finish(CURL* h, CURLcode rc) noexcept {

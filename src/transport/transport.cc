@@ -51,9 +51,9 @@ bool is_named(std::string_view a, std::string_view b) {
 // are the same).
 std::string check_request(const Request& r, HandleState& known) {
   if (!is_token(r.method)) return "the method \"" + one_line(r.method) + "\" is not an HTTP token";
-  if (r.url.empty() || has_control(r.url) || r.url.find(' ') != std::string::npos)
-    return "the URL is empty or has a space or control byte";
   if (known.checked_origin.empty() || r.url != known.checked_url) {
+    if (r.url.empty() || has_control(r.url) || r.url.find(' ') != std::string::npos)
+      return "the URL is empty or has a space or control byte";
     auto origin = origin_of(r.url);
     if (!origin || origin->host.empty()) return "the URL \"" + one_line(r.url) + "\" cannot be parsed";
     if (!allowed_scheme(origin->scheme))
@@ -112,9 +112,7 @@ curl_slist* cached_hop_headers(HandleState& st, const Request& r, bool same_orig
 }  // namespace
 
 std::optional<std::string_view> Response::header(std::string_view name) const noexcept {
-  for (const auto& [k, v] : headers)
-    if (is_named(k, name)) return std::string_view(v);
-  return std::nullopt;
+  return headers.find(name);
 }
 
 struct Transport::Impl {
@@ -161,16 +159,15 @@ Response Transport::perform(const Request& req) {
 
   const std::string& origin = state.checked_origin;  // not changed while this handle is ours
   HopCounter counter(meter, lane, req.installation, req.url, origin);
-  counter.keep_headers(true);
   counter.use_cache(&state.hop);
   CURL* h = handle.get();
-  char error_buffer[CURL_ERROR_SIZE];
+  char* const error_buffer = state.error;
   ConnectionSettings settings{&opt,
                               impl_->resolve.get(),
                               state.fresh,
                               req.connect_timeout.value_or(opt.connect_timeout),
                               req.timeout.value_or(opt.timeout),
-                              &res.body,
+                              &state.body,
                               error_buffer};
 
   const std::string* url = &req.url;  // this hop's URL: the request's, then a Location
@@ -180,6 +177,8 @@ Response Transport::perform(const Request& req) {
   auto finish = [&](int status) {
     res.status = status;
     res.headers = counter.take_headers();
+    res.body = std::move(state.body);
+    state.body.clear();  // moved from: empty, made sure
     res.hops = std::move(counter.hops());
     return std::move(res);
   };
@@ -198,26 +197,44 @@ Response Transport::perform(const Request& req) {
         return finish(counter.hops().empty() ? kNoAnswer : counter.hops().back().status);
       }
       error_buffer[0] = '\0';
-      res.body.clear();
+      state.body.clear();
       // libcurl 7.88 limits dead-connection resends per handle (5 in its
       // lifetime, until a reset): a handle is reset unless its last perform
       // resent nothing, and whenever the hop's shape changes (so no option of
-      // another method lingers). Everything else is set again each time.
-      if (state.reusable && state.with_body == with_body && state.method == method) {
-        apply_request(h, settings);
-      } else {
+      // another method lingers). On a handle kept without a reset, libcurl
+      // still holds every option set since: only what differs is set again.
+      const bool kept = state.reusable && state.with_body == with_body && state.method == method;
+      if (!kept) {
         impl_->pool.reset(h);
         apply_connection(h, settings);
         settings.load_resolve = false;
         state.fresh = false;
         state.method = method;
         state.with_body = with_body;
+        state.callbacks_set = false;
+        state.url_set.clear();
+        state.headers_set = nullptr;
+      } else if (settings.connect_timeout != state.connect_timeout_set || settings.timeout != state.timeout_set) {
+        apply_timeouts(h, settings);
       }
+      state.connect_timeout_set = settings.connect_timeout;
+      state.timeout_set = settings.timeout;
       state.reusable = false;  // until this perform proves clean
-      apply_hop(h, method, *url, headers, req.body, with_body);
-      counter.attach(h);
+      if (!kept || state.url_set != *url) {
+        state.url_set.clear();  // until set (the copy may throw)
+        apply_url(h, *url);
+        state.url_set = *url;
+      }
+      if (!kept || state.headers_set != headers) {
+        apply_header_list(h, headers);
+        state.headers_set = headers;
+      }
+      // The method's options of a kept handle are those of the same method;
+      // a body is set again (it is this request's).
+      if (!kept || with_body) apply_method(h, method, req.body, with_body);
+      counter.attach(h, state.slot, state.callbacks_set);
       const CURLcode rc = curl_easy_perform(h);
-      curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);  // error_buffer dies with this call
+      state.slot.counter = nullptr;  // the counter ends with this call
       counter.finish(h, rc);
       state.reusable = rc == CURLE_OK && counter.requests_in_last_perform() == 1;
       status = counter.hops().empty() ? kNoAnswer : counter.hops().back().status;
