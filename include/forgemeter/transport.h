@@ -55,6 +55,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstddef>
+#include <cstring>
 #include <functional>
 #include <iterator>
 #include <memory>
@@ -117,7 +118,7 @@ struct TransportError {
 // The header fields of one answer, as received. A Headers owns one buffer
 // holding the answer's header block byte for byte (status line, field lines,
 // the closing blank line: raw()) and an index of its fields, so reading a
-// header allocates nothing and keeping one costs two allocations, not two per
+// header allocates nothing and keeping one costs one allocation, not two per
 // field.
 //
 //   for (auto [name, value] : res.headers) ...  // in order received, names as sent
@@ -162,23 +163,30 @@ class Headers {
     std::size_t i_ = 0;
   };
 
-  std::size_t size() const noexcept { return index_.size(); }
-  bool empty() const noexcept { return index_.empty(); }
+  Headers() noexcept = default;
+  Headers(const Headers& other);
+  Headers(Headers&& other) noexcept;
+  Headers& operator=(Headers other) noexcept;  // copies or moves, then swaps
+  ~Headers();
+  friend void swap(Headers& a, Headers& b) noexcept;
+
+  std::size_t size() const noexcept { return fields_; }
+  bool empty() const noexcept { return fields_ == 0; }
   // The i-th field in the order received; i < size().
   Field operator[](std::size_t i) const noexcept {
-    const Span& s = index_[i];
-    return {std::string_view(bytes_.data() + s.name_at, s.name_len),
-            std::string_view(bytes_.data() + s.value_at, s.value_len)};
+    const Span s = span(i);
+    return {std::string_view(block_ + s.name_at, s.name_len), std::string_view(block_ + s.value_at, s.value_len)};
   }
   const_iterator begin() const noexcept { return {this, 0}; }
-  const_iterator end() const noexcept { return {this, index_.size()}; }
+  const_iterator end() const noexcept { return {this, fields_}; }
   // The value of the first field named `name` (any case), or nullopt.
   std::optional<std::string_view> find(std::string_view name) const noexcept;
   // The header block as received.
-  std::string_view raw() const noexcept { return bytes_; }
+  std::string_view raw() const noexcept { return {block_, used_}; }
 
   // Building one, a line at a time as they arrive (the Transport does this).
-  void clear() noexcept;  // keeps the capacity
+  void clear() noexcept { used_ = fields_ = 0; }  // keeps the capacity
+  // Room for `bytes` of raw() and `fields` fields without a reallocation.
   void reserve(std::size_t bytes, std::size_t fields);
   // Appends `line` to raw() without indexing it (a status line, a blank line).
   void add_line(std::string_view line);
@@ -187,13 +195,23 @@ class Headers {
   std::size_t add_field(std::string_view line);
 
  private:
+  // One heap block of cap_ bytes: raw() from the front, the index of the
+  // fields from the back (field i's Span ends i spans before the end).
   struct Span {
     std::uint32_t name_at, name_len, value_at, value_len;
   };
-  std::size_t append(std::string_view line);  // returns where it starts
+  Span span(std::size_t i) const noexcept {
+    Span s;
+    std::memcpy(&s, block_ + cap_ - (i + 1) * sizeof(Span), sizeof(Span));
+    return s;
+  }
+  std::size_t append(std::string_view line, std::size_t spans_after);  // returns where it starts
+  void grow(std::size_t bytes, std::size_t fields);
 
-  std::string bytes_;
-  std::vector<Span> index_;
+  char* block_ = nullptr;
+  std::size_t cap_ = 0;     // a multiple of sizeof(Span)
+  std::size_t used_ = 0;    // bytes of raw()
+  std::size_t fields_ = 0;
 };
 
 // One request put on the wire.

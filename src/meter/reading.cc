@@ -50,10 +50,11 @@ std::optional<std::uint64_t> parse_header_uint(std::string_view value) noexcept 
   if (value.empty()) return std::nullopt;
   std::uint64_t v = 0;
   constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
-  for (char c : value) {
-    if (c < '0' || c > '9') return std::nullopt;
-    const auto d = static_cast<std::uint64_t>(c - '0');
-    if (v > kMax / 10 || (v == kMax / 10 && d > kMax % 10)) return std::nullopt;  // constants: no division
+  constexpr std::size_t kSafeDigits = std::numeric_limits<std::uint64_t>::digits10;  // 19: never overflow
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const unsigned d = static_cast<unsigned char>(value[i]) - unsigned{'0'};
+    if (d > 9) return std::nullopt;
+    if (i >= kSafeDigits && (v > kMax / 10 || (v == kMax / 10 && d > kMax % 10))) return std::nullopt;
     v = v * 10 + d;
   }
   return v;

@@ -44,6 +44,18 @@ void HopCounter::chain(HeaderFn header, void* header_data, PrereqFn prereq, void
   next_prereq_data_ = prereq_data;
 }
 
+// One header line from libcurl: counted, then passed on to a chained callback.
+inline std::size_t HopCounter::receive(char* data, std::size_t size, std::size_t n) {
+  const std::size_t len = size * n;
+  try {
+    header_line(std::string_view(data, len));
+  } catch (...) {
+    // out of memory while keeping headers: the count is already safe
+  }
+  if (next_header_) return next_header_(data, size, n, next_header_data_);
+  return len;
+}
+
 void HopCounter::begin_perform(CURL* h) noexcept {
   handle_ = h;
   sent_this_perform_ = false;
@@ -76,7 +88,7 @@ int HopCounter::on_prereq_slot(void* slot, char* remote_ip, char* local_ip, int 
 
 std::size_t HopCounter::on_header_slot(char* data, std::size_t size, std::size_t n, void* slot) {
   HopCounter* self = static_cast<CounterSlot*>(slot)->counter;
-  return self ? on_header(data, size, n, self) : size * n;
+  return self ? self->receive(data, size, n) : size * n;
 }
 
 int HopCounter::on_prereq(void* p, char* remote_ip, char* local_ip, int remote_port, int local_port) {
@@ -95,26 +107,13 @@ void HopCounter::begin_hop(const char* url) {
   ++requests_this_perform_;  // even if this one cannot be counted in detail
   if (pending_) answer(kNoAnswer);  // libcurl resends on a fresh connection: the last one got nothing
   try {
-    Hop hop;
-    hop.url = url ? url : "";
-    if (cache_ && cache_->url == hop.url) {
-      hop.host = cache_->host;
-      hop.api = cache_->api;
-    } else {
-      hop.host = host_of(hop.url);
-      hop.api = api_of_url(hop.url);
-      if (cache_) *cache_ = HopCache{hop.url, hop.host, hop.api};
+    Hop& hop = hops_.emplace_back();  // filled in place; dropped again if that fails
+    try {
+      fill_hop(hop, url ? url : "");
+    } catch (...) {
+      hops_.pop_back();
+      throw;
     }
-    if (origin_.empty()) {  // the first hop defines the origin
-      own_origin_url_ = hop.url;
-      own_origin_ = origin_key(hop.url);
-      origin_url_ = own_origin_url_;
-      origin_ = own_origin_;
-    }
-    // The request's own URL needs no parsing to know its origin.
-    const bool same_origin = hop.url == origin_url_ || origin_key(hop.url) == origin_;
-    hop_installation_ = installation_ != 0 && same_origin ? installation_ : 0;
-    hops_.push_back(std::move(hop));
   } catch (...) {
     return;  // out of memory: this hop goes uncounted rather than crash a C callback
   }
@@ -123,6 +122,28 @@ void HopCounter::begin_hop(const char* url) {
   pending_ = true;
   sent_this_perform_ = true;
   block_status_ = 0;
+}
+
+// The hop's URL, host and API, and the installation it is charged to.
+void HopCounter::fill_hop(Hop& hop, std::string_view url) {
+  hop.url.assign(url);
+  if (cache_ && cache_->url == hop.url) {
+    hop.host = cache_->host;
+    hop.api = cache_->api;
+  } else {
+    hop.host = host_of(hop.url);
+    hop.api = api_of_url(hop.url);
+    if (cache_) *cache_ = HopCache{hop.url, hop.host, hop.api};
+  }
+  if (origin_.empty()) {  // the first hop defines the origin
+    own_origin_url_ = hop.url;
+    own_origin_ = origin_key(hop.url);
+    origin_url_ = own_origin_url_;
+    origin_ = own_origin_;
+  }
+  // The request's own URL needs no parsing to know its origin.
+  const bool same_origin = hop.url == origin_url_ || origin_key(hop.url) == origin_;
+  hop_installation_ = installation_ != 0 && same_origin ? installation_ : 0;
 }
 
 void HopCounter::answer(int status) noexcept {
@@ -144,15 +165,7 @@ void HopCounter::answer(int status) noexcept {
 }
 
 std::size_t HopCounter::on_header(char* data, std::size_t size, std::size_t n, void* p) {
-  auto* self = static_cast<HopCounter*>(p);
-  const std::size_t len = size * n;
-  try {
-    self->header_line(std::string_view(data, len));
-  } catch (...) {
-    // out of memory while keeping headers: the count is already safe
-  }
-  if (self->next_header_) return self->next_header_(data, size, n, self->next_header_data_);
-  return len;
+  return static_cast<HopCounter*>(p)->receive(data, size, n);
 }
 
 Headers HopCounter::take_headers() noexcept {
@@ -168,7 +181,7 @@ void HopCounter::header_line(std::string_view raw) {
     if (block_status_ >= 200) {  // a new answer: an earlier hop's block is dropped
       headers_.clear();
       limit_at_ = remaining_at_ = reset_at_ = retry_after_at_ = Headers::npos;
-      headers_.reserve(1024, 24);  // a forge's usual answer: no regrowth
+      headers_.reserve(768, 16);  // one 1 KiB block: most answers fit (GitHub's grow once)
       headers_.add_line(raw);
     }
     return;

@@ -95,7 +95,9 @@ class HopCounter {
   static int on_prereq_slot(void* slot, char* remote_ip, char* local_ip, int remote_port, int local_port);
   static std::size_t on_header_slot(char* data, std::size_t size, std::size_t n, void* slot);
   void begin_perform(CURL* h) noexcept;
+  std::size_t receive(char* data, std::size_t size, std::size_t n);
   void begin_hop(const char* url);
+  void fill_hop(Hop& hop, std::string_view url);
   void answer(int status) noexcept;
   void header_line(std::string_view line);
   std::string_view value_of(std::size_t field) const noexcept {

@@ -72,7 +72,7 @@ std::string check_request(const Request& r, HandleState& known) {
 
 // The header lines of one hop, built straight into libcurl's list (one
 // reused line buffer, no vector of strings); throws std::bad_alloc.
-Slist hop_headers(const Request& r, bool same_origin, Lane lane, const std::string& lane_header) {
+Slist hop_headers(const Request& r, bool same_origin, bool with_body, Lane lane, const std::string& lane_header) {
   Slist list;
   std::string line;
   auto add = [&](std::string_view a, std::string_view b, std::string_view c = {}) {
@@ -89,22 +89,24 @@ Slist hop_headers(const Request& r, bool same_origin, Lane lane, const std::stri
   }
   if (same_origin && !r.bearer.empty()) add("Authorization: Bearer ", r.bearer);
   if (!lane_header.empty()) add(lane_header, ": ", lane.name());
-  add("Expect:", "");  // no 100-continue round trip
+  // No 100-continue round trip (libcurl asks for one only when sending a body).
+  if (with_body) add("Expect:", "");
   return list;
 }
 
 // hop_headers(), reused from the handle when built from the same inputs.
-curl_slist* cached_hop_headers(HandleState& st, const Request& r, bool same_origin, Lane lane,
+curl_slist* cached_hop_headers(HandleState& st, const Request& r, bool same_origin, bool with_body, Lane lane,
                                const std::string& lane_header) {
-  if (st.headers && st.same_origin_from == same_origin && st.lane_from == lane && st.bearer_from == r.bearer &&
-      st.headers_from == r.headers)
+  if (st.headers && st.same_origin_from == same_origin && st.with_body_from == with_body && st.lane_from == lane &&
+      st.bearer_from == r.bearer && st.headers_from == r.headers)
     return st.headers.get();
-  Slist fresh = hop_headers(r, same_origin, lane, lane_header);
+  Slist fresh = hop_headers(r, same_origin, with_body, lane, lane_header);
   st.headers.reset();  // until the inputs below are all recorded (they may throw)
   st.headers_from = r.headers;
   st.bearer_from = r.bearer;
   st.lane_from = lane;
   st.same_origin_from = same_origin;
+  st.with_body_from = with_body;
   st.headers = std::move(fresh);
   return st.headers.get();
 }
@@ -174,18 +176,17 @@ Response Transport::perform(const Request& req) {
   std::string location_url;
   std::string method = req.method;
   bool with_body = !req.body.empty() || method == "POST" || method == "PUT" || method == "PATCH";
-  auto finish = [&](int status) {
+  auto finish = [&](int status) {  // then `return res;` (one object, no move)
     res.status = status;
     res.headers = counter.take_headers();
     res.body = std::move(state.body);
     state.body.clear();  // moved from: empty, made sure
     res.hops = std::move(counter.hops());
-    return std::move(res);
   };
 
   for (int redirects = 0;; ++redirects) {
     const bool same_origin = redirects == 0 || origin_key(*url) == origin;
-    curl_slist* headers = cached_hop_headers(state, req, same_origin, lane, opt.lane_header);
+    curl_slist* headers = cached_hop_headers(state, req, same_origin, with_body, lane, opt.lane_header);
     int status = kNoAnswer;
     for (int retries = 0;; ++retries) {
       if (!impl_->gates.allows(lane)) {
@@ -194,7 +195,8 @@ Response Transport::perform(const Request& req) {
         res.error = {TransportErrc::lane_refused,
                      "lane " + std::string(lane.name()) +
                          " is elected and this process holds no valid term: request not sent"};
-        return finish(counter.hops().empty() ? kNoAnswer : counter.hops().back().status);
+        finish(counter.hops().empty() ? kNoAnswer : counter.hops().back().status);
+        return res;
       }
       error_buffer[0] = '\0';
       state.body.clear();
@@ -244,34 +246,44 @@ Response Transport::perform(const Request& req) {
       if (d.retry) {
         if (!clock.wait_until(clock.steady_now() + d.wait, req.stop)) {
           res.error = {TransportErrc::cancelled, "cancelled while waiting to retry " + one_line(*url)};
-          return finish(status);
+          finish(status);
+          return res;
         }
         continue;
       }
       if (errc != TransportErrc::ok) {
         res.error = {errc, curl_message(rc, error_buffer)};
-        return finish(status);
+        finish(status);
+        return res;
       }
       res.error = d.error;
       break;
     }
-    if (res.error || !is_redirect(status)) return finish(status);
+    if (res.error || !is_redirect(status)) {
+      finish(status);
+      return res;
+    }
 
     char* location = nullptr;
     curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &location);
-    if (!location) return finish(status);  // a 3xx without Location is the answer
+    if (!location) {  // a 3xx without Location is the answer
+      finish(status);
+      return res;
+    }
     const std::string next = location;
     if (redirects >= opt.max_redirects) {
       res.error = {TransportErrc::redirect_limit,
                    "stopped after " + std::to_string(redirects) + " redirects (the limit is " +
                        std::to_string(opt.max_redirects) + "); the next would have gone to " + one_line(next)};
-      return finish(status);
+      finish(status);
+      return res;
     }
     const auto to = origin_of(next);
     if (!to || !allowed_scheme(to->scheme)) {
       res.error = {TransportErrc::redirect_refused,
                    "redirect to " + one_line(next) + " refused: only http and https are followed"};
-      return finish(status);
+      finish(status);
+      return res;
     }
     const std::string m = next_method(status, method);
     if (m != method) with_body = false;
