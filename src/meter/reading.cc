@@ -1,5 +1,6 @@
 #include "meter/reading.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace forgemeter {
@@ -51,10 +52,16 @@ std::optional<std::uint64_t> parse_header_uint(std::string_view value) noexcept 
   std::uint64_t v = 0;
   constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
   constexpr std::size_t kSafeDigits = std::numeric_limits<std::uint64_t>::digits10;  // 19: never overflow
-  for (std::size_t i = 0; i < value.size(); ++i) {
+  const std::size_t safe = std::min(value.size(), kSafeDigits);
+  std::size_t i = 0;
+  for (; i < safe; ++i) {
     const unsigned d = static_cast<unsigned char>(value[i]) - unsigned{'0'};
     if (d > 9) return std::nullopt;
-    if (i >= kSafeDigits && (v > kMax / 10 || (v == kMax / 10 && d > kMax % 10))) return std::nullopt;
+    v = v * 10 + d;
+  }
+  for (; i < value.size(); ++i) {  // the 20th digit on may overflow
+    const unsigned d = static_cast<unsigned char>(value[i]) - unsigned{'0'};
+    if (d > 9 || v > kMax / 10 || (v == kMax / 10 && d > kMax % 10)) return std::nullopt;
     v = v * 10 + d;
   }
   return v;

@@ -2,6 +2,8 @@
 
 #include <strings.h>
 
+#include <cstring>
+
 #include "transport/errors.h"
 #include "transport/redirect_policy.h"
 
@@ -42,6 +44,22 @@ void HopCounter::chain(HeaderFn header, void* header_data, PrereqFn prereq, void
   next_header_data_ = header_data;
   next_prereq_ = prereq;
   next_prereq_data_ = prereq_data;
+}
+
+// Each line is parsed once, into headers_; the rate-limit fields are noted by
+// their index there (no copy). A field line, the common one, takes the short
+// path; a status line or blank line (once per answer) the other.
+inline void HopCounter::header_line(std::string_view raw) {
+  const bool field = block_status_ >= 200 && !raw.empty() && raw.front() != '\r' && raw.front() != '\n' &&
+                     !(raw.size() >= 5 && std::memcmp(raw.data(), "HTTP/", 5) == 0);
+  if (!field) return block_line(raw);
+  const std::size_t i = headers_.add_field(raw);
+  if (i == Headers::npos) return;
+  const std::string_view name = headers_[i].name;
+  if (same_name(name, "X-RateLimit-Limit")) limit_at_ = i;
+  else if (same_name(name, "X-RateLimit-Remaining")) remaining_at_ = i;
+  else if (same_name(name, "X-RateLimit-Reset")) reset_at_ = i;
+  else if (same_name(name, "Retry-After")) retry_after_at_ = i;
 }
 
 // One header line from libcurl: counted, then passed on to a chained callback.
@@ -173,9 +191,7 @@ Headers HopCounter::take_headers() noexcept {
   return std::move(headers_);
 }
 
-// Each line is parsed once, into headers_; the rate-limit fields are noted by
-// their index there (no copy).
-void HopCounter::header_line(std::string_view raw) {
+void HopCounter::block_line(std::string_view raw) {
   if (raw.size() >= 5 && raw.substr(0, 5) == "HTTP/") {
     block_status_ = status_of(trim(raw));
     if (block_status_ >= 200) {  // a new answer: an earlier hop's block is dropped
@@ -191,19 +207,10 @@ void HopCounter::header_line(std::string_view raw) {
     if (blank) block_status_ = 0;
     return;
   }
-  if (blank) {  // the blank line that ends this answer's headers
-    answer(block_status_);  // first: counted even if the line cannot be kept
-    block_status_ = 0;
-    headers_.add_line(raw);
-    return;
-  }
-  const std::size_t i = headers_.add_field(raw);
-  if (i == Headers::npos) return;
-  const std::string_view name = headers_[i].name;
-  if (same_name(name, "X-RateLimit-Limit")) limit_at_ = i;
-  else if (same_name(name, "X-RateLimit-Remaining")) remaining_at_ = i;
-  else if (same_name(name, "X-RateLimit-Reset")) reset_at_ = i;
-  else if (same_name(name, "Retry-After")) retry_after_at_ = i;
+  // The blank line that ends this answer's headers.
+  answer(block_status_);  // first: counted even if the line cannot be kept
+  block_status_ = 0;
+  headers_.add_line(raw);
 }
 
 void HopCounter::finish(CURL* h, CURLcode rc) noexcept {

@@ -100,6 +100,7 @@ class HopCounter {
   void fill_hop(Hop& hop, std::string_view url);
   void answer(int status) noexcept;
   void header_line(std::string_view line);
+  [[gnu::noinline]] void block_line(std::string_view line);  // off the per-field path
   std::string_view value_of(std::size_t field) const noexcept {
     return field == Headers::npos ? std::string_view() : headers_[field].value;
   }

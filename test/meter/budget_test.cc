@@ -146,3 +146,24 @@ TEST_CASE("answer classes") {
   CHECK(lines[1] == "forge HTTP answers: in the hour ending 2026-09-30T15:00Z" + D +
                         "api.github.com rest 2xx=2 304=1 3xx=1 limited=2 4xx=3 5xx=3 none=1 refused=1");
 }
+
+TEST_CASE("a header integer reads up to 2^64-1 exactly; one past it is no integer") {
+  // The budget line shows the remaining as read, or is absent when it is no integer.
+  auto budget_of = [](const std::string& value) {
+    Rig rig(at(14));
+    AnswerRecord a{.key = kKey, .seen = at(14, 30), .status = 200};
+    a.headers.offer("X-RateLimit-Remaining", value);
+    rig.meter->record_answer(a);
+    rig.meter->flush();
+    std::string budget;
+    for (const auto& l : rig.take())
+      if (l.starts_with("forge rate limit:")) budget = l;
+    return budget;
+  };
+  CHECK(budget_of("18446744073709551615").ends_with(": 18446744073709551615 at 14:30:00Z"));
+  CHECK(budget_of(" 1844674407370955161 ").ends_with(": 1844674407370955161 at 14:30:00Z"));
+  CHECK(budget_of("00000000000000000000042").ends_with(": 42 at 14:30:00Z"));
+  CHECK(budget_of("18446744073709551616").empty());
+  CHECK(budget_of("28446744073709551615").empty());
+  CHECK(budget_of("1844674407370955161x").empty());
+}
