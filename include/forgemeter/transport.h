@@ -175,7 +175,19 @@ class Headers {
   // The i-th field in the order received; i < size().
   Field operator[](std::size_t i) const noexcept {
     const Span s = span(i);
-    return {std::string_view(block_ + s.name_at, s.name_len), std::string_view(block_ + s.value_at, s.value_len)};
+    const char* value = block_ + s.value_at;  // trimmed here, when read
+    const char* value_end = block_ + s.value_end;
+    while (value < value_end && (*value == ' ' || *value == '\t')) ++value;
+    while (value_end > value && (value_end[-1] == ' ' || value_end[-1] == '\t' || value_end[-1] == '\r' ||
+                                 value_end[-1] == '\n'))
+      --value_end;
+    return {std::string_view(block_ + s.name_at, s.name_len),
+            std::string_view(value, static_cast<std::size_t>(value_end - value))};
+  }
+  // operator[](i).name alone (the value is not trimmed for it).
+  std::string_view name(std::size_t i) const noexcept {
+    const Span s = span(i);
+    return {block_ + s.name_at, s.name_len};
   }
   const_iterator begin() const noexcept { return {this, 0}; }
   const_iterator end() const noexcept { return {this, fields_}; }
@@ -198,7 +210,8 @@ class Headers {
   // One heap block of cap_ bytes: raw() from the front, the index of the
   // fields from the back (field i's Span ends i spans before the end).
   struct Span {
-    std::uint32_t name_at, name_len, value_at, value_len;
+    std::uint32_t name_at, name_len;    // the name, trimmed
+    std::uint32_t value_at, value_end;  // all after the colon, to its line's end
   };
   Span span(std::size_t i) const noexcept {
     Span s;

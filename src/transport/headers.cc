@@ -55,9 +55,8 @@ void swap(Headers& a, Headers& b) noexcept {
 
 std::optional<std::string_view> Headers::find(std::string_view name) const noexcept {
   for (std::size_t i = 0; i < fields_; ++i) {
-    const Span s = span(i);
-    if (s.name_len == name.size() && strncasecmp(block_ + s.name_at, name.data(), name.size()) == 0)
-      return std::string_view(block_ + s.value_at, s.value_len);
+    const std::string_view n = this->name(i);
+    if (n.size() == name.size() && strncasecmp(n.data(), name.data(), name.size()) == 0) return (*this)[i].value;
   }
   return std::nullopt;
 }
@@ -108,13 +107,8 @@ std::size_t Headers::add_field(std::string_view line) {
   const char* name_end = colon;
   while (name_end > name && is_blank(name_end[-1])) --name_end;
   if (name == name_end) return npos;
-  const char* value = colon + 1;
-  while (value < end && is_blank(*value)) ++value;
-  const char* value_end = end;
-  while (value_end > value && (is_blank(value_end[-1]) || value_end[-1] == '\r' || value_end[-1] == '\n')) --value_end;
   auto offset = [&](const char* p) { return static_cast<std::uint32_t>(p - block_); };
-  const Span s{offset(name), static_cast<std::uint32_t>(name_end - name), offset(value),
-               static_cast<std::uint32_t>(value_end - value)};
+  const Span s{offset(name), static_cast<std::uint32_t>(name_end - name), offset(colon + 1), offset(end)};
   std::memcpy(block_ + cap_ - (fields_ + 1) * sizeof(Span), &s, sizeof s);
   return fields_++;
 }

@@ -10,8 +10,9 @@
 namespace forgemeter::transport_detail {
 namespace {
 
+// Any case; the exact spelling (the usual one) without a call.
 bool same_name(std::string_view a, std::string_view b) noexcept {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+  return a.size() == b.size() && (a == b || strncasecmp(a.data(), b.data(), a.size()) == 0);
 }
 
 std::string_view trim(std::string_view s) noexcept {
@@ -55,11 +56,22 @@ inline void HopCounter::header_line(std::string_view raw) {
   if (!field) return block_line(raw);
   const std::size_t i = headers_.add_field(raw);
   if (i == Headers::npos) return;
-  const std::string_view name = headers_[i].name;
-  if (same_name(name, "X-RateLimit-Limit")) limit_at_ = i;
-  else if (same_name(name, "X-RateLimit-Remaining")) remaining_at_ = i;
-  else if (same_name(name, "X-RateLimit-Reset")) reset_at_ = i;
-  else if (same_name(name, "Retry-After")) retry_after_at_ = i;
+  // By length, then (for the two of 17 bytes) one letter, then the whole name.
+  const std::string_view name = headers_.name(i);
+  switch (name.size()) {
+    case 17:
+      if ((name[12] | 0x20) == 'l' && same_name(name, "X-RateLimit-Limit")) limit_at_ = i;
+      else if ((name[12] | 0x20) == 'r' && same_name(name, "X-RateLimit-Reset")) reset_at_ = i;
+      break;
+    case 21:
+      if (same_name(name, "X-RateLimit-Remaining")) remaining_at_ = i;
+      break;
+    case 11:
+      if (same_name(name, "Retry-After")) retry_after_at_ = i;
+      break;
+    default:
+      break;
+  }
 }
 
 // One header line from libcurl: counted, then passed on to a chained callback.
