@@ -74,7 +74,7 @@ inline void HopCounter::header_line(std::string_view raw) {
   }
 }
 
-// One header line from libcurl: counted, then passed on to a chained callback.
+// One header line from libcurl, counted (on_header then passes it on to a chained callback).
 inline std::size_t HopCounter::receive(char* data, std::size_t size, std::size_t n) {
   const std::size_t len = size * n;
   try {
@@ -82,7 +82,6 @@ inline std::size_t HopCounter::receive(char* data, std::size_t size, std::size_t
   } catch (...) {
     // out of memory while keeping headers: the count is already safe
   }
-  if (next_header_) return next_header_(data, size, n, next_header_data_);
   return len;
 }
 
@@ -118,7 +117,9 @@ int HopCounter::on_prereq_slot(void* slot, char* remote_ip, char* local_ip, int 
 
 std::size_t HopCounter::on_header_slot(char* data, std::size_t size, std::size_t n, void* slot) {
   HopCounter* self = static_cast<CounterSlot*>(slot)->counter;
-  return self ? self->receive(data, size, n) : size * n;
+  if (!self) return size * n;
+  if (self->next_header_) return on_header(data, size, n, self);
+  return self->receive(data, size, n);  // nothing chained (the Transport's own handles)
 }
 
 int HopCounter::on_prereq(void* p, char* remote_ip, char* local_ip, int remote_port, int local_port) {
@@ -195,7 +196,10 @@ void HopCounter::answer(int status) noexcept {
 }
 
 std::size_t HopCounter::on_header(char* data, std::size_t size, std::size_t n, void* p) {
-  return static_cast<HopCounter*>(p)->receive(data, size, n);
+  auto* self = static_cast<HopCounter*>(p);
+  const std::size_t len = self->receive(data, size, n);
+  if (self->next_header_) return self->next_header_(data, size, n, self->next_header_data_);
+  return len;
 }
 
 Headers HopCounter::take_headers() noexcept {
