@@ -6,10 +6,11 @@
 // Both send GET /repos/o/r/pulls/1 to api.forge.test (resolved to 127.0.0.1)
 // with `Authorization: Bearer inst-101` and `User-Agent: forgemeter`, keep
 // their connection alive and collect the body and the answer's headers into
-// memory (the bare handle into two strings). The Transport also resets its pooled handle
-// and re-applies its options per request, runs the per-hop counting callbacks
-// and records every request and answer (with its rate-limit headers) to a
-// Meter.
+// memory (the bare handle into two strings). The Transport also validates the
+// request, takes a pooled handle (reset only when needed; only options that
+// differ are set again), runs the per-hop counting callbacks, records every
+// request and answer (with its rate-limit headers) to a Meter, and returns an
+// owned Response (body, Headers, one Hop).
 //
 // BM_Paired is the number to read: it alternates batches of 200 bare and 200
 // metered requests inside one benchmark (so load drift on a shared machine
@@ -94,7 +95,6 @@ class Bare {
   bool counted(forgemeter::Meter& meter) {
     namespace td = forgemeter::transport_detail;
     td::HopCounter counter(meter, forgemeter::Lane::other(), 101, url_);
-    counter.keep_headers(true);
     counter.attach(h_);
     body_.clear();
     const CURLcode rc = curl_easy_perform(h_);

@@ -186,8 +186,7 @@ void Meter::record_answer(const AnswerRecord& a) noexcept {
   if (a.key.installation != 0) reading = meter::read_budget(a.headers, a.seen);
   const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
   impl_->with_slow(meter::hour_index(a.seen), [&](meter::HourTally& t) {
-    t.add_answer(a.key.host, a.key.api, cls, 1, first);
-    if (reading) t.add_reading(a.key.host, a.key.api, a.key.installation, *reading, first);
+    t.add_answer_reading(a.key.host, a.key.api, cls, a.key.installation, reading ? &*reading : nullptr, first);
   });
 }
 

@@ -1,5 +1,7 @@
 #include "meter/reading.h"
 
+#include <bit>
+#include <cstring>
 #include <limits>
 
 namespace forgemeter {
@@ -45,15 +47,49 @@ bool lower(const Reading& a, const Reading& b) noexcept {
   return a.limit < b.limit;
 }
 
+namespace {
+
+// Eight ASCII bytes, the first in the lowest byte (little-endian load).
+bool eight_digits(std::uint64_t w) noexcept {
+  constexpr std::uint64_t kHigh = 0xF0F0F0F0F0F0F0F0ull, kThrees = 0x3030303030303030ull;
+  // Every byte 0x30..0x3F, and still 0x3_ after adding 6: 0x30..0x39.
+  return (w & kHigh) == kThrees && ((w + 0x0606060606060606ull) & kHigh) == kThrees;
+}
+
+// The value of eight decimal digits, the first the most significant.
+std::uint64_t eight_digits_value(std::uint64_t w) noexcept {
+  w -= 0x3030303030303030ull;  // each byte its digit
+  w = w * 10 + (w >> 8);       // bytes 0, 2, 4, 6: two-digit numbers (the others are junk)
+  // Bytes 0 and 4 times 10^6 and 10^2, bytes 2 and 6 times 10^4 and 1, summed in bits 32..63.
+  constexpr std::uint64_t kPairs = 0x000000FF000000FFull;
+  return (((w & kPairs) * (100 + (1000000ull << 32))) + (((w >> 16) & kPairs) * (1 + (10000ull << 32)))) >> 32;
+}
+
+}  // namespace
+
 std::optional<std::uint64_t> parse_header_uint(std::string_view value) noexcept {
-  value = trim(value);
-  if (value.empty()) return std::nullopt;
-  std::uint64_t v = 0;
+  const char* p = value.data();
+  const char* end = p + value.size();
+  while (p < end && (*p == ' ' || *p == '\t')) ++p;
+  while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n')) --end;
+  if (p == end) return std::nullopt;
   constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
-  for (char c : value) {
-    if (c < '0' || c > '9') return std::nullopt;
-    const auto d = static_cast<std::uint64_t>(c - '0');
-    if (v > (kMax - d) / 10) return std::nullopt;
+  constexpr std::ptrdiff_t kSafeDigits = std::numeric_limits<std::uint64_t>::digits10;  // 19: never overflow
+  const char* const first = p;
+  std::uint64_t v = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    while (end - p >= 8 && (p - first) + 8 <= kSafeDigits) {  // eight at a time
+      std::uint64_t w;
+      std::memcpy(&w, p, 8);
+      if (!eight_digits(w)) break;  // the loop below finds the byte that is not a digit
+      v = v * 100'000'000 + eight_digits_value(w);
+      p += 8;
+    }
+  }
+  for (; p < end; ++p) {
+    const unsigned d = static_cast<unsigned char>(*p) - unsigned{'0'};
+    if (d > 9) return std::nullopt;
+    if (p - first >= kSafeDigits && (v > kMax / 10 || (v == kMax / 10 && d > kMax % 10))) return std::nullopt;
     v = v * 10 + d;
   }
   return v;

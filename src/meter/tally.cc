@@ -31,16 +31,21 @@ void HourTally::add_requests(std::string_view name, Api api, std::uint64_t insta
   host(name, first_seen, folded, false).counts[CountKey{api, installation, lane}] += n;
 }
 
-void HourTally::add_reading(std::string_view name, Api api, std::uint64_t installation, const Reading& r,
-                            std::uint64_t first_seen) {
-  auto& budgets = host(name, first_seen, false, true).budgets;
-  auto [it, fresh] = budgets.try_emplace({api, installation}, Budget{r, r});
+void HourTally::add_reading(Host& h, Api api, std::uint64_t installation, const Reading& r) {
+  auto [it, fresh] = h.budgets.try_emplace({api, installation}, Budget{r, r});
   if (!fresh) it->second.offer(r);
 }
 
 void HourTally::add_answer(std::string_view name, Api api, AnswerClass c, std::uint64_t n,
                            std::uint64_t first_seen) {
   host(name, first_seen, false, true).answers[api][static_cast<std::size_t>(c)] += n;
+}
+
+void HourTally::add_answer_reading(std::string_view name, Api api, AnswerClass c, std::uint64_t installation,
+                                   const Reading* r, std::uint64_t first_seen) {
+  Host& h = host(name, first_seen, false, true);
+  h.answers[api][static_cast<std::size_t>(c)] += 1;
+  if (r) add_reading(h, api, installation, *r);
 }
 
 namespace {

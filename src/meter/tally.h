@@ -39,9 +39,11 @@ class HourTally {
   // `first_seen` orders hosts for folding: lower was seen earlier.
   void add_requests(std::string_view host, Api api, std::uint64_t installation, Lane lane, std::uint64_t n,
                     std::uint64_t first_seen, bool folded = false);
-  void add_reading(std::string_view host, Api api, std::uint64_t installation, const Reading& r,
-                   std::uint64_t first_seen);
   void add_answer(std::string_view host, Api api, AnswerClass c, std::uint64_t n, std::uint64_t first_seen);
+  // One answer of class `c` and, when `r`, its budget reading for
+  // (api, installation): the host is looked up once for both.
+  void add_answer_reading(std::string_view host, Api api, AnswerClass c, std::uint64_t installation,
+                          const Reading* r, std::uint64_t first_seen);
 
   bool empty() const noexcept { return hosts_.empty() && !folded_used_; }
 
@@ -67,6 +69,7 @@ class HourTally {
     std::map<Api, Classes> answers;
   };
   Host& host(std::string_view name, std::uint64_t first_seen, bool folded, bool capped);
+  static void add_reading(Host& h, Api api, std::uint64_t installation, const Reading& r);
 
   std::size_t max_raw_hosts_;
   std::map<std::string, Host, std::less<>> hosts_;

@@ -67,20 +67,28 @@ void apply_connection(CURL* h, const ConnectionSettings& s) noexcept {
   curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(h, CURLOPT_USERAGENT, o.user_agent.c_str());
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
-  apply_request(h, s);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, s.body_sink);
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s.error_buffer);
+  apply_timeouts(h, s);
 }
 
-void apply_request(CURL* h, const ConnectionSettings& s) noexcept {
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s.error_buffer);
+void apply_timeouts(CURL* h, const ConnectionSettings& s) noexcept {
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ms(s.connect_timeout));
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, ms(s.timeout));
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, s.body_sink);
 }
 
 void apply_hop(CURL* h, const std::string& method, const std::string& url, curl_slist* headers,
                const std::string& body, bool with_body) noexcept {
-  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  apply_url(h, url);
+  apply_header_list(h, headers);
+  apply_method(h, method, body, with_body);
+}
+
+void apply_url(CURL* h, const std::string& url) noexcept { curl_easy_setopt(h, CURLOPT_URL, url.c_str()); }
+
+void apply_header_list(CURL* h, curl_slist* headers) noexcept { curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers); }
+
+void apply_method(CURL* h, const std::string& method, const std::string& body, bool with_body) noexcept {
   if (method == "HEAD") {
     curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
   } else if (method == "GET" && !with_body) {

@@ -1,11 +1,12 @@
 // easy_options.h — the libcurl options every request of a Transport is sent with.
 //
-// apply_connection() sets what does not change between hops: TLS verification
-// (always on unless insecure_skip_tls_verify_for_tests), CA file or PEM,
-// HTTP/2 over TLS, http/https only, timeouts, no signals, the body sink.
-// apply_request() sets what may differ from one request to the next (and is
-// all that a handle reused without a reset needs again); apply_hop() sets the
-// method, URL, headers and body of one hop.
+// apply_connection() sets everything a handle needs after a reset: TLS
+// verification (always on unless insecure_skip_tls_verify_for_tests), CA file
+// or PEM, HTTP/2 over TLS, http/https only, timeouts, no signals, the body
+// sink and error buffer. apply_timeouts() sets what may differ from one
+// request to the next; apply_hop() sets the method, URL, headers and body of
+// one hop (apply_url, apply_header_list, apply_method: each alone, for a
+// handle whose other options are still in place).
 #pragma once
 
 #include <curl/curl.h>
@@ -36,18 +37,20 @@ struct ConnectionSettings {
   bool load_resolve = false;
   std::chrono::milliseconds connect_timeout{};
   std::chrono::milliseconds timeout{};
-  std::string* body_sink = nullptr;
-  char* error_buffer = nullptr;  // CURL_ERROR_SIZE bytes
+  std::string* body_sink = nullptr;  // must outlive the handle's performs (or the next reset)
+  char* error_buffer = nullptr;      // CURL_ERROR_SIZE bytes; the same
 };
 
-// Everything, after a curl_easy_reset (calls apply_request too).
+// Everything, after a curl_easy_reset (calls apply_timeouts too).
 void apply_connection(CURL* h, const ConnectionSettings& s) noexcept;
-// Only what differs between requests on one handle: timeouts, body sink,
-// error buffer.
-void apply_request(CURL* h, const ConnectionSettings& s) noexcept;
+// Only what may differ between requests on one handle: the timeouts.
+void apply_timeouts(CURL* h, const ConnectionSettings& s) noexcept;
 
 // `headers` must outlive the perform; `body` is sent when `with_body`.
 void apply_hop(CURL* h, const std::string& method, const std::string& url, curl_slist* headers,
                const std::string& body, bool with_body) noexcept;
+void apply_url(CURL* h, const std::string& url) noexcept;
+void apply_header_list(CURL* h, curl_slist* headers) noexcept;
+void apply_method(CURL* h, const std::string& method, const std::string& body, bool with_body) noexcept;
 
 }  // namespace forgemeter::transport_detail

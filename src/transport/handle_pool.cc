@@ -31,36 +31,40 @@ HandlePool::HandlePool() {
 }
 
 HandlePool::~HandlePool() {
-  for (auto& [h, state] : idle_) curl_easy_cleanup(h);
+  delete hot_.exchange(nullptr);
+  idle_.clear();
   curl_share_cleanup(share_);
 }
 
 HandlePool::Handle HandlePool::take() {
+  if (Pooled* hot = hot_.exchange(nullptr, std::memory_order_acq_rel)) return Handle(this, std::unique_ptr<Pooled>(hot));
   {
     std::lock_guard lock(mu_);
     if (!idle_.empty()) {
-      auto [h, state] = std::move(idle_.back());
+      std::unique_ptr<Pooled> p = std::move(idle_.back());
       idle_.pop_back();
-      return Handle(this, h, std::move(state));
+      return Handle(this, std::move(p));
     }
   }
-  auto state = std::make_unique<HandleState>();
-  CURL* h = curl_easy_init();
-  if (!h) throw std::bad_alloc();
-  curl_easy_setopt(h, CURLOPT_SHARE, share_);
-  return Handle(this, h, std::move(state));
+  auto p = std::make_unique<Pooled>();
+  p->h = curl_easy_init();
+  if (!p->h) throw std::bad_alloc();
+  curl_easy_setopt(p->h, CURLOPT_SHARE, share_);
+  return Handle(this, std::move(p));
 }
 
 void HandlePool::reset(CURL* h) {
   curl_easy_reset(h);  // keeps live connections and the share
 }
 
-void HandlePool::give_back(CURL* h, std::unique_ptr<HandleState> state) noexcept {
+void HandlePool::give_back(std::unique_ptr<Pooled> p) noexcept {
+  Pooled* displaced = hot_.exchange(p.release(), std::memory_order_acq_rel);
+  if (!displaced) return;
   try {
     std::lock_guard lock(mu_);
-    idle_.emplace_back(h, std::move(state));
+    idle_.emplace_back(displaced);
   } catch (...) {
-    curl_easy_cleanup(h);
+    delete displaced;
   }
 }
 

@@ -16,6 +16,8 @@
 #include <curl/curl.h>
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -38,6 +40,18 @@ struct HandleState {
   std::string checked_url;    // the last request URL that passed the checks...
   std::string checked_origin; // ...and its origin_key()
   HopCache hop;               // the last hop's URL, host and API
+  // What is set on the handle since its last reset, so a reused handle is
+  // not told again: the counting callbacks (through `slot`), the URL, the
+  // header list and the timeouts last set.
+  bool callbacks_set = false;
+  CounterSlot slot;
+  std::string url_set;
+  curl_slist* headers_set = nullptr;
+  std::chrono::milliseconds connect_timeout_set{-1}, timeout_set{-1};
+  // Where the handle writes (CURLOPT_WRITEDATA, CURLOPT_ERRORBUFFER; both set
+  // once per reset): the body being received, moved to the Response at the end.
+  std::string body;
+  char error[CURL_ERROR_SIZE] = {};
   // The last hop header list built on this handle and what it was built from
   // (the Transport's lane header name is the same for all its handles).
   Slist headers;
@@ -45,12 +59,23 @@ struct HandleState {
   std::string bearer_from;
   Lane lane_from = Lane::other();
   bool same_origin_from = false;
+  bool with_body_from = false;
 };
 
 // curl_global_init, once per process (thread-safe).
 void ensure_curl_global();
 
 class HandlePool {
+  // One heap object per handle: taking and giving back moves a pointer.
+  struct Pooled {
+    Pooled() = default;
+    Pooled(const Pooled&) = delete;
+    Pooled& operator=(const Pooled&) = delete;
+    ~Pooled() { if (h) curl_easy_cleanup(h); }  // before `state`: libcurl may still write to its buffers
+    CURL* h = nullptr;
+    HandleState state;
+  };
+
  public:
   HandlePool();  // throws std::runtime_error when libcurl cannot start
   ~HandlePool();
@@ -59,18 +84,16 @@ class HandlePool {
 
   class Handle {
    public:
-    Handle(HandlePool* pool, CURL* h, std::unique_ptr<HandleState> state)
-        : pool_(pool), h_(h), state_(std::move(state)) {}
-    Handle(Handle&& o) noexcept : pool_(o.pool_), h_(o.h_), state_(std::move(o.state_)) { o.h_ = nullptr; }
+    Handle(HandlePool* pool, std::unique_ptr<Pooled> p) noexcept : pool_(pool), p_(std::move(p)) {}
+    Handle(Handle&& o) noexcept = default;
     Handle& operator=(Handle&&) = delete;
-    ~Handle() { if (h_) pool_->give_back(h_, std::move(state_)); }
-    CURL* get() const noexcept { return h_; }
-    HandleState& state() noexcept { return *state_; }
+    ~Handle() { if (p_) pool_->give_back(std::move(p_)); }
+    CURL* get() const noexcept { return p_->h; }
+    HandleState& state() noexcept { return p_->state; }
 
    private:
     HandlePool* pool_;
-    CURL* h_;
-    std::unique_ptr<HandleState> state_;  // on the heap: taking and giving back moves a pointer
+    std::unique_ptr<Pooled> p_;
   };
 
   Handle take();
@@ -78,12 +101,16 @@ class HandlePool {
   void reset(CURL* h);
 
  private:
-  void give_back(CURL* h, std::unique_ptr<HandleState> state) noexcept;
+  void give_back(std::unique_ptr<Pooled> p) noexcept;
 
   CURLSH* share_ = nullptr;
   std::array<std::mutex, CURL_LOCK_DATA_LAST> share_locks_;
+  // The most recently returned handle, taken and given back without a lock
+  // (a thread sending request after request never waits); the others, in
+  // the order they were returned, under mu_.
+  std::atomic<Pooled*> hot_{nullptr};
   std::mutex mu_;
-  std::vector<std::pair<CURL*, std::unique_ptr<HandleState>>> idle_;
+  std::vector<std::unique_ptr<Pooled>> idle_;
 };
 
 }  // namespace forgemeter::transport_detail

@@ -2,14 +2,17 @@
 
 #include <strings.h>
 
+#include <cstring>
+
 #include "transport/errors.h"
 #include "transport/redirect_policy.h"
 
 namespace forgemeter::transport_detail {
 namespace {
 
+// Any case; the exact spelling (the usual one) without a call.
 bool same_name(std::string_view a, std::string_view b) noexcept {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+  return a.size() == b.size() && (a == b || strncasecmp(a.data(), b.data(), a.size()) == 0);
 }
 
 std::string_view trim(std::string_view s) noexcept {
@@ -44,14 +47,79 @@ void HopCounter::chain(HeaderFn header, void* header_data, PrereqFn prereq, void
   next_prereq_data_ = prereq_data;
 }
 
-void HopCounter::attach(CURL* h) noexcept {
+// Each line is parsed once, into headers_; the rate-limit fields are noted by
+// their index there (no copy). A field line, the common one, takes the short
+// path; a status line or blank line (once per answer) the other.
+inline void HopCounter::header_line(std::string_view raw) {
+  const bool field = block_status_ >= 200 && !raw.empty() && raw.front() != '\r' && raw.front() != '\n' &&
+                     !(raw.size() >= 5 && std::memcmp(raw.data(), "HTTP/", 5) == 0);
+  if (!field) return block_line(raw);
+  const std::size_t i = headers_.add_field(raw);
+  if (i == Headers::npos) return;
+  // By length, then (for the two of 17 bytes) one letter, then the whole name.
+  const std::string_view name = headers_.name(i);
+  switch (name.size()) {
+    case 17:
+      if ((name[12] | 0x20) == 'l' && same_name(name, "X-RateLimit-Limit")) limit_at_ = i;
+      else if ((name[12] | 0x20) == 'r' && same_name(name, "X-RateLimit-Reset")) reset_at_ = i;
+      break;
+    case 21:
+      if (same_name(name, "X-RateLimit-Remaining")) remaining_at_ = i;
+      break;
+    case 11:
+      if (same_name(name, "Retry-After")) retry_after_at_ = i;
+      break;
+    default:
+      break;
+  }
+}
+
+// One header line from libcurl, counted (on_header then passes it on to a chained callback).
+inline std::size_t HopCounter::receive(char* data, std::size_t size, std::size_t n) {
+  const std::size_t len = size * n;
+  try {
+    header_line(std::string_view(data, len));
+  } catch (...) {
+    // out of memory while keeping headers: the count is already safe
+  }
+  return len;
+}
+
+void HopCounter::begin_perform(CURL* h) noexcept {
   handle_ = h;
   sent_this_perform_ = false;
   requests_this_perform_ = 0;
+}
+
+void HopCounter::attach(CURL* h) noexcept {
+  begin_perform(h);
   curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, &HopCounter::on_prereq);
   curl_easy_setopt(h, CURLOPT_PREREQDATA, this);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &HopCounter::on_header);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, this);
+}
+
+void HopCounter::attach(CURL* h, CounterSlot& slot, bool& installed) noexcept {
+  begin_perform(h);
+  slot.counter = this;
+  if (installed) return;
+  curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, &HopCounter::on_prereq_slot);
+  curl_easy_setopt(h, CURLOPT_PREREQDATA, &slot);
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &HopCounter::on_header_slot);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &slot);
+  installed = true;
+}
+
+int HopCounter::on_prereq_slot(void* slot, char* remote_ip, char* local_ip, int remote_port, int local_port) {
+  HopCounter* self = static_cast<CounterSlot*>(slot)->counter;
+  return self ? on_prereq(self, remote_ip, local_ip, remote_port, local_port) : CURL_PREREQFUNC_OK;
+}
+
+std::size_t HopCounter::on_header_slot(char* data, std::size_t size, std::size_t n, void* slot) {
+  HopCounter* self = static_cast<CounterSlot*>(slot)->counter;
+  if (!self) return size * n;
+  if (self->next_header_) return on_header(data, size, n, self);
+  return self->receive(data, size, n);  // nothing chained (the Transport's own handles)
 }
 
 int HopCounter::on_prereq(void* p, char* remote_ip, char* local_ip, int remote_port, int local_port) {
@@ -70,26 +138,13 @@ void HopCounter::begin_hop(const char* url) {
   ++requests_this_perform_;  // even if this one cannot be counted in detail
   if (pending_) answer(kNoAnswer);  // libcurl resends on a fresh connection: the last one got nothing
   try {
-    Hop hop;
-    hop.url = url ? url : "";
-    if (cache_ && cache_->url == hop.url) {
-      hop.host = cache_->host;
-      hop.api = cache_->api;
-    } else {
-      hop.host = host_of(hop.url);
-      hop.api = api_of_url(hop.url);
-      if (cache_) *cache_ = HopCache{hop.url, hop.host, hop.api};
+    Hop& hop = hops_.emplace_back();  // filled in place; dropped again if that fails
+    try {
+      fill_hop(hop, url ? url : "");
+    } catch (...) {
+      hops_.pop_back();
+      throw;
     }
-    if (origin_.empty()) {  // the first hop defines the origin
-      own_origin_url_ = hop.url;
-      own_origin_ = origin_key(hop.url);
-      origin_url_ = own_origin_url_;
-      origin_ = own_origin_;
-    }
-    // The request's own URL needs no parsing to know its origin.
-    const bool same_origin = hop.url == origin_url_ || origin_key(hop.url) == origin_;
-    hop_installation_ = installation_ != 0 && same_origin ? installation_ : 0;
-    hops_.push_back(std::move(hop));
   } catch (...) {
     return;  // out of memory: this hop goes uncounted rather than crash a C callback
   }
@@ -98,6 +153,28 @@ void HopCounter::begin_hop(const char* url) {
   pending_ = true;
   sent_this_perform_ = true;
   block_status_ = 0;
+}
+
+// The hop's URL, host and API, and the installation it is charged to.
+void HopCounter::fill_hop(Hop& hop, std::string_view url) {
+  hop.url.assign(url);
+  if (cache_ && cache_->url == hop.url) {
+    hop.host = cache_->host;
+    hop.api = cache_->api;
+  } else {
+    hop.host = host_of(hop.url);
+    hop.api = api_of_url(hop.url);
+    if (cache_) *cache_ = HopCache{hop.url, hop.host, hop.api};
+  }
+  if (origin_.empty()) {  // the first hop defines the origin
+    own_origin_url_ = hop.url;
+    own_origin_ = origin_key(hop.url);
+    origin_url_ = own_origin_url_;
+    origin_ = own_origin_;
+  }
+  // The request's own URL needs no parsing to know its origin.
+  const bool same_origin = hop.url == origin_url_ || origin_key(hop.url) == origin_;
+  hop_installation_ = installation_ != 0 && same_origin ? installation_ : 0;
 }
 
 void HopCounter::answer(int status) noexcept {
@@ -109,10 +186,10 @@ void HopCounter::answer(int status) noexcept {
   a.seen = meter_.clock().now();
   a.status = status;
   if (status != kNoAnswer) {
-    a.headers.limit = limit_;
-    a.headers.remaining = remaining_;
-    a.headers.reset = reset_;
-    a.headers.retry_after = retry_after_;
+    a.headers.limit = value_of(limit_at_);
+    a.headers.remaining = value_of(remaining_at_);
+    a.headers.reset = value_of(reset_at_);
+    a.headers.retry_after = value_of(retry_after_at_);
   }
   meter_.record_answer(a);
   pending_ = false;
@@ -120,48 +197,36 @@ void HopCounter::answer(int status) noexcept {
 
 std::size_t HopCounter::on_header(char* data, std::size_t size, std::size_t n, void* p) {
   auto* self = static_cast<HopCounter*>(p);
-  const std::size_t len = size * n;
-  try {
-    self->header_line(std::string_view(data, len));
-  } catch (...) {
-    // out of memory while keeping headers: the count is already safe
-  }
+  const std::size_t len = self->receive(data, size, n);
   if (self->next_header_) return self->next_header_(data, size, n, self->next_header_data_);
   return len;
 }
 
-void HopCounter::header_line(std::string_view raw) {
-  const std::string_view line = trim(raw);
+Headers HopCounter::take_headers() noexcept {
+  limit_at_ = remaining_at_ = reset_at_ = retry_after_at_ = Headers::npos;
+  return std::move(headers_);
+}
+
+void HopCounter::block_line(std::string_view raw) {
   if (raw.size() >= 5 && raw.substr(0, 5) == "HTTP/") {
-    block_status_ = status_of(line);
-    if (block_status_ >= 200) {
+    block_status_ = status_of(trim(raw));
+    if (block_status_ >= 200) {  // a new answer: an earlier hop's block is dropped
       headers_.clear();
-      if (keep_headers_) headers_.reserve(16);  // a forge's usual answer: no regrowth
-      limit_.clear();
-      remaining_.clear();
-      reset_.clear();
-      retry_after_.clear();
+      limit_at_ = remaining_at_ = reset_at_ = retry_after_at_ = Headers::npos;
+      headers_.reserve(768, 16);  // one 1 KiB block: most answers fit (GitHub's grow once)
+      headers_.add_line(raw);
     }
     return;
   }
+  const bool blank = raw.empty() || raw.front() == '\r' || raw.front() == '\n';
   if (block_status_ < 200) {  // a 1xx block, or nothing we are reading
-    if (line.empty()) block_status_ = 0;
+    if (blank) block_status_ = 0;
     return;
   }
-  if (line.empty()) {  // the blank line that ends this answer's headers
-    answer(block_status_);
-    block_status_ = 0;
-    return;
-  }
-  const auto colon = line.find(':');
-  if (colon == std::string_view::npos) return;
-  const std::string_view name = trim(line.substr(0, colon));
-  const std::string_view value = trim(line.substr(colon + 1));
-  if (same_name(name, "X-RateLimit-Limit")) limit_.assign(value);
-  else if (same_name(name, "X-RateLimit-Remaining")) remaining_.assign(value);
-  else if (same_name(name, "X-RateLimit-Reset")) reset_.assign(value);
-  else if (same_name(name, "Retry-After")) retry_after_.assign(value);
-  if (keep_headers_) headers_.emplace_back(std::string(name), std::string(value));
+  // The blank line that ends this answer's headers.
+  answer(block_status_);  // first: counted even if the line cannot be kept
+  block_status_ = 0;
+  headers_.add_line(raw);
 }
 
 void HopCounter::finish(CURL* h, CURLcode rc) noexcept {

@@ -41,6 +41,15 @@ struct HopCache {
   Api api = Api::rest;
 };
 
+class HopCounter;
+
+// Lets the counting callbacks stay installed on a handle from one perform to
+// the next: their data pointer is the slot, which names the counter of the
+// perform at hand (nullptr between performs: the callbacks then count nothing).
+struct CounterSlot {
+  HopCounter* counter = nullptr;
+};
+
 class HopCounter {
  public:
   // `origin_url`: the request's own URL (where its installation's credential
@@ -51,8 +60,6 @@ class HopCounter {
   HopCounter(const HopCounter&) = delete;  // views its own strings
   HopCounter& operator=(const HopCounter&) = delete;
 
-  // Keep the headers of the latest answer block (for Response::headers).
-  void keep_headers(bool on) noexcept { keep_headers_ = on; }
   // Callbacks to call after ours (set by a CurlMeter user).
   void chain(HeaderFn header, void* header_data, PrereqFn prereq, void* prereq_data) noexcept;
 
@@ -61,17 +68,22 @@ class HopCounter {
   void use_cache(HopCache* cache) noexcept { cache_ = cache; }
   // Installs the callbacks on `h` for the next perform.
   void attach(CURL* h) noexcept;
+  // The same through `slot` (which must outlive the handle's performs): the
+  // callbacks are set only when `installed` is false (a fresh or reset
+  // handle), which it then becomes; `slot` names this counter.
+  void attach(CURL* h, CounterSlot& slot, bool& installed) noexcept;
   // Closes the books on one perform that returned `rc`.
   void finish(CURL* h, CURLcode rc) noexcept;
 
   const std::vector<Hop>& hops() const noexcept { return hops_; }
   std::vector<Hop>& hops() noexcept { return hops_; }
-  // The latest answer block's headers (when keep_headers) and rate-limit values.
-  const std::vector<Header>& headers() const noexcept { return headers_; }
-  std::vector<Header> take_headers() noexcept { return std::move(headers_); }
-  const std::string& remaining() const noexcept { return remaining_; }
-  const std::string& retry_after() const noexcept { return retry_after_; }
-  const std::string& reset() const noexcept { return reset_; }
+  // The latest (non-1xx) answer block, and its rate-limit values (views into
+  // it: valid until the next block or take_headers).
+  const Headers& headers() const noexcept { return headers_; }
+  Headers take_headers() noexcept;
+  std::string_view remaining() const noexcept { return value_of(remaining_at_); }
+  std::string_view retry_after() const noexcept { return value_of(retry_after_at_); }
+  std::string_view reset() const noexcept { return value_of(reset_at_); }
   // Whether the latest perform put anything on the wire, and how many
   // requests (more than one: libcurl resent on a fresh connection).
   bool sent_in_last_perform() const noexcept { return sent_this_perform_; }
@@ -80,9 +92,18 @@ class HopCounter {
  private:
   static int on_prereq(void* self, char* remote_ip, char* local_ip, int remote_port, int local_port);
   static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* self);
+  static int on_prereq_slot(void* slot, char* remote_ip, char* local_ip, int remote_port, int local_port);
+  static std::size_t on_header_slot(char* data, std::size_t size, std::size_t n, void* slot);
+  void begin_perform(CURL* h) noexcept;
+  std::size_t receive(char* data, std::size_t size, std::size_t n);
   void begin_hop(const char* url);
+  void fill_hop(Hop& hop, std::string_view url);
   void answer(int status) noexcept;
   void header_line(std::string_view line);
+  [[gnu::noinline]] void block_line(std::string_view line);  // off the per-field path
+  std::string_view value_of(std::size_t field) const noexcept {
+    return field == Headers::npos ? std::string_view() : headers_[field].value;
+  }
 
   Meter& meter_;
   Lane lane_;
@@ -102,10 +123,11 @@ class HopCounter {
   bool pending_ = false;                // the last hop was sent and is not answered yet
   bool sent_this_perform_ = false;
   int requests_this_perform_ = 0;
-  bool keep_headers_ = false;
   int block_status_ = 0;                // status of the header block being read; 0 = none
-  std::vector<Header> headers_;
-  std::string limit_, remaining_, reset_, retry_after_;
+  Headers headers_;                     // parsed once, as each line arrives
+  // The rate-limit fields of headers_ (the last of each name), or npos.
+  std::size_t limit_at_ = Headers::npos, remaining_at_ = Headers::npos, reset_at_ = Headers::npos,
+              retry_after_at_ = Headers::npos;
 };
 
 }  // namespace forgemeter::transport_detail

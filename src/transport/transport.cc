@@ -51,9 +51,9 @@ bool is_named(std::string_view a, std::string_view b) {
 // are the same).
 std::string check_request(const Request& r, HandleState& known) {
   if (!is_token(r.method)) return "the method \"" + one_line(r.method) + "\" is not an HTTP token";
-  if (r.url.empty() || has_control(r.url) || r.url.find(' ') != std::string::npos)
-    return "the URL is empty or has a space or control byte";
   if (known.checked_origin.empty() || r.url != known.checked_url) {
+    if (r.url.empty() || has_control(r.url) || r.url.find(' ') != std::string::npos)
+      return "the URL is empty or has a space or control byte";
     auto origin = origin_of(r.url);
     if (!origin || origin->host.empty()) return "the URL \"" + one_line(r.url) + "\" cannot be parsed";
     if (!allowed_scheme(origin->scheme))
@@ -72,7 +72,7 @@ std::string check_request(const Request& r, HandleState& known) {
 
 // The header lines of one hop, built straight into libcurl's list (one
 // reused line buffer, no vector of strings); throws std::bad_alloc.
-Slist hop_headers(const Request& r, bool same_origin, Lane lane, const std::string& lane_header) {
+Slist hop_headers(const Request& r, bool same_origin, bool with_body, Lane lane, const std::string& lane_header) {
   Slist list;
   std::string line;
   auto add = [&](std::string_view a, std::string_view b, std::string_view c = {}) {
@@ -89,22 +89,24 @@ Slist hop_headers(const Request& r, bool same_origin, Lane lane, const std::stri
   }
   if (same_origin && !r.bearer.empty()) add("Authorization: Bearer ", r.bearer);
   if (!lane_header.empty()) add(lane_header, ": ", lane.name());
-  add("Expect:", "");  // no 100-continue round trip
+  // No 100-continue round trip (libcurl asks for one only when sending a body).
+  if (with_body) add("Expect:", "");
   return list;
 }
 
 // hop_headers(), reused from the handle when built from the same inputs.
-curl_slist* cached_hop_headers(HandleState& st, const Request& r, bool same_origin, Lane lane,
+curl_slist* cached_hop_headers(HandleState& st, const Request& r, bool same_origin, bool with_body, Lane lane,
                                const std::string& lane_header) {
-  if (st.headers && st.same_origin_from == same_origin && st.lane_from == lane && st.bearer_from == r.bearer &&
-      st.headers_from == r.headers)
+  if (st.headers && st.same_origin_from == same_origin && st.with_body_from == with_body && st.lane_from == lane &&
+      st.bearer_from == r.bearer && st.headers_from == r.headers)
     return st.headers.get();
-  Slist fresh = hop_headers(r, same_origin, lane, lane_header);
+  Slist fresh = hop_headers(r, same_origin, with_body, lane, lane_header);
   st.headers.reset();  // until the inputs below are all recorded (they may throw)
   st.headers_from = r.headers;
   st.bearer_from = r.bearer;
   st.lane_from = lane;
   st.same_origin_from = same_origin;
+  st.with_body_from = with_body;
   st.headers = std::move(fresh);
   return st.headers.get();
 }
@@ -112,9 +114,7 @@ curl_slist* cached_hop_headers(HandleState& st, const Request& r, bool same_orig
 }  // namespace
 
 std::optional<std::string_view> Response::header(std::string_view name) const noexcept {
-  for (const auto& [k, v] : headers)
-    if (is_named(k, name)) return std::string_view(v);
-  return std::nullopt;
+  return headers.find(name);
 }
 
 struct Transport::Impl {
@@ -161,32 +161,32 @@ Response Transport::perform(const Request& req) {
 
   const std::string& origin = state.checked_origin;  // not changed while this handle is ours
   HopCounter counter(meter, lane, req.installation, req.url, origin);
-  counter.keep_headers(true);
   counter.use_cache(&state.hop);
   CURL* h = handle.get();
-  char error_buffer[CURL_ERROR_SIZE];
+  char* const error_buffer = state.error;
   ConnectionSettings settings{&opt,
                               impl_->resolve.get(),
                               state.fresh,
                               req.connect_timeout.value_or(opt.connect_timeout),
                               req.timeout.value_or(opt.timeout),
-                              &res.body,
+                              &state.body,
                               error_buffer};
 
   const std::string* url = &req.url;  // this hop's URL: the request's, then a Location
   std::string location_url;
   std::string method = req.method;
   bool with_body = !req.body.empty() || method == "POST" || method == "PUT" || method == "PATCH";
-  auto finish = [&](int status) {
+  auto finish = [&](int status) {  // then `return res;` (one object, no move)
     res.status = status;
     res.headers = counter.take_headers();
+    res.body = std::move(state.body);
+    state.body.clear();  // moved from: empty, made sure
     res.hops = std::move(counter.hops());
-    return std::move(res);
   };
 
   for (int redirects = 0;; ++redirects) {
     const bool same_origin = redirects == 0 || origin_key(*url) == origin;
-    curl_slist* headers = cached_hop_headers(state, req, same_origin, lane, opt.lane_header);
+    curl_slist* headers = cached_hop_headers(state, req, same_origin, with_body, lane, opt.lane_header);
     int status = kNoAnswer;
     for (int retries = 0;; ++retries) {
       if (!impl_->gates.allows(lane)) {
@@ -195,29 +195,48 @@ Response Transport::perform(const Request& req) {
         res.error = {TransportErrc::lane_refused,
                      "lane " + std::string(lane.name()) +
                          " is elected and this process holds no valid term: request not sent"};
-        return finish(counter.hops().empty() ? kNoAnswer : counter.hops().back().status);
+        finish(counter.hops().empty() ? kNoAnswer : counter.hops().back().status);
+        return res;
       }
       error_buffer[0] = '\0';
-      res.body.clear();
+      state.body.clear();
       // libcurl 7.88 limits dead-connection resends per handle (5 in its
       // lifetime, until a reset): a handle is reset unless its last perform
       // resent nothing, and whenever the hop's shape changes (so no option of
-      // another method lingers). Everything else is set again each time.
-      if (state.reusable && state.with_body == with_body && state.method == method) {
-        apply_request(h, settings);
-      } else {
+      // another method lingers). On a handle kept without a reset, libcurl
+      // still holds every option set since: only what differs is set again.
+      const bool kept = state.reusable && state.with_body == with_body && state.method == method;
+      if (!kept) {
         impl_->pool.reset(h);
         apply_connection(h, settings);
         settings.load_resolve = false;
         state.fresh = false;
         state.method = method;
         state.with_body = with_body;
+        state.callbacks_set = false;
+        state.url_set.clear();
+        state.headers_set = nullptr;
+      } else if (settings.connect_timeout != state.connect_timeout_set || settings.timeout != state.timeout_set) {
+        apply_timeouts(h, settings);
       }
+      state.connect_timeout_set = settings.connect_timeout;
+      state.timeout_set = settings.timeout;
       state.reusable = false;  // until this perform proves clean
-      apply_hop(h, method, *url, headers, req.body, with_body);
-      counter.attach(h);
+      if (!kept || state.url_set != *url) {
+        state.url_set.clear();  // until set (the copy may throw)
+        apply_url(h, *url);
+        state.url_set = *url;
+      }
+      if (!kept || state.headers_set != headers) {
+        apply_header_list(h, headers);
+        state.headers_set = headers;
+      }
+      // The method's options of a kept handle are those of the same method;
+      // a body is set again (it is this request's).
+      if (!kept || with_body) apply_method(h, method, req.body, with_body);
+      counter.attach(h, state.slot, state.callbacks_set);
       const CURLcode rc = curl_easy_perform(h);
-      curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);  // error_buffer dies with this call
+      state.slot.counter = nullptr;  // the counter ends with this call
       counter.finish(h, rc);
       state.reusable = rc == CURLE_OK && counter.requests_in_last_perform() == 1;
       status = counter.hops().empty() ? kNoAnswer : counter.hops().back().status;
@@ -227,34 +246,44 @@ Response Transport::perform(const Request& req) {
       if (d.retry) {
         if (!clock.wait_until(clock.steady_now() + d.wait, req.stop)) {
           res.error = {TransportErrc::cancelled, "cancelled while waiting to retry " + one_line(*url)};
-          return finish(status);
+          finish(status);
+          return res;
         }
         continue;
       }
       if (errc != TransportErrc::ok) {
         res.error = {errc, curl_message(rc, error_buffer)};
-        return finish(status);
+        finish(status);
+        return res;
       }
       res.error = d.error;
       break;
     }
-    if (res.error || !is_redirect(status)) return finish(status);
+    if (res.error || !is_redirect(status)) {
+      finish(status);
+      return res;
+    }
 
     char* location = nullptr;
     curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &location);
-    if (!location) return finish(status);  // a 3xx without Location is the answer
+    if (!location) {  // a 3xx without Location is the answer
+      finish(status);
+      return res;
+    }
     const std::string next = location;
     if (redirects >= opt.max_redirects) {
       res.error = {TransportErrc::redirect_limit,
                    "stopped after " + std::to_string(redirects) + " redirects (the limit is " +
                        std::to_string(opt.max_redirects) + "); the next would have gone to " + one_line(next)};
-      return finish(status);
+      finish(status);
+      return res;
     }
     const auto to = origin_of(next);
     if (!to || !allowed_scheme(to->scheme)) {
       res.error = {TransportErrc::redirect_refused,
                    "redirect to " + one_line(next) + " refused: only http and https are followed"};
-      return finish(status);
+      finish(status);
+      return res;
     }
     const std::string m = next_method(status, method);
     if (m != method) with_body = false;

@@ -2,7 +2,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <random>
 
+#include "meter/reading.h"
 #include "meter_fixture.h"
 
 using namespace forgemeter;
@@ -145,4 +147,56 @@ TEST_CASE("answer classes") {
   REQUIRE(lines.size() == 2);
   CHECK(lines[1] == "forge HTTP answers: in the hour ending 2026-09-30T15:00Z" + D +
                         "api.github.com rest 2xx=2 304=1 3xx=1 limited=2 4xx=3 5xx=3 none=1 refused=1");
+}
+
+TEST_CASE("a header integer reads up to 2^64-1 exactly; one past it is no integer") {
+  // The budget line shows the remaining as read, or is absent when it is no integer.
+  auto budget_of = [](const std::string& value) {
+    Rig rig(at(14));
+    AnswerRecord a{.key = kKey, .seen = at(14, 30), .status = 200};
+    a.headers.offer("X-RateLimit-Remaining", value);
+    rig.meter->record_answer(a);
+    rig.meter->flush();
+    std::string budget;
+    for (const auto& l : rig.take())
+      if (l.starts_with("forge rate limit:")) budget = l;
+    return budget;
+  };
+  CHECK(budget_of("18446744073709551615").ends_with(": 18446744073709551615 at 14:30:00Z"));
+  CHECK(budget_of(" 1844674407370955161 ").ends_with(": 1844674407370955161 at 14:30:00Z"));
+  CHECK(budget_of("00000000000000000000042").ends_with(": 42 at 14:30:00Z"));
+  CHECK(budget_of("18446744073709551616").empty());
+  CHECK(budget_of("28446744073709551615").empty());
+  CHECK(budget_of("1844674407370955161x").empty());
+}
+
+TEST_CASE("parse_header_uint agrees with digit-by-digit reading on every length and byte") {
+  // The reference: trim spaces and tabs (and a trailing CR/LF), then digits only, at most 2^64-1.
+  auto reference = [](std::string_view v) -> std::optional<std::uint64_t> {
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r' || v.back() == '\n'))
+      v.remove_suffix(1);
+    if (v.empty()) return std::nullopt;
+    unsigned __int128 x = 0;
+    for (char c : v) {
+      if (c < '0' || c > '9') return std::nullopt;
+      x = x * 10 + static_cast<unsigned>(c - '0');
+      if (x > std::numeric_limits<std::uint64_t>::max()) return std::nullopt;
+    }
+    return static_cast<std::uint64_t>(x);
+  };
+  std::mt19937_64 rng(42);
+  const std::string alphabet = "0123456789012345678901234567890123456789 \t/:;@`\x7f\xff-+.";
+  for (int round = 0; round < 200000; ++round) {
+    const std::size_t len = rng() % 26;
+    std::string v;
+    for (std::size_t i = 0; i < len; ++i)
+      v += rng() % 8 == 0 ? alphabet[rng() % alphabet.size()] : static_cast<char>('0' + rng() % 10);
+    if (round % 3 == 0 && !v.empty()) v[0] = ' ';
+    INFO("value \"" << v << "\"");
+    REQUIRE(meter::parse_header_uint(v) == reference(v));
+  }
+  for (std::string v : {"18446744073709551615", "18446744073709551616", "99999999999999999999", "0000000000000000000000001",
+                        "1844674407370955161", "12345678", "123456789", "1234567890123456", "12345678x", "x2345678"})
+    CHECK(meter::parse_header_uint(v) == reference(v));
 }
