@@ -83,6 +83,7 @@ class Bare {
     curl_slist_free_all(headers_);
     curl_slist_free_all(resolve_);
   }
+  void set(CURLoption option, long value) { curl_easy_setopt(h_, option, value); }
   [[gnu::noinline]] bool once() {  // noinline: callgrind reports its cost per call
     body_.clear();
     headers_in_.clear();
@@ -122,6 +123,18 @@ class Bare {
   curl_slist* headers_ = nullptr;
   std::string body_;
   std::string headers_in_;
+};
+
+// The baseline as a production client would configure it: the same
+// transfer timeouts the Transport applies by default (TransportOptions{}).
+// libcurl keeps a timer per transfer for them (≈ 0.6k instructions a request).
+class BareWithTimeouts : public Bare {
+ public:
+  BareWithTimeouts() {
+    const forgemeter::TransportOptions defaults;
+    set(CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(defaults.connect_timeout.count()));
+    set(CURLOPT_TIMEOUT_MS, static_cast<long>(defaults.timeout.count()));
+  }
 };
 
 // The metered Transport, as a forge client would use it.
@@ -224,5 +237,6 @@ BENCHMARK_TEMPLATE(BM_Alone, Metered)->Name("BM_MeteredTransport")->MinTime(1.0)
 // Fixed counts for `valgrind --tool=callgrind` (instructions per request; see bench/README.md).
 BENCHMARK_TEMPLATE(BM_Alone, Bare)->Name("BM_FixedBare")->Iterations(2000)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_Alone, Metered)->Name("BM_FixedMetered")->Iterations(2000)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_Alone, BareWithTimeouts)->Name("BM_FixedBareTimeouts")->Iterations(2000)->UseRealTime();
 
 BENCHMARK_MAIN();
