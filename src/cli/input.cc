@@ -19,17 +19,6 @@ namespace forgemeter::cli {
 
 namespace {
 
-std::uint64_t count_newlines(const char* p, const char* end) {
-  std::uint64_t n = 0;
-  while (p < end) {
-    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-    if (nl == nullptr) break;
-    ++n;
-    p = static_cast<const char*>(nl) + 1;
-  }
-  return n;
-}
-
 bool is_gzip(const char* p, std::size_t n) {
   return n >= 2 && static_cast<unsigned char>(p[0]) == 0x1f && static_cast<unsigned char>(p[1]) == 0x8b;
 }
@@ -45,6 +34,7 @@ class MappedReader final : public LogReader {
     scan_block(data_, data_ + size_, marker, on_line);
     return Result{size_, {}};
   }
+  std::string_view mapped_text() const override { return {data_, size_}; }
 
  private:
   const char* data_;
@@ -52,6 +42,17 @@ class MappedReader final : public LogReader {
 };
 
 }  // namespace
+
+std::uint64_t count_newlines(const char* p, const char* end) noexcept {
+  std::uint64_t n = 0;
+  while (p < end) {
+    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    if (nl == nullptr) break;
+    ++n;
+    p = static_cast<const char*>(nl) + 1;
+  }
+  return n;
+}
 
 std::uint64_t LogReader::line_number(std::string_view line) {
   counting_ = true;
@@ -69,8 +70,8 @@ void LogReader::end_chunk(const char* end) {
   counted_ = end;
 }
 
-void LogReader::scan_block(const char* begin, const char* end, std::string_view marker,
-                           const std::function<void(std::string_view)>& on_line) {
+void for_each_marked_line(const char* begin, const char* end, std::string_view marker,
+                          const std::function<void(std::string_view)>& on_line) {
   const char* p = begin;
   while (p < end) {
     const char* m = find_marker(p, end, marker);

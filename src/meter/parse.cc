@@ -101,31 +101,29 @@ HourNote read_note(Cursor& c) {
 }
 
 // `<hour>[ (<note>)]`, then the dash and the entries (split on ", "), or the end.
-template <class Line, class ReadEntry>
-Line read_body(Cursor& c, ReadEntry read_entry) {
-  Line line;
+template <class Entry, class ReadEntry>
+void read_body(Cursor& c, LineView& line, std::vector<Entry>& entries, ReadEntry read_entry) {
   line.hour_ending = read_hour(c);
   line.note = read_note(c);
-  if (c.done()) return line;
+  if (c.done()) return;
   c.expect(kDash, "' \u2014 ' before the entries");
   std::string_view rest = c.rest();
   for (;;) {
     auto n = std::min(rest.find(", "), rest.size());
     Cursor entry(rest.substr(0, n));
-    line.entries.push_back(read_entry(entry));
+    read_entry(entry, entries.emplace_back());
     if (!entry.done()) fail("unexpected text " + shown(entry.rest()) + " in an entry");
     if (n == rest.size()) break;
     rest.remove_prefix(n + 2);
   }
-  return line;
 }
 
-std::string read_host(Cursor& c) {
+std::string_view read_host(Cursor& c) {
   for (auto reserved : {kOtherHosts, kNoHost})
-    if (c.take(reserved)) return std::string(reserved);
+    if (c.take(reserved)) return reserved;
   auto host = c.until(' ');
   if (!is_line_host(host)) fail("host " + shown(host) + " has a byte a line never holds");
-  return std::string(host);
+  return host;
 }
 
 Api read_api(Cursor& c) {
@@ -142,8 +140,7 @@ bool lane_ok(std::string_view lane) {
   return (lane[0] >= 'a' && lane[0] <= 'z') || (lane[0] >= '0' && lane[0] <= '9');
 }
 
-CountEntry read_count_entry(Cursor& c) {
-  CountEntry e;
+void read_count_entry(Cursor& c, CountEntryView& e) {
   e.host = read_host(c);
   e.api = read_api(c);
   c.expect(" ", "a space after the api");
@@ -153,14 +150,12 @@ CountEntry read_count_entry(Cursor& c) {
   }
   auto lane = c.until('=');
   if (!lane_ok(lane)) fail("lane " + shown(lane) + " is not a lane name");
-  e.lane = std::string(lane);
+  e.lane = lane;
   c.expect("=", "'=' after the lane");
   e.count = c.number("the count");
-  return e;
 }
 
-BudgetEntry read_budget_entry(Cursor& c) {
-  BudgetEntry e;
+void read_budget_entry(Cursor& c, BudgetEntryView& e) {
   e.host = read_host(c);
   e.api = read_api(c);
   c.expect(" installation ", "' installation ' after the api");
@@ -174,14 +169,12 @@ BudgetEntry read_budget_entry(Cursor& c) {
     e.resets = c.time("the reset time");
     c.expect(")", "')' after the reset time");
   }
-  return e;
 }
 
-AnswersEntry read_answers_entry(Cursor& c) {
+void read_answers_entry(Cursor& c, AnswersEntryView& e) {
   static constexpr AnswerClass kAll[] = {AnswerClass::ok2xx,     AnswerClass::not_modified, AnswerClass::redirect3xx,
                                          AnswerClass::limited,   AnswerClass::client4xx,    AnswerClass::server5xx,
                                          AnswerClass::none,      AnswerClass::refused};
-  AnswersEntry e;
   e.host = read_host(c);
   e.api = read_api(c);
   std::size_t next = 0;  // classes come in order, each at most once
@@ -194,23 +187,20 @@ AnswersEntry read_answers_entry(Cursor& c) {
     e.counts[i] = c.number("the answer count");
     next = i + 1;
   }
-  return e;
 }
 
-MeterLine parse_count(Cursor& c) {
+void parse_count(Cursor& c, LineView& line) {
   c.expect(kCountHead, "the count line");
-  const auto total = c.number("the total");
+  line.total = c.number("the total");
   c.expect(kCountWords, "' requests in the hour ending '");
-  auto line = read_body<CountLine>(c, read_count_entry);
-  line.total = total;
+  read_body(c, line, line.counts, read_count_entry);
   std::uint64_t sum = 0;
-  for (const auto& e : line.entries) {
+  for (const auto& e : line.counts) {
     if (e.count > std::numeric_limits<std::uint64_t>::max() - sum) fail("the entries' counts overflow");
     sum += e.count;
   }
-  if (sum != total)
-    fail("the total " + std::to_string(total) + " is not the entries' sum " + std::to_string(sum));
-  return line;
+  if (sum != line.total)
+    fail("the total " + std::to_string(line.total) + " is not the entries' sum " + std::to_string(sum));
 }
 
 }  // namespace
@@ -224,25 +214,31 @@ bool starts_meter_line(std::string_view text) noexcept {
   return n > 0 && text.substr(n).starts_with(" requests");
 }
 
-LineScan parse_meter_line(std::string_view text) {
-  LineScan scan;
+bool parse_meter_line(std::string_view text, LineView& line, std::string& reason) {
+  line.note = {};
+  line.total = 0;
+  line.counts.clear();
+  line.budgets.clear();
+  line.answers.clear();
   try {
     Cursor c(text);
     if (text.starts_with("forge rate limit: ")) {
+      line.kind = LineView::Kind::budget;
       c.expect(kBudgetHead, "the budget line's words");
-      scan.line = read_body<BudgetLine>(c, read_budget_entry);
+      read_body(c, line, line.budgets, read_budget_entry);
     } else if (text.starts_with("forge HTTP answers: ")) {
+      line.kind = LineView::Kind::answers;
       c.expect(kAnswersHead, "the answers line's words");
-      scan.line = read_body<AnswersLine>(c, read_answers_entry);
+      read_body(c, line, line.answers, read_answers_entry);
     } else {
-      scan.line = parse_count(c);
+      line.kind = LineView::Kind::count;
+      parse_count(c, line);
     }
-    scan.kind = LineScan::Kind::line;
+    return true;
   } catch (const Bad& bad) {
-    scan.kind = LineScan::Kind::malformed;
-    scan.reason = bad.reason;
+    reason = bad.reason;
+    return false;
   }
-  return scan;
 }
 
 }  // namespace forgemeter::meter
