@@ -15,6 +15,9 @@ namespace forgemeter::cli {
 
 namespace {
 
+// Pieces are at most this large, so the pages mapped at once stay few.
+constexpr std::size_t kPieceMax = std::size_t{32} << 20;
+
 struct Piece {
   const char* begin;
   const char* end;  // just after a '\n', or the end of the text
@@ -87,6 +90,7 @@ class Work {
     } catch (...) {
       results_[i]->error = std::current_exception();
     }
+    release_mapped(pieces_[i].begin, pieces_[i].end);
     {
       std::lock_guard lock(mu_);
       done_[i] = true;
@@ -134,7 +138,7 @@ void scan_in_chunks(std::string_view text, const std::string& name, const ChunkO
                     ScanStats& stats) {
   const unsigned threads = std::max(1u, o.threads);
   const std::size_t nominal =
-      o.chunk_bytes != 0 ? o.chunk_bytes : std::max<std::size_t>(std::size_t{1} << 20, text.size() / (threads * 4) + 1);
+      o.chunk_bytes != 0 ? o.chunk_bytes : std::clamp<std::size_t>(text.size() / (threads * 4) + 1, 1 << 20, kPieceMax);
   Work work(split(text, nominal), o, name);
   const char* counted = text.data();  // the first skip reasons' line numbers: '\n's counted before this
   std::uint64_t lines_before = 0;

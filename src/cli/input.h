@@ -25,6 +25,11 @@ namespace forgemeter::cli {
 void for_each_marked_line(const char* begin, const char* end, std::string_view marker,
                           const std::function<void(std::string_view)>& on_line);
 
+// Tells the kernel the mapped text [begin, end) will not be read again soon:
+// its pages leave this process's resident set (they stay in the page cache,
+// and reading them again maps them back). Whole pages inside the range only.
+void release_mapped(const char* begin, const char* end) noexcept;
+
 // How many '\n' bytes [p, end) holds.
 std::uint64_t count_newlines(const char* p, const char* end) noexcept;
 

@@ -10,7 +10,7 @@ namespace forgemeter::meter {
 
 // Whether a line keeps byte `c` of a host as it is: printable ASCII except
 // space , = " \ ( ) — and `%`, which only ever starts an escape.
-inline bool host_byte_kept(unsigned char c) noexcept {
+constexpr bool host_byte_kept(unsigned char c) noexcept {
   if (c <= 0x20 || c >= 0x7f) return false;
   switch (c) {
     case ',': case '=': case '"': case '\\': case '(': case ')': case '%': return false;

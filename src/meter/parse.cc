@@ -1,5 +1,7 @@
 #include "meter/parse.h"
 
+#include <array>
+#include <charconv>
 #include <limits>
 #include <optional>
 
@@ -38,7 +40,7 @@ class Cursor {
   std::string_view rest() const { return rest_; }
 
   bool take(std::string_view literal) {
-    if (!rest_.starts_with(literal)) return false;
+    if (rest_.empty() || rest_[0] != literal[0] || !rest_.starts_with(literal)) return false;
     rest_.remove_prefix(literal.size());
     return true;
   }
@@ -53,19 +55,14 @@ class Cursor {
     return tok;
   }
   std::uint64_t number(std::string_view what) {
-    std::size_t n = 0;
     std::uint64_t v = 0;
-    constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
-    while (n < rest_.size() && rest_[n] >= '0' && rest_[n] <= '9') {
-      const auto d = static_cast<std::uint64_t>(rest_[n] - '0');
-      if (v > (kMax - d) / 10) fail(std::string(what) + " is too large");
-      v = v * 10 + d;
-      ++n;
-    }
-    if (n == 0) fail("expected " + std::string(what) + " (digits) at " + shown(rest_));
-    rest_.remove_prefix(n);
+    const auto [end, ec] = std::from_chars(rest_.data(), rest_.data() + rest_.size(), v);
+    if (ec == std::errc::result_out_of_range) fail(std::string(what) + " is too large");
+    if (ec != std::errc{}) fail("expected " + std::string(what) + " (digits) at " + shown(rest_));
+    rest_.remove_prefix(static_cast<std::size_t>(end - rest_.data()));
     return v;
   }
+  void skip(std::size_t n) { rest_.remove_prefix(n); }
   TimeOfDay time(std::string_view what) {
     auto t = parse_time_of_day(rest_.substr(0, 9));
     if (!t) fail("expected " + std::string(what) + " as HH:MM:SSZ at " + shown(rest_));
@@ -80,7 +77,7 @@ class Cursor {
 std::chrono::sys_seconds read_hour(Cursor& c) {
   auto h = parse_hour(c.rest().substr(0, 17));
   if (!h) fail("expected the hour ending as YYYY-MM-DDTHH:00Z at " + shown(c.rest()));
-  c.expect(c.rest().substr(0, 17), "the hour");
+  c.skip(17);
   return *h;
 }
 
@@ -133,11 +130,19 @@ Api read_api(Cursor& c) {
   fail("expected 'rest' or 'graphql' at " + shown(c.rest()));
 }
 
+// Lane bytes: [a-z0-9._-]; 2 marks the ones a lane may also begin with.
+constexpr auto kLaneByte = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (unsigned c = 0; c < 256; ++c)
+    t[c] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? 2 : (c == '.' || c == '_' || c == '-') ? 1 : 0;
+  return t;
+}();
+
 bool lane_ok(std::string_view lane) {
   if (lane.empty() || lane.size() > 63) return false;
   for (char ch : lane)
-    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-')) return false;
-  return (lane[0] >= 'a' && lane[0] <= 'z') || (lane[0] >= '0' && lane[0] <= '9');
+    if (kLaneByte[static_cast<unsigned char>(ch)] == 0) return false;
+  return kLaneByte[static_cast<unsigned char>(lane[0])] == 2;
 }
 
 void read_count_entry(Cursor& c, CountEntryView& e) {
