@@ -169,7 +169,7 @@ void Fleet::absorb(const Fleet& later) {
       for (std::size_t i = 0; i < kAnswerClasses; ++i) to[i] += c[i];
     }
     for (const auto& [id, fb] : from.budgets.items()) {
-      auto [ha, inst] = later.installs_.pair(id);
+      auto [ha, inst] = later.budget_pair(id);
       Budget& b = h.budgets[budget_key(host(ha), inst)];
       b.requests += fb.requests;
       if (fb.lowest && lower_than(*fb.lowest, fb.lowest_at, b)) {  // a tie keeps the earlier line's reading
@@ -203,7 +203,7 @@ std::vector<FleetHour> Fleet::hours() const {
     for (const auto& [id, n] : from->installations.items()) h.installations.emplace(id, n);
     for (const auto& [id, c] : from->answers.items()) h.answers.emplace(host_api_of(id), c);
     for (const auto& [id, fb] : from->budgets.items()) {
-      auto [ha, inst] = installs_.pair(id);
+      auto [ha, inst] = budget_pair(id);
       HostApi k = host_api_of(ha);
       BudgetView b;
       b.requests = fb.requests;

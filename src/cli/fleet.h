@@ -146,7 +146,16 @@ class Fleet {
   void add_budget(Hour& h, std::uint32_t source, const LineView& line);
   void add_answers(Hour& h, const LineView& line);
   std::uint64_t host_api(std::string_view host, Api api) { return std::uint64_t{hosts_.id(host)} * 2 + static_cast<unsigned>(api); }
-  std::uint64_t budget_key(std::uint64_t host_api, std::uint64_t installation) { return installs_.id(host_api, installation); }
+  // Packed in one word when both fit (always, in practice), else an id of the pair with the top bit set.
+  std::uint64_t budget_key(std::uint64_t host_api, std::uint64_t installation) {
+    if (host_api < (std::uint64_t{1} << 19) && installation < (std::uint64_t{1} << 44)) return host_api << 44 | installation;
+    return installs_.id(host_api, installation) | kPairBit;
+  }
+  std::pair<std::uint64_t, std::uint64_t> budget_pair(std::uint64_t key) const {
+    if (key & kPairBit) return installs_.pair(key & ~kPairBit);
+    return {key >> 44, key & ((std::uint64_t{1} << 44) - 1)};
+  }
+  static constexpr std::uint64_t kPairBit = std::uint64_t{1} << 63;
   HostApi host_api_of(std::uint64_t id) const { return HostApi{hosts_.name(static_cast<std::uint32_t>(id / 2)), Api(id % 2)}; }
 
   // (host/api id, installation) pairs of the budgets, as ids.

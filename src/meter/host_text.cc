@@ -50,6 +50,12 @@ bool is_line_host(std::string_view host) noexcept {
   return true;
 }
 
+std::size_t line_host_bytes(std::string_view text) noexcept {
+  std::size_t n = 0;
+  while (n < text.size() && kLineHostByte[static_cast<unsigned char>(text[n])]) ++n;
+  return n;
+}
+
 void append_host(std::string& out, std::string_view host) {
   if (is_line_host(host)) {
     out += host;

@@ -30,4 +30,8 @@ void append_host(std::string& out, std::string_view host);
 // Whether `host` is one format_line() writes unchanged (what the parser accepts).
 bool is_line_host(std::string_view host) noexcept;
 
+// How many leading bytes of `text` a line host may hold (kept bytes and `%`):
+// the parser reads a host in one pass with it.
+std::size_t line_host_bytes(std::string_view text) noexcept;
+
 }  // namespace forgemeter::meter

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -32,6 +33,22 @@ std::string shown(std::string_view text) {
   return out + "'";
 }
 
+// The failures, out of the readers' way (cold: a line that parses never calls them).
+[[noreturn, gnu::cold, gnu::noinline]] void fail_expected(std::string_view what, std::string_view rest) {
+  fail("expected " + std::string(what) + " at " + shown(rest));
+}
+[[noreturn, gnu::cold, gnu::noinline]] void fail_number(std::errc ec, std::string_view what, std::string_view rest) {
+  if (ec == std::errc::result_out_of_range) fail(std::string(what) + " is too large");
+  fail("expected " + std::string(what) + " (digits) at " + shown(rest));
+}
+[[noreturn, gnu::cold, gnu::noinline]] void fail_shown(std::string_view before, std::string_view text,
+                                                       std::string_view after) {
+  fail(std::string(before) + shown(text) + std::string(after));
+}
+[[noreturn, gnu::cold, gnu::noinline]] void fail_time(std::string_view what, std::string_view rest) {
+  fail("expected " + std::string(what) + " as HH:MM:SSZ at " + shown(rest));
+}
+
 // A cursor over the line with the few reads the grammar needs.
 class Cursor {
  public:
@@ -40,12 +57,19 @@ class Cursor {
   std::string_view rest() const { return rest_; }
 
   bool take(std::string_view literal) {
-    if (rest_.empty() || rest_[0] != literal[0] || !rest_.starts_with(literal)) return false;
+    if (rest_.size() < literal.size() || rest_[0] != literal[0]) return false;
+    if (literal.size() <= 16) {  // the grammar's short words: a loop beats a call to memcmp
+      for (std::size_t i = 1; i < literal.size(); ++i)
+        if (rest_[i] != literal[i]) return false;
+    } else if (std::memcmp(rest_.data(), literal.data(), literal.size()) != 0) {
+      return false;
+    }
     rest_.remove_prefix(literal.size());
     return true;
   }
   void expect(std::string_view literal, std::string_view what) {
-    if (!take(literal)) fail("expected " + std::string(what) + " at " + shown(rest_));
+    if (!take(literal)) [[unlikely]]
+      fail_expected(what, rest_);
   }
   // Up to (not including) the next `stop` or the end.
   std::string_view until(char stop) {
@@ -57,15 +81,16 @@ class Cursor {
   std::uint64_t number(std::string_view what) {
     std::uint64_t v = 0;
     const auto [end, ec] = std::from_chars(rest_.data(), rest_.data() + rest_.size(), v);
-    if (ec == std::errc::result_out_of_range) fail(std::string(what) + " is too large");
-    if (ec != std::errc{}) fail("expected " + std::string(what) + " (digits) at " + shown(rest_));
+    if (ec != std::errc{}) [[unlikely]]
+      fail_number(ec, what, rest_);
     rest_.remove_prefix(static_cast<std::size_t>(end - rest_.data()));
     return v;
   }
   void skip(std::size_t n) { rest_.remove_prefix(n); }
   TimeOfDay time(std::string_view what) {
     auto t = parse_time_of_day(rest_.substr(0, 9));
-    if (!t) fail("expected " + std::string(what) + " as HH:MM:SSZ at " + shown(rest_));
+    if (!t) [[unlikely]]
+      fail_time(what, rest_);
     rest_.remove_prefix(9);
     return *t;
   }
@@ -74,10 +99,23 @@ class Cursor {
   std::string_view rest_;
 };
 
+// The three lines of an hour name the same hour: the last one read is kept
+// (per thread) and a line naming it again skips the calendar arithmetic.
 std::chrono::sys_seconds read_hour(Cursor& c) {
-  auto h = parse_hour(c.rest().substr(0, 17));
-  if (!h) fail("expected the hour ending as YYYY-MM-DDTHH:00Z at " + shown(c.rest()));
-  c.skip(17);
+  constexpr std::size_t kLen = 17;  // YYYY-MM-DDTHH:00Z
+  thread_local char last_text[kLen] = {};
+  thread_local std::chrono::sys_seconds last_hour{};
+  const std::string_view text = c.rest().substr(0, kLen);
+  if (text.size() == kLen && std::memcmp(text.data(), last_text, kLen) == 0) {
+    c.skip(kLen);
+    return last_hour;
+  }
+  auto h = parse_hour(text);
+  if (!h) [[unlikely]]
+    fail_expected("the hour ending as YYYY-MM-DDTHH:00Z", c.rest());
+  std::memcpy(last_text, text.data(), kLen);
+  last_hour = *h;
+  c.skip(kLen);
   return *h;
 }
 
@@ -109,7 +147,8 @@ void read_body(Cursor& c, LineView& line, std::vector<Entry>& entries, ReadEntry
     auto n = std::min(rest.find(", "), rest.size());
     Cursor entry(rest.substr(0, n));
     read_entry(entry, entries.emplace_back());
-    if (!entry.done()) fail("unexpected text " + shown(entry.rest()) + " in an entry");
+    if (!entry.done()) [[unlikely]]
+      fail_shown("unexpected text ", entry.rest(), " in an entry");
     if (n == rest.size()) break;
     rest.remove_prefix(n + 2);
   }
@@ -118,16 +157,21 @@ void read_body(Cursor& c, LineView& line, std::vector<Entry>& entries, ReadEntry
 std::string_view read_host(Cursor& c) {
   for (auto reserved : {kOtherHosts, kNoHost})
     if (c.take(reserved)) return reserved;
-  auto host = c.until(' ');
-  if (!is_line_host(host)) fail("host " + shown(host) + " has a byte a line never holds");
-  return host;
+  // One pass: the host is the run of host bytes, and it must end at a space
+  // or the end (else the text up to the space has a byte no host holds).
+  const std::string_view rest = c.rest();
+  const std::size_t n = line_host_bytes(rest);
+  if (n == 0 || (n < rest.size() && rest[n] != ' ')) [[unlikely]]
+    fail_shown("host ", c.until(' '), " has a byte a line never holds");
+  c.skip(n);
+  return rest.substr(0, n);
 }
 
 Api read_api(Cursor& c) {
   c.expect(" ", "a space after the host");
   if (c.take("rest")) return Api::rest;
   if (c.take("graphql")) return Api::graphql;
-  fail("expected 'rest' or 'graphql' at " + shown(c.rest()));
+  fail_shown("expected 'rest' or 'graphql' at ", c.rest(), "");
 }
 
 // Lane bytes: [a-z0-9._-]; 2 marks the ones a lane may also begin with.
@@ -154,7 +198,8 @@ void read_count_entry(Cursor& c, CountEntryView& e) {
     c.expect(" ", "a space after the installation id");
   }
   auto lane = c.until('=');
-  if (!lane_ok(lane)) fail("lane " + shown(lane) + " is not a lane name");
+  if (!lane_ok(lane)) [[unlikely]]
+    fail_shown("lane ", lane, " is not a lane name");
   e.lane = lane;
   c.expect("=", "'=' after the lane");
   e.count = c.number("the count");
@@ -187,7 +232,8 @@ void read_answers_entry(Cursor& c, AnswersEntryView& e) {
     auto name = c.until('=');
     std::size_t i = next;
     while (i < kAnswerClasses && to_string(kAll[i]) != name) ++i;
-    if (i == kAnswerClasses) fail("answer class " + shown(name) + " is unknown or out of order");
+    if (i == kAnswerClasses) [[unlikely]]
+      fail_shown("answer class ", name, " is unknown or out of order");
     c.expect("=", "'=' after the answer class");
     e.counts[i] = c.number("the answer count");
     next = i + 1;
