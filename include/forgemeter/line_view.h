@@ -27,29 +27,10 @@
 
 namespace forgemeter {
 
-struct CountEntryView {
-  std::string_view host;
-  Api api = Api::rest;
-  std::uint64_t installation = 0;  // 0 = none
-  std::string_view lane;
-  std::uint64_t count = 0;
-};
-
-struct BudgetEntryView {
-  std::string_view host;
-  Api api = Api::rest;
-  std::uint64_t installation = 0;
-  std::uint64_t remaining = 0;
-  std::optional<std::uint64_t> limit;
-  TimeOfDay at{};
-  std::optional<TimeOfDay> resets;
-};
-
-struct AnswersEntryView {
-  std::string_view host;
-  Api api = Api::rest;
-  std::array<std::uint64_t, kAnswerClasses> counts{};  // indexed by AnswerClass
-};
+// The entries of forgemeter/lines.h with views for their text.
+using CountEntryView = BasicCountEntry<std::string_view>;
+using BudgetEntryView = BasicBudgetEntry<std::string_view>;
+using AnswersEntryView = BasicAnswersEntry<std::string_view>;
 
 // One line as read. Only the vector of the line's kind is filled; the views
 // stay valid until the next scan() of the same reader, and while the scanned
