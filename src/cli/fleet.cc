@@ -1,6 +1,9 @@
 #include "cli/fleet.h"
 
 #include <algorithm>
+#include <exception>
+#include <system_error>
+#include <thread>
 
 namespace forgemeter::cli {
 
@@ -184,37 +187,68 @@ void Fleet::absorb(const Fleet& later) {
   lines_ += later.lines_;
 }
 
+FleetHour Fleet::hour_of(const Hour& from) const {
+  FleetHour h;
+  h.hour_ending = from.ending;
+  h.requests = from.requests;
+  h.lines = from.lines;
+  h.sources = from.sources;
+  h.partial_sources = from.partial_sources;
+  for (const auto& [id, n] : from.lanes.items()) h.lanes.emplace(lanes_.name(static_cast<std::uint32_t>(id)), n);
+  for (const auto& [id, n] : from.hosts.items()) h.hosts.emplace(host_api_of(id), n);
+  for (const auto& [id, n] : from.installations.items()) h.installations.emplace(id, n);
+  for (const auto& [id, c] : from.answers.items()) h.answers.emplace(host_api_of(id), c);
+  for (const auto& [id, fb] : from.budgets.items()) {
+    auto [ha, inst] = budget_pair(id);
+    HostApi k = host_api_of(ha);
+    BudgetView b;
+    b.requests = fb.requests;
+    b.lowest = fb.lowest;
+    b.lowest_at = fb.lowest_at;
+    if (fb.lowest) b.lowest_source = sources_.name(fb.lowest_source);
+    b.limit = options_.budget ? options_.budget : fb.limit;
+    b.exhausted_at = fb.exhausted_at;
+    h.budgets.emplace(BudgetKey{k.host, k.api, inst}, std::move(b));
+  }
+  return h;
+}
+
 std::vector<FleetHour> Fleet::hours() const {
   std::vector<const Hour*> order;
   order.reserve(hours_.size());
   for (const Hour& h : hours_) order.push_back(&h);
   std::sort(order.begin(), order.end(), [](const Hour* a, const Hour* b) { return a->ending < b->ending; });
-  std::vector<FleetHour> out;
-  out.reserve(order.size());
-  for (const Hour* from : order) {
-    FleetHour& h = out.emplace_back();
-    h.hour_ending = from->ending;
-    h.requests = from->requests;
-    h.lines = from->lines;
-    h.sources = from->sources;
-    h.partial_sources = from->partial_sources;
-    for (const auto& [id, n] : from->lanes.items()) h.lanes.emplace(lanes_.name(static_cast<std::uint32_t>(id)), n);
-    for (const auto& [id, n] : from->hosts.items()) h.hosts.emplace(host_api_of(id), n);
-    for (const auto& [id, n] : from->installations.items()) h.installations.emplace(id, n);
-    for (const auto& [id, c] : from->answers.items()) h.answers.emplace(host_api_of(id), c);
-    for (const auto& [id, fb] : from->budgets.items()) {
-      auto [ha, inst] = budget_pair(id);
-      HostApi k = host_api_of(ha);
-      BudgetView b;
-      b.requests = fb.requests;
-      b.lowest = fb.lowest;
-      b.lowest_at = fb.lowest_at;
-      if (fb.lowest) b.lowest_source = sources_.name(fb.lowest_source);
-      b.limit = options_.budget ? options_.budget : fb.limit;
-      b.exhausted_at = fb.exhausted_at;
-      h.budgets.emplace(BudgetKey{k.host, k.api, inst}, std::move(b));
+  std::vector<FleetHour> out(order.size());
+  auto convert = [&](std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i) out[i] = hour_of(*order[i]);
+  };
+  // A long or dense log has thousands of hours: the later half is built on a
+  // second thread (reading this fleet only), whose exception is rethrown here.
+  constexpr std::size_t kSplitAt = 2048;
+  const std::size_t half = order.size() >= kSplitAt ? order.size() / 2 : order.size();
+  std::exception_ptr error;
+  std::thread helper;
+  if (half < order.size()) {
+    try {
+      helper = std::thread([&]() noexcept {
+        try {
+          convert(half, order.size());
+        } catch (...) {
+          error = std::current_exception();
+        }
+      });
+    } catch (const std::system_error&) {
+      convert(half, order.size());  // no second thread: this one does it all
     }
   }
+  try {
+    convert(0, half);
+  } catch (...) {
+    if (helper.joinable()) helper.join();
+    throw;
+  }
+  if (helper.joinable()) helper.join();
+  if (error) std::rethrow_exception(error);
   return out;
 }
 

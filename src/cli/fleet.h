@@ -142,6 +142,7 @@ class Fleet {
   };
 
   Hour& hour(Instant ending);
+  FleetHour hour_of(const Hour& h) const;
   void add_count(Hour& h, const LineView& line);
   void add_budget(Hour& h, std::uint32_t source, const LineView& line);
   void add_answers(Hour& h, const LineView& line);

@@ -140,3 +140,28 @@ TEST_CASE("threads over a generated multi-replica log with piece edges inside li
   check_identical({log.path()}, Run{.source_field = "pod"});
   check_identical({log.path(), log.path()}, Run{.budget = 700});  // the same file twice: one source, twice the sums
 }
+
+TEST_CASE("thousands of hours: hours() (built on two threads) lists every one, ascending, with its sums") {
+  Fleet fleet;
+  const auto a = fleet.source("a"), b = fleet.source("b");
+  const sys_seconds first = sys_days{2026y / 1 / 1} + 1h;
+  constexpr int kHours = 5000;
+  for (int i = kHours - 1; i >= 0; --i) {  // out of order on purpose
+    const auto n = static_cast<std::uint64_t>(i + 1);
+    fleet.add(a, CountLine{first + hours(i), {}, n, {CountEntry{"api.github.com", Api::rest, 101, "sweeper", n}}});
+    fleet.add(b, BudgetLine{first + hours(i), {}, {BudgetEntry{"api.github.com", Api::rest, 101, n, 5000, seconds(60), std::nullopt}}});
+  }
+  const auto all = fleet.hours();
+  REQUIRE(all.size() == kHours);
+  for (int i = 0; i < kHours; ++i) {
+    const FleetHour& h = all[static_cast<std::size_t>(i)];
+    CAPTURE(i);
+    REQUIRE(h.hour_ending == first + hours(i));
+    CHECK(h.requests == static_cast<std::uint64_t>(i + 1));
+    CHECK(h.lanes.at("sweeper") == static_cast<std::uint64_t>(i + 1));
+    CHECK(h.sources == std::vector<std::uint32_t>{a, b});
+    const BudgetView& bv = h.budgets.at(BudgetKey{"api.github.com", Api::rest, 101});
+    CHECK(bv.lowest == static_cast<std::uint64_t>(i + 1));
+    CHECK(bv.lowest_source == "b");
+  }
+}
