@@ -1,6 +1,7 @@
 // forgemeter report [FILE...]: the fleet's hourly sums from every replica's logs.
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -35,6 +36,8 @@ std::string render_format(const ReportData& data, std::string_view format) {
 
 namespace {
 
+constexpr std::size_t kExitWithoutFreeing = 1000;  // hours
+
 struct ReportArgs {
   std::vector<std::string> files;
   std::string format = "table";
@@ -56,11 +59,20 @@ int run_report(const ReportArgs& a) {
   if (!a.html.empty()) write_file(a.html, render_html(data));
   std::string skipped = render_skipped(data.stats);
   if (!skipped.empty()) std::fputs(skipped.c_str(), stderr);
+  int code = kExitOk;
   if (!data.stats.problems.empty()) {
     std::fputs("forgemeter: some input was lost (see above); the report covers what could be read\n", stderr);
-    return kExitFailure;
+    code = kExitFailure;
   }
-  return kExitOk;
+  // The sums of a long log are millions of small allocations (a dense 1 GB log:
+  // 131,000 hours, ~0.3 s to free one by one), and nothing is left to do but
+  // exit: a large report leaves them to the end of the process, with every
+  // output flushed first.
+  if (data.hours.size() >= kExitWithoutFreeing) {
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+  return code;
 }
 
 }  // namespace
