@@ -57,7 +57,7 @@ read -r w_fm c_fm <<<"$(best "$fm" report --format csv "$log")"
 read -r w_fm1 c_fm1 <<<"$(best "$fm" report --threads 1 --format csv "$log")"
 mbs() { awk -v n="$size" -v t="$1" 'BEGIN { printf "%5d", n / t / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-echo "log: $size bytes, 10 replicas, $noise application lines per replica-hour; $facts"
+echo "log: $size bytes, 10 replicas, $noise application lines per hour (spread over the replicas); $facts"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "                    wall s  MB/s    cpu s  MB/s(cpu)"
 for t in grep awk fm fm1; do
