@@ -7,6 +7,8 @@
 #
 # The log goes to a temporary file under /tmp and is deleted at exit. Each
 # tool runs 3 times; the best wall time counts. Prints MB/s and the ratios.
+# forgemeter runs with its default threads (the machine's cores) and, for the
+# cost of one thread, again with --threads 1.
 set -euo pipefail
 build=${1:?usage: report_bench.sh BUILD_DIR [BYTES] [NOISE_PER_HOUR]}
 bytes=${2:-1000000000}
@@ -52,15 +54,18 @@ got_awk=$(awk_sum "$log" | awk '{ s += $2 } END { printf "%.0f\n", s }')
 read -r w_grep c_grep <<<"$(best grep -c 'forge HTTP:' "$log")"
 read -r w_awk c_awk <<<"$(best awk_sum "$log")"
 read -r w_fm c_fm <<<"$(best "$fm" report --format csv "$log")"
+read -r w_fm1 c_fm1 <<<"$(best "$fm" report --threads 1 --format csv "$log")"
 mbs() { awk -v n="$size" -v t="$1" 'BEGIN { printf "%5d", n / t / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-echo "log: $size bytes, 10 replicas, $noise application lines per replica-hour; $facts"
+echo "log: $size bytes, 10 replicas, $noise application lines per hour (spread over the replicas); $facts"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "                    wall s  MB/s    cpu s  MB/s(cpu)"
-for t in grep awk fm; do
+for t in grep awk fm fm1; do
   eval "w=\$w_$t c=\$c_$t"
-  case $t in grep) name="grep -c 'forge HTTP:'" ;; awk) name="awk sum N per hour" ;; fm) name="forgemeter report" ;; esac
+  case $t in grep) name="grep -c 'forge HTTP:'" ;; awk) name="awk sum N per hour" ;; fm) name="forgemeter report" ;; fm1) name="report --threads 1" ;; esac
   printf '%-20s %6.3f  %s   %6.3f  %s\n' "$name" "$w" "$(mbs "$w")" "$c" "$(mbs "$c")"
 done
 echo "forgemeter vs grep: $(ratio "$w_grep" "$w_fm")x wall, $(ratio "$c_grep" "$c_fm")x cpu (target >= 0.5)"
 echo "forgemeter vs awk:  $(ratio "$w_awk" "$w_fm")x wall, $(ratio "$c_awk" "$c_fm")x cpu (target >= 5)"
+echo "(forgemeter uses $(nproc) threads by default: wall is the target figure, cpu is what they cost;"
+echo " --threads 1 vs grep $(ratio "$w_grep" "$w_fm1")x, vs awk $(ratio "$w_awk" "$w_fm1")x wall)"

@@ -3,8 +3,8 @@
 //   report_gen OUT BYTES [REPLICAS=10] [NOISE_PER_HOUR=1000]
 //
 // Lines look like `kubectl logs --prefix`: `[pod/web-3/app] 2026-…Z INFO …`.
-// Each replica writes NOISE_PER_HOUR application lines per simulated hour and,
-// at each hour turn, its three meter lines (count, budget, answers), made with
+// NOISE_PER_HOUR application lines per simulated hour (each from a random replica) and,
+// at each hour turn each replica's three meter lines (count, budget, answers), made with
 // the library's format_line so they are byte-exact. Prints on stdout the sum
 // of N over all count lines and how many meter lines were written, so the
 // benchmark can check every tool summed the same.

@@ -57,14 +57,18 @@ struct HourNote {
 inline constexpr std::string_view kOtherHosts = "(other hosts)";  // hosts past the hour's limit
 inline constexpr std::string_view kNoHost = "(no host)";          // a request whose URL had no host
 
-struct CountEntry {
-  std::string host;
+// The entries are templates over their text so that forgemeter/line_view.h
+// can hold the same entries as views (Text = std::string_view).
+template <class Text>
+struct BasicCountEntry {
+  Text host;
   Api api = Api::rest;
   std::uint64_t installation = 0;  // 0 = none
-  std::string lane;                // "other" for untagged
+  Text lane;                       // "other" for untagged
   std::uint64_t count = 0;
-  friend bool operator==(const CountEntry&, const CountEntry&) = default;
+  friend bool operator==(const BasicCountEntry&, const BasicCountEntry&) = default;
 };
+using CountEntry = BasicCountEntry<std::string>;
 
 struct CountLine {
   std::chrono::sys_seconds hour_ending;  // the hour's start + 1h, on the hour
@@ -74,16 +78,18 @@ struct CountLine {
   friend bool operator==(const CountLine&, const CountLine&) = default;
 };
 
-struct BudgetEntry {
-  std::string host;
+template <class Text>
+struct BasicBudgetEntry {
+  Text host;
   Api api = Api::rest;
   std::uint64_t installation = 0;
   std::uint64_t remaining = 0;
   std::optional<std::uint64_t> limit;
   TimeOfDay at{};                  // when the lowest reading was seen
   std::optional<TimeOfDay> resets;
-  friend bool operator==(const BudgetEntry&, const BudgetEntry&) = default;
+  friend bool operator==(const BasicBudgetEntry&, const BasicBudgetEntry&) = default;
 };
+using BudgetEntry = BasicBudgetEntry<std::string>;
 
 struct BudgetLine {
   std::chrono::sys_seconds hour_ending;
@@ -97,12 +103,14 @@ inline constexpr std::size_t kAnswerClasses = 8;
 // "2xx", "304", "3xx", "limited", "4xx", "5xx", "none", "refused".
 std::string_view to_string(AnswerClass c) noexcept;
 
-struct AnswersEntry {
-  std::string host;
+template <class Text>
+struct BasicAnswersEntry {
+  Text host;
   Api api = Api::rest;
   std::array<std::uint64_t, kAnswerClasses> counts{};  // indexed by AnswerClass
-  friend bool operator==(const AnswersEntry&, const AnswersEntry&) = default;
+  friend bool operator==(const BasicAnswersEntry&, const BasicAnswersEntry&) = default;
 };
+using AnswersEntry = BasicAnswersEntry<std::string>;
 
 struct AnswersLine {
   std::chrono::sys_seconds hour_ending;

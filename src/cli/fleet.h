@@ -14,8 +14,14 @@
 //     replica saw remaining 0;
 //   * answers, per host/api: the sum of each answer class.
 //
-// Thread-safety: none (one thread builds it). Errors: none; add() accepts any
-// line the parser produced.
+// Inside, names are interned (small ids) and an hour's sums are flat vectors
+// keyed by those ids; hours() builds the ordered maps of FleetHour once.
+// Fleets built from consecutive pieces of the input (chunks of a file read by
+// different threads) fold into one with absorb(), giving exactly what one
+// fleet fed every line in order would hold.
+//
+// Thread-safety: none (one thread builds a Fleet). Errors: none; add() accepts
+// any line the parser produced.
 #pragma once
 
 #include <array>
@@ -29,6 +35,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cli/interner.h"
+#include "cli/small_map.h"
+#include "forgemeter/line_view.h"
 #include "forgemeter/lines.h"
 
 namespace forgemeter::cli {
@@ -95,26 +104,82 @@ class Fleet {
  public:
   explicit Fleet(FleetOptions options = {}) : options_(options) {}
 
-  // The id of a source by name (created on first use).
-  std::uint32_t source(std::string_view name);
-  const std::vector<std::string>& source_names() const { return names_; }
+  // The id of a source by name (created on first use: ids in order of first use).
+  std::uint32_t source(std::string_view name) { return sources_.id(name); }
+  const std::vector<std::string>& source_names() const { return sources_.names(); }
 
+  void add(std::uint32_t source, const LineView& line);
   void add(std::uint32_t source, const MeterLine& line);
+
+  // Folds in `later`, a fleet fed the lines that come after this one's (its
+  // source ids are its own; names match by name): afterwards this fleet holds
+  // what it would had it been fed both runs of lines in order.
+  void absorb(const Fleet& later);
 
   // Every hour that has a line, ascending, with the budget options applied.
   std::vector<FleetHour> hours() const;
   std::uint64_t lines() const { return lines_; }
 
  private:
-  FleetHour& hour(Instant ending, std::uint32_t source, const HourNote& note);
-  void add_count(FleetHour& h, const CountLine& line);
-  void add_budget(FleetHour& h, std::uint32_t source, const BudgetLine& line);
-  static void add_answers(FleetHour& h, const AnswersLine& line);
+  struct Budget {
+    std::uint64_t requests = 0;
+    std::optional<std::uint64_t> lowest;
+    Instant lowest_at{};
+    std::uint32_t lowest_source = 0;
+    std::optional<std::uint64_t> limit;
+    std::optional<Instant> exhausted_at;
+  };
+  // One hour's sums, keyed by ids: lanes by lane id, hosts and answers by
+  // host/api id (host id * 2 + api), installations by id, budgets by
+  // budget_key() of a host/api id and an installation.
+  struct Hour {
+    Instant ending{};
+    std::uint64_t requests = 0, lines = 0;
+    SmallMap<std::uint64_t> lanes, hosts, installations;
+    SmallMap<Budget> budgets;
+    SmallMap<AnswerCounts> answers;
+    std::vector<std::uint32_t> sources, partial_sources;
+  };
+
+  Hour& hour(Instant ending);
+  FleetHour hour_of(const Hour& h) const;
+  void add_count(Hour& h, const LineView& line);
+  void add_budget(Hour& h, std::uint32_t source, const LineView& line);
+  void add_answers(Hour& h, const LineView& line);
+  std::uint64_t host_api(std::string_view host, Api api) { return std::uint64_t{hosts_.id(host)} * 2 + static_cast<unsigned>(api); }
+  // Packed in one word when both fit (always, in practice), else an id of the pair with the top bit set.
+  std::uint64_t budget_key(std::uint64_t host_api, std::uint64_t installation) {
+    if (host_api < (std::uint64_t{1} << 19) && installation < (std::uint64_t{1} << 44)) return host_api << 44 | installation;
+    return installs_.id(host_api, installation) | kPairBit;
+  }
+  std::pair<std::uint64_t, std::uint64_t> budget_pair(std::uint64_t key) const {
+    if (key & kPairBit) return installs_.pair(key & ~kPairBit);
+    return {key >> 44, key & ((std::uint64_t{1} << 44) - 1)};
+  }
+  static constexpr std::uint64_t kPairBit = std::uint64_t{1} << 63;
+  HostApi host_api_of(std::uint64_t id) const { return HostApi{hosts_.name(static_cast<std::uint32_t>(id / 2)), Api(id % 2)}; }
+
+  // (host/api id, installation) pairs of the budgets, as ids.
+  class PairIds {
+   public:
+    std::uint64_t id(std::uint64_t a, std::uint64_t b);
+    std::pair<std::uint64_t, std::uint64_t> pair(std::uint64_t id) const { return pairs_[id]; }
+   private:
+    struct Hash {
+      std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& p) const noexcept {
+        return std::hash<std::uint64_t>{}(p.first * 0x9E3779B97F4A7C15ULL ^ p.second);
+      }
+    };
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs_;
+    std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t, Hash> ids_;
+  };
 
   FleetOptions options_;
-  std::map<Instant, FleetHour> hours_;
-  std::vector<std::string> names_;
-  std::unordered_map<std::string, std::uint32_t> ids_;
+  std::vector<Hour> hours_;                       // in order of first use
+  std::unordered_map<std::int64_t, std::size_t> hour_slots_;  // hour ending (s) -> index in hours_
+  std::size_t last_slot_ = SIZE_MAX;              // the hour the previous line went to
+  Interner sources_, lanes_, hosts_;
+  PairIds installs_;
   std::uint64_t lines_ = 0;
 };
 

@@ -19,7 +19,49 @@ namespace forgemeter::cli {
 
 namespace {
 
-std::uint64_t count_newlines(const char* p, const char* end) {
+bool is_gzip(const char* p, std::size_t n) {
+  return n >= 2 && static_cast<unsigned char>(p[0]) == 0x1f && static_cast<unsigned char>(p[1]) == 0x8b;
+}
+
+constexpr std::size_t kWindow = std::size_t{32} << 20;  // released behind the scan
+
+// A plain regular file, mapped whole and scanned in place, window by window.
+class MappedReader final : public LogReader {
+ public:
+  MappedReader(std::string name, const char* data, std::size_t size) : LogReader(std::move(name)), data_(data), size_(size) {}
+  ~MappedReader() override { munmap(const_cast<char*>(data_), size_); }
+
+  Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line) override {
+    begin_chunk(data_);
+    const char* const end = data_ + size_;
+    for (const char* p = data_; p < end;) {
+      const char* stop = end;
+      if (static_cast<std::size_t>(end - p) > kWindow)
+        if (const void* nl = std::memchr(p + kWindow, '\n', static_cast<std::size_t>(end - p - kWindow)))
+          stop = static_cast<const char*>(nl) + 1;
+      scan_block(p, stop, marker, on_line);
+      release_mapped(p, stop);
+      p = stop;
+    }
+    return Result{size_, {}};
+  }
+  std::string_view mapped_text() const override { return {data_, size_}; }
+
+ private:
+  const char* data_;
+  std::size_t size_;
+};
+
+}  // namespace
+
+void release_mapped(const char* begin, const char* end) noexcept {
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto from = (reinterpret_cast<std::uintptr_t>(begin) + page - 1) / page * page;
+  const auto to = reinterpret_cast<std::uintptr_t>(end) / page * page;
+  if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
+
+std::uint64_t count_newlines(const char* p, const char* end) noexcept {
   std::uint64_t n = 0;
   while (p < end) {
     const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
@@ -29,29 +71,6 @@ std::uint64_t count_newlines(const char* p, const char* end) {
   }
   return n;
 }
-
-bool is_gzip(const char* p, std::size_t n) {
-  return n >= 2 && static_cast<unsigned char>(p[0]) == 0x1f && static_cast<unsigned char>(p[1]) == 0x8b;
-}
-
-// A plain regular file, mapped whole: one block, no copies.
-class MappedReader final : public LogReader {
- public:
-  MappedReader(std::string name, const char* data, std::size_t size) : LogReader(std::move(name)), data_(data), size_(size) {}
-  ~MappedReader() override { munmap(const_cast<char*>(data_), size_); }
-
-  Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line) override {
-    begin_chunk(data_);
-    scan_block(data_, data_ + size_, marker, on_line);
-    return Result{size_, {}};
-  }
-
- private:
-  const char* data_;
-  std::size_t size_;
-};
-
-}  // namespace
 
 std::uint64_t LogReader::line_number(std::string_view line) {
   counting_ = true;
@@ -69,8 +88,8 @@ void LogReader::end_chunk(const char* end) {
   counted_ = end;
 }
 
-void LogReader::scan_block(const char* begin, const char* end, std::string_view marker,
-                           const std::function<void(std::string_view)>& on_line) {
+void for_each_marked_line(const char* begin, const char* end, std::string_view marker,
+                          const std::function<void(std::string_view)>& on_line) {
   const char* p = begin;
   while (p < end) {
     const char* m = find_marker(p, end, marker);

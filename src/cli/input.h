@@ -20,6 +20,19 @@
 
 namespace forgemeter::cli {
 
+// Calls on_line(line) (no '\n', no trailing '\r') for every line of [begin,
+// end) that contains `marker`; end is just after a '\n' or the end of input.
+void for_each_marked_line(const char* begin, const char* end, std::string_view marker,
+                          const std::function<void(std::string_view)>& on_line);
+
+// Tells the kernel the mapped text [begin, end) will not be read again soon:
+// its pages leave this process's resident set (they stay in the page cache,
+// and reading them again maps them back). Whole pages inside the range only.
+void release_mapped(const char* begin, const char* end) noexcept;
+
+// How many '\n' bytes [p, end) holds.
+std::uint64_t count_newlines(const char* p, const char* end) noexcept;
+
 class LogReader {
  public:
   // `path` "-" is stdin.
@@ -37,6 +50,10 @@ class LogReader {
   // Throws Failure on a read error.
   virtual Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line) = 0;
 
+  // The whole text of a plain regular file, mapped in memory (valid while the
+  // reader lives), for callers that split it; empty for streams and gzip.
+  virtual std::string_view mapped_text() const { return {}; }
+
   // 1-based number of the line `line` (a view handed to on_line, during that
   // call). Cheap for a few calls per input; counting starts on first use.
   std::uint64_t line_number(std::string_view line);
@@ -49,9 +66,10 @@ class LogReader {
   void begin_chunk(const char* begin);
   // Before discarding [counted_, end): keeps line_number() right if it is in use.
   void end_chunk(const char* end);
-  // Scans [begin, end) where end is just after a '\n' or the end of input.
   static void scan_block(const char* begin, const char* end, std::string_view marker,
-                         const std::function<void(std::string_view)>& on_line);
+                         const std::function<void(std::string_view)>& on_line) {
+    for_each_marked_line(begin, end, marker, on_line);
+  }
 
  private:
   std::string name_;

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <thread>
+
+#include "cli/chunk_scan.h"
 #include "cli/errors.h"
 #include "cli/input.h"
 
@@ -70,34 +74,50 @@ std::optional<std::string> json_string_field(std::string_view record, std::strin
   return std::nullopt;
 }
 
-void Scanner::take(std::string_view line, std::uint32_t default_source, const char* where_name,
-                   const std::function<std::uint64_t()>& where_line) {
-  LineScan scan = scan_line(line);
-  if (scan.kind == LineScan::Kind::none) return;
-  if (scan.kind == LineScan::Kind::malformed) {
-    ++stats_.skipped;
-    if (stats_.reasons.size() < kFirstReasons)
-      stats_.reasons.push_back(fmt::format("{}:{}: {}", where_name, where_line(), scan.reason));
-    return;
-  }
+LineTaker::Took LineTaker::take(std::string_view line, std::uint32_t default_source, std::string_view where_name) {
+  const auto kind = reader_.scan(line);
+  if (kind == LineScan::Kind::none) return Took::none;
+  if (kind == LineScan::Kind::malformed) return Took::skipped;
   std::uint32_t source = default_source;
-  if (!options_.source_field.empty()) {
-    auto name = json_string_field(line, options_.source_field);
-    source = fleet_.source(name ? *name : fmt::format("{} (no \"{}\")", where_name, options_.source_field));
+  if (!source_field_.empty()) {
+    auto name = json_string_field(line, source_field_);
+    source = fleet_.source(name ? *name : fmt::format("{} (no \"{}\")", where_name, source_field_));
   }
-  ++stats_.lines;
-  fleet_.add(source, scan.line);
+  fleet_.add(source, reader_.line());
+  return Took::summed;
+}
+
+std::string skip_reason(std::string_view where_name, std::uint64_t line_no, std::string_view reason) {
+  return fmt::format("{}:{}: {}", where_name, line_no, reason);
+}
+
+void Scanner::take(std::string_view line, std::uint32_t default_source, const std::string& where_name,
+                   const std::function<std::uint64_t()>& where_line) {
+  switch (taker_.take(line, default_source, where_name)) {
+    case LineTaker::Took::none: return;
+    case LineTaker::Took::summed: ++stats_.lines; return;
+    case LineTaker::Took::skipped:
+      ++stats_.skipped;
+      if (stats_.reasons.size() < kFirstReasons) stats_.reasons.push_back(skip_reason(where_name, where_line(), taker_.reason()));
+      return;
+  }
 }
 
 void Scanner::scan_inputs(const std::vector<std::string>& paths) {
+  const unsigned threads = options_.threads != 0 ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
   for (const std::string& path : paths) {
     auto reader = LogReader::open(path);
     std::uint32_t source = options_.source_field.empty() ? fleet_.source(reader->name()) : 0;
+    if (threads > 1 && !reader->mapped_text().empty()) {
+      scan_in_chunks(reader->mapped_text(), reader->name(),
+                     ChunkOptions{kMarker, options_.source_field, threads, options_.chunk_bytes}, fleet_, stats_);
+      continue;
+    }
     std::string_view current;
     auto line_no = [&] { return reader->line_number(current); };
     auto result = reader->for_each_marked(kMarker, [&](std::string_view line) {
       current = line;
-      take(line, source, reader->name().c_str(), line_no);
+      take(line, source, reader->name(), line_no);
     });
     stats_.bytes += result.bytes;
     if (!result.problem.empty()) stats_.problems.push_back(result.problem);
@@ -109,7 +129,7 @@ void Scanner::scan_line_from(std::string_view line, std::string_view source_name
   std::uint32_t source = options_.source_field.empty() ? fleet_.source(name) : 0;
   stats_.bytes += line.size() + 1;
   std::uint64_t n = ++memory_lines_;  // the line's position among those given
-  take(line, source, name.c_str(), [n] { return n; });
+  take(line, source, name, [n] { return n; });
 }
 
 }  // namespace forgemeter::cli

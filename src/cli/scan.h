@@ -25,6 +25,31 @@ struct ScanStats {
 struct ScanOptions {
   // JSON key whose string value names the line's replica; empty: one source per input.
   std::string source_field;
+  // Threads reading a plain regular file (split at line boundaries into
+  // chunks read in parallel, merged in file order: the same report as one
+  // thread gives); 0 = the hardware's concurrency. Streams, stdin and gzip
+  // are read by one thread.
+  unsigned threads = 1;
+  // Nominal chunk size for the threads; 0 = automatic. Tests use tiny chunks.
+  std::size_t chunk_bytes = 0;
+};
+
+// The per-line work of every scan: finds the meter line in one log line and
+// adds it to a Fleet. One per thread.
+class LineTaker {
+ public:
+  LineTaker(Fleet& fleet, const std::string& source_field) : fleet_(fleet), source_field_(source_field) {}
+  enum class Took { none, summed, skipped };
+  // `default_source`: the input's source id (unused with a source field);
+  // `where_name`: the input's name (for the no-field source name).
+  Took take(std::string_view line, std::uint32_t default_source, std::string_view where_name);
+  // Why the last skipped line did not parse.
+  const std::string& reason() const { return reader_.reason(); }
+
+ private:
+  Fleet& fleet_;
+  const std::string& source_field_;
+  LineReader reader_;
 };
 
 class Scanner {
@@ -40,14 +65,18 @@ class Scanner {
   const ScanStats& stats() const { return stats_; }
 
  private:
-  void take(std::string_view line, std::uint32_t default_source, const char* where_name,
+  void take(std::string_view line, std::uint32_t default_source, const std::string& where_name,
             const std::function<std::uint64_t()>& where_line);
 
   Fleet& fleet_;
   ScanOptions options_;
+  LineTaker taker_{fleet_, options_.source_field};
   ScanStats stats_;
   std::uint64_t memory_lines_ = 0;
 };
+
+// "file:line: reason", as the skipped-line summary lists them.
+std::string skip_reason(std::string_view where_name, std::uint64_t line_no, std::string_view reason);
 
 // The string value of top-level-looking key `key` in a JSON log record, if the
 // record has one (a plain scan, no full JSON parse: `"key": "value"`).

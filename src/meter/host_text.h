@@ -10,7 +10,7 @@ namespace forgemeter::meter {
 
 // Whether a line keeps byte `c` of a host as it is: printable ASCII except
 // space , = " \ ( ) — and `%`, which only ever starts an escape.
-inline bool host_byte_kept(unsigned char c) noexcept {
+constexpr bool host_byte_kept(unsigned char c) noexcept {
   if (c <= 0x20 || c >= 0x7f) return false;
   switch (c) {
     case ',': case '=': case '"': case '\\': case '(': case ')': case '%': return false;
@@ -29,5 +29,9 @@ void append_host(std::string& out, std::string_view host);
 
 // Whether `host` is one format_line() writes unchanged (what the parser accepts).
 bool is_line_host(std::string_view host) noexcept;
+
+// How many leading bytes of `text` a line host may hold (kept bytes and `%`):
+// the parser reads a host in one pass with it.
+std::size_t line_host_bytes(std::string_view text) noexcept;
 
 }  // namespace forgemeter::meter

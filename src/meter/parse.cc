@@ -1,5 +1,8 @@
 #include "meter/parse.h"
 
+#include <array>
+#include <charconv>
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -30,6 +33,22 @@ std::string shown(std::string_view text) {
   return out + "'";
 }
 
+// The failures, out of the readers' way (cold: a line that parses never calls them).
+[[noreturn, gnu::cold, gnu::noinline]] void fail_expected(std::string_view what, std::string_view rest) {
+  fail("expected " + std::string(what) + " at " + shown(rest));
+}
+[[noreturn, gnu::cold, gnu::noinline]] void fail_number(std::errc ec, std::string_view what, std::string_view rest) {
+  if (ec == std::errc::result_out_of_range) fail(std::string(what) + " is too large");
+  fail("expected " + std::string(what) + " (digits) at " + shown(rest));
+}
+[[noreturn, gnu::cold, gnu::noinline]] void fail_shown(std::string_view before, std::string_view text,
+                                                       std::string_view after) {
+  fail(std::string(before) + shown(text) + std::string(after));
+}
+[[noreturn, gnu::cold, gnu::noinline]] void fail_time(std::string_view what, std::string_view rest) {
+  fail("expected " + std::string(what) + " as HH:MM:SSZ at " + shown(rest));
+}
+
 // A cursor over the line with the few reads the grammar needs.
 class Cursor {
  public:
@@ -38,12 +57,19 @@ class Cursor {
   std::string_view rest() const { return rest_; }
 
   bool take(std::string_view literal) {
-    if (!rest_.starts_with(literal)) return false;
+    if (rest_.size() < literal.size() || rest_[0] != literal[0]) return false;
+    if (literal.size() <= 16) {  // the grammar's short words: a loop beats a call to memcmp
+      for (std::size_t i = 1; i < literal.size(); ++i)
+        if (rest_[i] != literal[i]) return false;
+    } else if (std::memcmp(rest_.data(), literal.data(), literal.size()) != 0) {
+      return false;
+    }
     rest_.remove_prefix(literal.size());
     return true;
   }
   void expect(std::string_view literal, std::string_view what) {
-    if (!take(literal)) fail("expected " + std::string(what) + " at " + shown(rest_));
+    if (!take(literal)) [[unlikely]]
+      fail_expected(what, rest_);
   }
   // Up to (not including) the next `stop` or the end.
   std::string_view until(char stop) {
@@ -53,22 +79,18 @@ class Cursor {
     return tok;
   }
   std::uint64_t number(std::string_view what) {
-    std::size_t n = 0;
     std::uint64_t v = 0;
-    constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
-    while (n < rest_.size() && rest_[n] >= '0' && rest_[n] <= '9') {
-      const auto d = static_cast<std::uint64_t>(rest_[n] - '0');
-      if (v > (kMax - d) / 10) fail(std::string(what) + " is too large");
-      v = v * 10 + d;
-      ++n;
-    }
-    if (n == 0) fail("expected " + std::string(what) + " (digits) at " + shown(rest_));
-    rest_.remove_prefix(n);
+    const auto [end, ec] = std::from_chars(rest_.data(), rest_.data() + rest_.size(), v);
+    if (ec != std::errc{}) [[unlikely]]
+      fail_number(ec, what, rest_);
+    rest_.remove_prefix(static_cast<std::size_t>(end - rest_.data()));
     return v;
   }
+  void skip(std::size_t n) { rest_.remove_prefix(n); }
   TimeOfDay time(std::string_view what) {
     auto t = parse_time_of_day(rest_.substr(0, 9));
-    if (!t) fail("expected " + std::string(what) + " as HH:MM:SSZ at " + shown(rest_));
+    if (!t) [[unlikely]]
+      fail_time(what, rest_);
     rest_.remove_prefix(9);
     return *t;
   }
@@ -77,10 +99,23 @@ class Cursor {
   std::string_view rest_;
 };
 
+// The three lines of an hour name the same hour: the last one read is kept
+// (per thread) and a line naming it again skips the calendar arithmetic.
 std::chrono::sys_seconds read_hour(Cursor& c) {
-  auto h = parse_hour(c.rest().substr(0, 17));
-  if (!h) fail("expected the hour ending as YYYY-MM-DDTHH:00Z at " + shown(c.rest()));
-  c.expect(c.rest().substr(0, 17), "the hour");
+  constexpr std::size_t kLen = 17;  // YYYY-MM-DDTHH:00Z
+  thread_local char last_text[kLen] = {};
+  thread_local std::chrono::sys_seconds last_hour{};
+  const std::string_view text = c.rest().substr(0, kLen);
+  if (text.size() == kLen && std::memcmp(text.data(), last_text, kLen) == 0) {
+    c.skip(kLen);
+    return last_hour;
+  }
+  auto h = parse_hour(text);
+  if (!h) [[unlikely]]
+    fail_expected("the hour ending as YYYY-MM-DDTHH:00Z", c.rest());
+  std::memcpy(last_text, text.data(), kLen);
+  last_hour = *h;
+  c.skip(kLen);
   return *h;
 }
 
@@ -101,49 +136,60 @@ HourNote read_note(Cursor& c) {
 }
 
 // `<hour>[ (<note>)]`, then the dash and the entries (split on ", "), or the end.
-template <class Line, class ReadEntry>
-Line read_body(Cursor& c, ReadEntry read_entry) {
-  Line line;
+template <class Entry, class ReadEntry>
+void read_body(Cursor& c, LineView& line, std::vector<Entry>& entries, ReadEntry read_entry) {
   line.hour_ending = read_hour(c);
   line.note = read_note(c);
-  if (c.done()) return line;
+  if (c.done()) return;
   c.expect(kDash, "' \u2014 ' before the entries");
   std::string_view rest = c.rest();
   for (;;) {
     auto n = std::min(rest.find(", "), rest.size());
     Cursor entry(rest.substr(0, n));
-    line.entries.push_back(read_entry(entry));
-    if (!entry.done()) fail("unexpected text " + shown(entry.rest()) + " in an entry");
+    read_entry(entry, entries.emplace_back());
+    if (!entry.done()) [[unlikely]]
+      fail_shown("unexpected text ", entry.rest(), " in an entry");
     if (n == rest.size()) break;
     rest.remove_prefix(n + 2);
   }
-  return line;
 }
 
-std::string read_host(Cursor& c) {
+std::string_view read_host(Cursor& c) {
   for (auto reserved : {kOtherHosts, kNoHost})
-    if (c.take(reserved)) return std::string(reserved);
-  auto host = c.until(' ');
-  if (!is_line_host(host)) fail("host " + shown(host) + " has a byte a line never holds");
-  return std::string(host);
+    if (c.take(reserved)) return reserved;
+  // One pass: the host is the run of host bytes, and it must end at a space
+  // or the end (else the text up to the space has a byte no host holds).
+  const std::string_view rest = c.rest();
+  const std::size_t n = line_host_bytes(rest);
+  if (n == 0 || (n < rest.size() && rest[n] != ' ')) [[unlikely]]
+    fail_shown("host ", c.until(' '), " has a byte a line never holds");
+  c.skip(n);
+  return rest.substr(0, n);
 }
 
 Api read_api(Cursor& c) {
   c.expect(" ", "a space after the host");
   if (c.take("rest")) return Api::rest;
   if (c.take("graphql")) return Api::graphql;
-  fail("expected 'rest' or 'graphql' at " + shown(c.rest()));
+  fail_shown("expected 'rest' or 'graphql' at ", c.rest(), "");
 }
+
+// Lane bytes: [a-z0-9._-]; 2 marks the ones a lane may also begin with.
+constexpr auto kLaneByte = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (unsigned c = 0; c < 256; ++c)
+    t[c] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? 2 : (c == '.' || c == '_' || c == '-') ? 1 : 0;
+  return t;
+}();
 
 bool lane_ok(std::string_view lane) {
   if (lane.empty() || lane.size() > 63) return false;
   for (char ch : lane)
-    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-')) return false;
-  return (lane[0] >= 'a' && lane[0] <= 'z') || (lane[0] >= '0' && lane[0] <= '9');
+    if (kLaneByte[static_cast<unsigned char>(ch)] == 0) return false;
+  return kLaneByte[static_cast<unsigned char>(lane[0])] == 2;
 }
 
-CountEntry read_count_entry(Cursor& c) {
-  CountEntry e;
+void read_count_entry(Cursor& c, CountEntryView& e) {
   e.host = read_host(c);
   e.api = read_api(c);
   c.expect(" ", "a space after the api");
@@ -152,15 +198,14 @@ CountEntry read_count_entry(Cursor& c) {
     c.expect(" ", "a space after the installation id");
   }
   auto lane = c.until('=');
-  if (!lane_ok(lane)) fail("lane " + shown(lane) + " is not a lane name");
-  e.lane = std::string(lane);
+  if (!lane_ok(lane)) [[unlikely]]
+    fail_shown("lane ", lane, " is not a lane name");
+  e.lane = lane;
   c.expect("=", "'=' after the lane");
   e.count = c.number("the count");
-  return e;
 }
 
-BudgetEntry read_budget_entry(Cursor& c) {
-  BudgetEntry e;
+void read_budget_entry(Cursor& c, BudgetEntryView& e) {
   e.host = read_host(c);
   e.api = read_api(c);
   c.expect(" installation ", "' installation ' after the api");
@@ -174,14 +219,12 @@ BudgetEntry read_budget_entry(Cursor& c) {
     e.resets = c.time("the reset time");
     c.expect(")", "')' after the reset time");
   }
-  return e;
 }
 
-AnswersEntry read_answers_entry(Cursor& c) {
+void read_answers_entry(Cursor& c, AnswersEntryView& e) {
   static constexpr AnswerClass kAll[] = {AnswerClass::ok2xx,     AnswerClass::not_modified, AnswerClass::redirect3xx,
                                          AnswerClass::limited,   AnswerClass::client4xx,    AnswerClass::server5xx,
                                          AnswerClass::none,      AnswerClass::refused};
-  AnswersEntry e;
   e.host = read_host(c);
   e.api = read_api(c);
   std::size_t next = 0;  // classes come in order, each at most once
@@ -189,28 +232,26 @@ AnswersEntry read_answers_entry(Cursor& c) {
     auto name = c.until('=');
     std::size_t i = next;
     while (i < kAnswerClasses && to_string(kAll[i]) != name) ++i;
-    if (i == kAnswerClasses) fail("answer class " + shown(name) + " is unknown or out of order");
+    if (i == kAnswerClasses) [[unlikely]]
+      fail_shown("answer class ", name, " is unknown or out of order");
     c.expect("=", "'=' after the answer class");
     e.counts[i] = c.number("the answer count");
     next = i + 1;
   }
-  return e;
 }
 
-MeterLine parse_count(Cursor& c) {
+void parse_count(Cursor& c, LineView& line) {
   c.expect(kCountHead, "the count line");
-  const auto total = c.number("the total");
+  line.total = c.number("the total");
   c.expect(kCountWords, "' requests in the hour ending '");
-  auto line = read_body<CountLine>(c, read_count_entry);
-  line.total = total;
+  read_body(c, line, line.counts, read_count_entry);
   std::uint64_t sum = 0;
-  for (const auto& e : line.entries) {
+  for (const auto& e : line.counts) {
     if (e.count > std::numeric_limits<std::uint64_t>::max() - sum) fail("the entries' counts overflow");
     sum += e.count;
   }
-  if (sum != total)
-    fail("the total " + std::to_string(total) + " is not the entries' sum " + std::to_string(sum));
-  return line;
+  if (sum != line.total)
+    fail("the total " + std::to_string(line.total) + " is not the entries' sum " + std::to_string(sum));
 }
 
 }  // namespace
@@ -224,25 +265,31 @@ bool starts_meter_line(std::string_view text) noexcept {
   return n > 0 && text.substr(n).starts_with(" requests");
 }
 
-LineScan parse_meter_line(std::string_view text) {
-  LineScan scan;
+bool parse_meter_line(std::string_view text, LineView& line, std::string& reason) {
+  line.note = {};
+  line.total = 0;
+  line.counts.clear();
+  line.budgets.clear();
+  line.answers.clear();
   try {
     Cursor c(text);
     if (text.starts_with("forge rate limit: ")) {
+      line.kind = LineView::Kind::budget;
       c.expect(kBudgetHead, "the budget line's words");
-      scan.line = read_body<BudgetLine>(c, read_budget_entry);
+      read_body(c, line, line.budgets, read_budget_entry);
     } else if (text.starts_with("forge HTTP answers: ")) {
+      line.kind = LineView::Kind::answers;
       c.expect(kAnswersHead, "the answers line's words");
-      scan.line = read_body<AnswersLine>(c, read_answers_entry);
+      read_body(c, line, line.answers, read_answers_entry);
     } else {
-      scan.line = parse_count(c);
+      line.kind = LineView::Kind::count;
+      parse_count(c, line);
     }
-    scan.kind = LineScan::Kind::line;
+    return true;
   } catch (const Bad& bad) {
-    scan.kind = LineScan::Kind::malformed;
-    scan.reason = bad.reason;
+    reason = bad.reason;
+    return false;
   }
-  return scan;
 }
 
 }  // namespace forgemeter::meter

@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-#include "forgemeter/lines.h"
+#include "forgemeter/line_view.h"
 
 namespace forgemeter::meter {
 
@@ -14,7 +14,9 @@ namespace forgemeter::meter {
 bool starts_meter_line(std::string_view text) noexcept;
 
 // Parses `text`, which starts_meter_line() and holds the whole line (no
-// escapes, no trailing text): kind `line`, or `malformed` with a reason.
-LineScan parse_meter_line(std::string_view text);
+// escapes, no trailing text) into `line` (views into `text`, the vectors
+// reused): true, or false with `reason` set (then `line` is unspecified).
+// Throws only std::bad_alloc.
+bool parse_meter_line(std::string_view text, LineView& line, std::string& reason);
 
 }  // namespace forgemeter::meter

@@ -1,11 +1,21 @@
-// scan_line(): finds a meter line inside one log line and reads it.
+// LineReader::scan() and scan_line(): finding a meter line inside one log line
+// and reading it.
 //
 // The line may follow any prefix (timestamp, level, logger name) and may sit
 // inside a quoted string (JSON, logfmt) whose escapes it undoes first: the
 // line ends at the first unescaped '"', or at the end of the log line.
+//
+// The common case (no backslash, no control byte before the end) is found in
+// one vectorised pass and read in place; anything else takes the general
+// path, which copies the unescaped text into the reader's buffer.
+#include <cstring>
 #include <string>
 
-#include "forgemeter/lines.h"
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
+#include "forgemeter/line_view.h"
 #include "meter/parse.h"
 
 namespace forgemeter {
@@ -101,37 +111,93 @@ std::size_t text_end(std::string_view log, std::size_t from, bool& escaped) {
   return log.size();
 }
 
-LineScan malformed(std::string reason) {
-  LineScan scan;
-  scan.kind = LineScan::Kind::malformed;
-  scan.reason = std::move(reason);
-  return scan;
+bool special(unsigned char c) { return c == '"' || c == '\\' || c < 0x20 || c == 0x7f; }
+
+// The first '"', '\\' or control byte in [from, end), or end.
+std::size_t first_special(std::string_view t, std::size_t from) {
+  std::size_t i = from;
+#if defined(__x86_64__)
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), del = _mm_set1_epi8(0x7f),
+                below = _mm_set1_epi8(0x1f);
+  for (; i + 16 <= t.size(); i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data() + i));
+    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(v, del), _mm_cmpeq_epi8(_mm_min_epu8(v, below), v)));
+    if (const auto mask = static_cast<unsigned>(_mm_movemask_epi8(hit)); mask != 0)
+      return i + static_cast<std::size_t>(__builtin_ctz(mask));
+  }
+#endif
+  for (; i < t.size(); ++i)
+    if (special(static_cast<unsigned char>(t[i]))) return i;
+  return t.size();
 }
 
 }  // namespace
 
-LineScan scan_line(std::string_view log) {
+LineScan::Kind LineReader::scan(std::string_view log) {
   for (std::size_t p = log.find("forge "); p != std::string_view::npos; p = log.find("forge ", p + 1)) {
     if (!meter::starts_meter_line(log.substr(p))) continue;
-    bool escaped = false;
-    std::string_view raw = log.substr(p, text_end(log, p, escaped) - p);
-    while (!raw.empty() && (raw.back() == '\n' || raw.back() == '\r' || raw.back() == ' ' || raw.back() == '\t'))
-      raw.remove_suffix(1);
-    std::string decoded;
-    if (escaped) {
-      std::string why;
-      auto text = unescape(raw, why);
-      if (!text) return malformed(why);
-      decoded = std::move(*text);
-      raw = decoded;
+    std::string_view raw;
+    const std::size_t stop = first_special(log, p);
+    if (stop == log.size() || log[stop] == '"') {
+      raw = log.substr(p, stop - p);  // in place: nothing to undo, no control byte
+      while (!raw.empty() && raw.back() == ' ') raw.remove_suffix(1);
+    } else {
+      bool escaped = false;
+      raw = log.substr(p, text_end(log, p, escaped) - p);
+      while (!raw.empty() && (raw.back() == '\n' || raw.back() == '\r' || raw.back() == ' ' || raw.back() == '\t'))
+        raw.remove_suffix(1);
+      if (escaped) {
+        auto text = unescape(raw, reason_);
+        if (!text) return LineScan::Kind::malformed;
+        decoded_ = std::move(*text);
+        raw = decoded_;
+      }
+      for (char ch : raw) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c == 0x7f) {
+          reason_ = "a control byte inside the line";
+          return LineScan::Kind::malformed;
+        }
+      }
     }
-    for (char ch : raw) {
-      const auto c = static_cast<unsigned char>(ch);
-      if (c < 0x20 || c == 0x7f) return malformed("a control byte inside the line");
-    }
-    return meter::parse_meter_line(raw);
+    return meter::parse_meter_line(raw, line_, reason_) ? LineScan::Kind::line : LineScan::Kind::malformed;
   }
-  return {};
+  return LineScan::Kind::none;
+}
+
+MeterLine to_line(const LineView& v) {
+  switch (v.kind) {
+    case LineView::Kind::count: {
+      CountLine line{v.hour_ending, v.note, v.total, {}};
+      line.entries.reserve(v.counts.size());
+      for (const auto& e : v.counts)
+        line.entries.push_back(CountEntry{std::string(e.host), e.api, e.installation, std::string(e.lane), e.count});
+      return line;
+    }
+    case LineView::Kind::budget: {
+      BudgetLine line{v.hour_ending, v.note, {}};
+      line.entries.reserve(v.budgets.size());
+      for (const auto& e : v.budgets)
+        line.entries.push_back(
+            BudgetEntry{std::string(e.host), e.api, e.installation, e.remaining, e.limit, e.at, e.resets});
+      return line;
+    }
+    case LineView::Kind::answers: break;
+  }
+  AnswersLine line{v.hour_ending, v.note, {}};
+  line.entries.reserve(v.answers.size());
+  for (const auto& e : v.answers) line.entries.push_back(AnswersEntry{std::string(e.host), e.api, e.counts});
+  return line;
+}
+
+LineScan scan_line(std::string_view log) {
+  LineReader reader;
+  LineScan scan;
+  scan.kind = reader.scan(log);
+  if (scan.kind == LineScan::Kind::line) scan.line = to_line(reader.line());
+  if (scan.kind == LineScan::Kind::malformed) scan.reason = reader.reason();
+  return scan;
 }
 
 }  // namespace forgemeter

@@ -80,6 +80,21 @@ TEST_CASE("--budget flags the hours the fleet went over; --source-field names re
   CHECK(r.out.substr(r.out.find('\n')).find(R"("over_limit":false)") != std::string::npos);
 }
 
+TEST_CASE("--threads: tiny pieces read by several threads give one thread's report, byte for byte") {
+  for (const char* format : {"csv", "json", "table"}) {
+    std::vector<std::string> args = kAll;
+    args.insert(args.begin(), {"--format", format, "--source-field", "pod"});
+    auto one_args = args, many_args = args;
+    one_args.insert(one_args.begin(), {"--threads", "1"});
+    many_args.insert(many_args.begin(), {"--threads", "3", "--chunk-bytes", "16"});
+    auto one = report(one_args), many = report(many_args);
+    CHECK(one.exit_code == 0);
+    CHECK(many.exit_code == 0);
+    CHECK(many.out == one.out);
+    CHECK(many.err == one.err);
+  }
+}
+
 TEST_CASE("stdin and '-', plain and gzip, and the table") {
   auto plain = report({"--format", "csv"}, {.stdin_data = read_file(fixture("replica-a.log"))});
   CHECK(plain.exit_code == 0);
