@@ -9,76 +9,74 @@
 #include <thread>
 #include <vector>
 
-#include "cli/input.h"
+#include "cli/file_input.h"
 
 namespace forgemeter::cli {
 
 namespace {
 
-// Pieces are at most this large, so the pages mapped at once stay few.
-constexpr std::size_t kPieceMax = std::size_t{32} << 20;
+// Pieces are at most this large: each holds its own sums until it is folded.
+constexpr std::uint64_t kPieceMax = std::uint64_t{32} << 20;
 
+// Bytes [begin, end) of the file: the piece reads the lines that START there.
 struct Piece {
-  const char* begin;
-  const char* end;  // just after a '\n', or the end of the text
+  std::uint64_t begin;
+  std::uint64_t end;  // the file's size for the last piece, which reads on to the end
+  bool last;
 };
 
 struct PieceResult {
   Fleet fleet;
   std::uint64_t lines = 0, skipped = 0;
-  std::vector<std::pair<std::uint64_t, std::string>> reasons;  // (1-based line within the piece, reason)
+  std::vector<std::pair<std::uint64_t, std::string>> reasons;  // (offset in the file of the line, reason)
+  std::uint64_t bytes = 0;                                     // the last piece: where the file ended
   std::exception_ptr error;
 };
 
-std::vector<Piece> split(std::string_view text, std::size_t nominal) {
+std::vector<Piece> split(std::uint64_t size, std::uint64_t nominal) {
   std::vector<Piece> pieces;
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  while (p < end) {
-    const char* cut = end;
-    if (static_cast<std::size_t>(end - p) > nominal) {
-      const void* nl = std::memchr(p + nominal, '\n', static_cast<std::size_t>(end - (p + nominal)));
-      if (nl != nullptr) cut = static_cast<const char*>(nl) + 1;
-    }
-    pieces.push_back(Piece{p, cut});
-    p = cut;
-  }
+  for (std::uint64_t at = 0; at < size || pieces.empty(); at += nominal)
+    pieces.push_back(Piece{at, std::min(size, at + nominal), at + nominal >= size});
   return pieces;
 }
 
-void read_piece(const Piece& piece, const ChunkOptions& o, const std::string& name, PieceResult& r) {
+void read_piece(const Piece& piece, const LogReader::PlainFile& file, const ChunkOptions& o, const std::string& name,
+                std::vector<char>& buffer, PieceResult& r) {
   const std::uint32_t source = o.source_field.empty() ? r.fleet.source(name) : 0;
   LineTaker taker(r.fleet, o.source_field);
-  const char* counted = piece.begin;
-  std::uint64_t lines_before = 0;
-  for_each_marked_line(piece.begin, piece.end, o.marker, [&](std::string_view line) {
+  // From the byte before the piece, dropping through the first '\n': what
+  // remains starts a line (the line running into the piece is the previous piece's).
+  const std::uint64_t from = piece.begin == 0 ? 0 : piece.begin - 1;
+  BlockScan scan{.skip_partial_first = piece.begin != 0};
+  if (!piece.last) scan.stop = piece.end - from;
+  PreadSource bytes(name, file.fd, from);
+  const std::uint64_t read = scan_blocks(bytes, o.marker, scan, buffer, [&](std::string_view line, std::uint64_t offset) {
     switch (taker.take(line, source, name)) {
       case LineTaker::Took::none: return;
       case LineTaker::Took::summed: ++r.lines; return;
       case LineTaker::Took::skipped:
         ++r.skipped;
-        if (r.reasons.size() < kFirstReasons) {
-          lines_before += count_newlines(counted, line.data());
-          counted = line.data();
-          r.reasons.emplace_back(lines_before + 1, taker.reason());
-        }
+        if (r.reasons.size() < kFirstReasons) r.reasons.emplace_back(from + offset, taker.reason());
         return;
     }
   });
+  if (piece.last) r.bytes = from + read;
 }
 
 // The pieces, who reads which next, and which are done.
 class Work {
  public:
-  Work(std::vector<Piece> pieces, const ChunkOptions& o, const std::string& name)
-      : pieces_(std::move(pieces)), results_(pieces_.size()), done_(pieces_.size(), false), options_(o), name_(name) {
+  Work(std::vector<Piece> pieces, const LogReader::PlainFile& file, const ChunkOptions& o, const std::string& name)
+      : pieces_(std::move(pieces)), results_(pieces_.size()), done_(pieces_.size(), false), file_(file), options_(o),
+        name_(name) {
     for (auto& r : results_) r = std::make_unique<PieceResult>();
   }
   std::size_t size() const { return pieces_.size(); }
   const Piece& piece(std::size_t i) const { return pieces_[i]; }
 
-  // Reads the next unclaimed piece; false when none is left. Never throws.
-  bool read_one() noexcept {
+  // Reads the next unclaimed piece through `buffer` (the thread's own);
+  // false when none is left. Never throws.
+  bool read_one(std::vector<char>& buffer) noexcept {
     std::size_t i;
     {
       std::lock_guard lock(mu_);
@@ -86,11 +84,10 @@ class Work {
       i = next_++;
     }
     try {
-      read_piece(pieces_[i], options_, name_, *results_[i]);
+      read_piece(pieces_[i], file_, options_, name_, buffer, *results_[i]);
     } catch (...) {
       results_[i]->error = std::current_exception();
     }
-    release_mapped(pieces_[i].begin, pieces_[i].end);
     {
       std::lock_guard lock(mu_);
       done_[i] = true;
@@ -99,7 +96,8 @@ class Work {
     return true;
   }
   void work() noexcept {
-    while (read_one()) {
+    std::vector<char> buffer;
+    while (read_one(buffer)) {
     }
   }
   bool done(std::size_t i) {
@@ -120,6 +118,7 @@ class Work {
   std::condition_variable cv_;
   std::size_t next_ = 0;
   std::vector<bool> done_;
+  const LogReader::PlainFile& file_;
   const ChunkOptions& options_;
   const std::string& name_;
 };
@@ -134,14 +133,15 @@ struct Pool {
 
 }  // namespace
 
-void scan_in_chunks(std::string_view text, const std::string& name, const ChunkOptions& o, Fleet& fleet,
+void scan_in_chunks(const LogReader::PlainFile& file, const std::string& name, const ChunkOptions& o, Fleet& fleet,
                     ScanStats& stats) {
   const unsigned threads = std::max(1u, o.threads);
-  const std::size_t nominal =
-      o.chunk_bytes != 0 ? o.chunk_bytes : std::clamp<std::size_t>(text.size() / (threads * 4) + 1, 1 << 20, kPieceMax);
-  Work work(split(text, nominal), o, name);
-  const char* counted = text.data();  // the first skip reasons' line numbers: '\n's counted before this
-  std::uint64_t lines_before = 0;
+  const std::uint64_t nominal =
+      o.chunk_bytes != 0 ? o.chunk_bytes
+                         : std::clamp<std::uint64_t>(file.size / (threads * 4) + 1, std::uint64_t{1} << 20, kPieceMax);
+  Work work(split(file.size, nominal), file, o, name);
+  LineCounter counter(name, file.fd);  // the first skip reasons' line numbers
+  std::vector<char> buffer;
   std::exception_ptr error;
   {
     Pool pool;
@@ -152,7 +152,7 @@ void scan_in_chunks(std::string_view text, const std::string& name, const ChunkO
     }
     for (std::size_t merged = 0; merged < work.size(); ++merged) {
       while (!work.done(merged))
-        if (!work.read_one()) work.wait_done(merged);
+        if (!work.read_one(buffer)) work.wait_done(merged);
       auto r = work.take(merged);
       if (r->error) {
         if (!error) error = r->error;
@@ -162,16 +162,18 @@ void scan_in_chunks(std::string_view text, const std::string& name, const ChunkO
       fleet.absorb(r->fleet);
       stats.lines += r->lines;
       stats.skipped += r->skipped;
-      for (const auto& [line, why] : r->reasons) {
+      stats.bytes += r->bytes;
+      for (const auto& [offset, why] : r->reasons) {
         if (stats.reasons.size() >= kFirstReasons) break;
-        lines_before += count_newlines(counted, work.piece(merged).begin);
-        counted = work.piece(merged).begin;
-        stats.reasons.push_back(skip_reason(name, lines_before + line, why));
+        try {
+          stats.reasons.push_back(skip_reason(name, counter.lines_before(offset) + 1, why));
+        } catch (...) {
+          if (!error) error = std::current_exception();
+        }
       }
     }
   }
   if (error) std::rethrow_exception(error);
-  stats.bytes += text.size();
 }
 
 }  // namespace forgemeter::cli

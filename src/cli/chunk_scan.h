@@ -1,6 +1,7 @@
-// chunk_scan.h — one mapped file read by several threads.
+// chunk_scan.h — one plain file read by several threads.
 //
-// The text is cut at line boundaries into pieces; worker threads take pieces
+// The file is cut into pieces of bytes (a piece reads the lines that begin
+// in it, the last of them to its end); worker threads take pieces
 // in file order, each into its own Fleet with its own counts, and the calling
 // thread folds the finished pieces into the caller's Fleet strictly in file
 // order (Fleet::absorb), as soon as each is done, so at most a few pieces'
@@ -15,6 +16,7 @@
 #include <string_view>
 
 #include "cli/fleet.h"
+#include "cli/input.h"
 #include "cli/scan.h"
 
 namespace forgemeter::cli {
@@ -26,10 +28,10 @@ struct ChunkOptions {
   std::size_t chunk_bytes = 0;  // nominal piece size; 0 = automatic
 };
 
-// Reads `text`, the whole of input `name`, into `fleet` and `stats`. No
-// exception escapes a worker: what one threw (std::bad_alloc) is rethrown
-// here after every worker has stopped.
-void scan_in_chunks(std::string_view text, const std::string& name, const ChunkOptions& options, Fleet& fleet,
-                    ScanStats& stats);
+// Reads `file`, the whole of input `name`, into `fleet` and `stats`. No
+// exception escapes a worker: what one threw (a read error's Failure,
+// std::bad_alloc) is rethrown here after every worker has stopped.
+void scan_in_chunks(const LogReader::PlainFile& file, const std::string& name, const ChunkOptions& options,
+                    Fleet& fleet, ScanStats& stats);
 
 }  // namespace forgemeter::cli

@@ -26,6 +26,12 @@ const char* tail(const char* p, const char* end, std::string_view m) {
   return static_cast<const char*>(memmem(p, static_cast<std::size_t>(end - p), m.data(), m.size()));
 }
 
+std::uint64_t count_plain(const char* p, const char* end) {
+  std::uint64_t n = 0;
+  for (; p < end; ++p) n += *p == '\n';
+  return n;
+}
+
 #if defined(__x86_64__)
 __attribute__((target("avx2"))) const char* find_avx2(const char* p, const char* end, std::string_view m) {
   const __m256i first = _mm256_set1_epi8(m[0]), second = _mm256_set1_epi8(m[kSecond]);
@@ -67,10 +73,27 @@ const char* find_sse2(const char* p, const char* end, std::string_view m) {
   return tail(p, end, m);
 }
 
+__attribute__((target("avx2"))) std::uint64_t count_avx2(const char* p, const char* end) {
+  const __m256i nl = _mm256_set1_epi8('\n');
+  std::uint64_t n = 0;
+  for (; end - p >= 32; p += 32) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    n += static_cast<unsigned>(__builtin_popcount(static_cast<unsigned>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)))));
+  }
+  return n + count_plain(p, end);
+}
+
 const bool kHasAvx2 = __builtin_cpu_supports("avx2");
 #endif
 
 }  // namespace
+
+std::uint64_t count_newlines(const char* p, const char* end) noexcept {
+#if defined(__x86_64__)
+  if (kHasAvx2) return count_avx2(p, end);
+#endif
+  return count_plain(p, end);
+}
 
 const char* find_marker(const char* p, const char* end, std::string_view marker) noexcept {
   if (marker.size() <= kSecond) return tail(p, end, marker);

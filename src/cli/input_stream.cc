@@ -10,21 +10,11 @@
 #include <fmt/format.h>
 
 #include "cli/errors.h"
+#include "cli/find_marker.h"
 
 namespace forgemeter::cli {
 
 namespace {
-
-constexpr std::size_t kBlock = 8u << 20;     // one read
-constexpr std::size_t kMaxLine = 16u << 20;  // a longer line is cut here
-
-// Bytes from somewhere; read() returns 0 at the end, throws Failure on error.
-class ByteSource {
- public:
-  virtual ~ByteSource() = default;
-  virtual std::size_t read(char* dst, std::size_t n) = 0;
-  std::string problem;  // set by sources that can lose data without failing
-};
 
 class FdSource final : public ByteSource {
  public:
@@ -67,40 +57,11 @@ class FdSource final : public ByteSource {
   std::size_t pending_at_ = 0;
 };
 
-class MemorySource final : public ByteSource {
- public:
-  MemorySource(const char* data, std::size_t size, std::function<void()> release)
-      : data_(data), size_(size), release_(std::move(release)) {}
-  ~MemorySource() override {
-    if (release_) release_();
-  }
-  std::size_t read(char* dst, std::size_t n) override {
-    std::size_t k = std::min(n, size_ - at_);
-    std::memcpy(dst, data_ + at_, k);
-    at_ += k;
-    return k;
-  }
-  // Lets the inflater read in place instead of copying.
-  std::string_view take(std::size_t n) {
-    std::size_t k = std::min(n, size_ - at_);
-    std::string_view v(data_ + at_, k);
-    at_ += k;
-    return v;
-  }
-
- private:
-  const char* data_;
-  std::size_t size_;
-  std::size_t at_ = 0;
-  std::function<void()> release_;
-};
-
 // gzip (and concatenated members) from another source.
 class Inflater final : public ByteSource {
  public:
   Inflater(std::string name, std::unique_ptr<ByteSource> in) : name_(std::move(name)), in_(std::move(in)) {
     if (inflateInit2(&z_, 15 + 16) != Z_OK) throw Failure("zlib could not start; out of memory?");
-    mem_ = dynamic_cast<MemorySource*>(in_.get());
   }
   ~Inflater() override { inflateEnd(&z_); }
 
@@ -129,15 +90,9 @@ class Inflater final : public ByteSource {
 
  private:
   bool refill() {
-    if (mem_ != nullptr) {
-      auto v = mem_->take(1u << 30);
-      z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(v.data()));
-      z_.avail_in = static_cast<uInt>(v.size());
-    } else {
-      buf_.resize(1u << 20);
-      z_.next_in = reinterpret_cast<Bytef*>(buf_.data());
-      z_.avail_in = static_cast<uInt>(in_->read(buf_.data(), buf_.size()));
-    }
+    buf_.resize(1u << 20);
+    z_.next_in = reinterpret_cast<Bytef*>(buf_.data());
+    z_.avail_in = static_cast<uInt>(in_->read(buf_.data(), buf_.size()));
     return z_.avail_in > 0;
   }
   void lose(std::string what) {
@@ -147,7 +102,6 @@ class Inflater final : public ByteSource {
 
   std::string name_;
   std::unique_ptr<ByteSource> in_;
-  MemorySource* mem_ = nullptr;
   z_stream z_{};
   std::vector<char> buf_;
   bool done_ = false;
@@ -155,67 +109,39 @@ class Inflater final : public ByteSource {
   std::uint64_t done_out_ = 0;
 };
 
+// Counts lines as it goes: a block is gone before a later line asks its number.
 class StreamReader final : public LogReader {
  public:
-  StreamReader(std::string name, std::unique_ptr<ByteSource> src) : LogReader(std::move(name)), src_(std::move(src)) {
-    line_number({});  // count as we go: a block is gone before a later line asks
-  }
+  StreamReader(std::string name, std::unique_ptr<ByteSource> src) : LogReader(std::move(name)), src_(std::move(src)) {}
 
   Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line) override {
-    std::vector<char> buf(kBlock);
-    std::size_t len = 0;
+    std::vector<char> buffer;
     Result result;
-    bool discarding = false;  // inside a line longer than kMaxLine, after its cut
-    for (;;) {
-      if (len == buf.size()) buf.resize(std::min(buf.size() * 2, kMaxLine + kBlock));
-      std::size_t got = src_->read(buf.data() + len, buf.size() - len);
-      result.bytes += got;
-      const char* base = buf.data();
-      begin_chunk(base);
-      if (got == 0) {
-        if (len > 0 && !discarding) scan_block(base, base + len, marker, on_line);
-        end_chunk(base + len);
-        break;
-      }
-      std::size_t start = 0;
-      if (discarding) {
-        const void* nl = std::memchr(base + len, '\n', got);
-        if (nl == nullptr) {
-          end_chunk(base + len + got);
-          len = 0;
-          continue;
-        }
-        start = static_cast<std::size_t>(static_cast<const char*>(nl) + 1 - base);
-        discarding = false;
-      }
-      len += got;
-      const void* last = memrchr(base + start, '\n', len - start);
-      if (last == nullptr) {
-        if (len - start >= kMaxLine) {  // cut an endless line; the rest of it is dropped
-          scan_block(base + start, base + len, marker, on_line);
-          end_chunk(base + len);
-          discarding = true;
-          len = 0;
-        } else if (start > 0) {
-          end_chunk(base + start);
-          std::memmove(buf.data(), base + start, len - start);
-          len -= start;
-        }
-        continue;
-      }
-      const char* cut = static_cast<const char*>(last) + 1;
-      scan_block(base + start, cut, marker, on_line);
-      end_chunk(cut);
-      std::size_t tail = static_cast<std::size_t>(base + len - cut);
-      std::memmove(buf.data(), cut, tail);
-      len = tail;
-    }
+    result.bytes = scan_blocks(
+        *src_, marker, BlockScan{}, buffer,
+        [&](std::string_view line, std::uint64_t offset) {
+          current_ = line.data();
+          current_offset_ = offset;
+          on_line(line);
+        },
+        [&](const char* begin, const char* end) {
+          lines_before_ += count_newlines(begin, end);
+          passed_ += static_cast<std::uint64_t>(end - begin);
+        });
     result.problem = src_->problem;
     return result;
+  }
+  // Lines before what has passed, plus those between it and `line` (still in the buffer).
+  std::uint64_t line_number(std::string_view line) override {
+    const char* passed_at = current_ - (current_offset_ - passed_);
+    return lines_before_ + count_newlines(passed_at, line.data()) + 1;
   }
 
  private:
   std::unique_ptr<ByteSource> src_;
+  std::uint64_t passed_ = 0, lines_before_ = 0;  // bytes handed to on_passed, and their '\n's
+  const char* current_ = nullptr;                // the view last handed over, and its offset
+  std::uint64_t current_offset_ = 0;
 };
 
 bool gzip_magic(std::string_view head) {
@@ -228,12 +154,6 @@ std::unique_ptr<LogReader> make_stream_reader(std::string name, int fd, bool own
   auto src = std::make_unique<FdSource>(name, fd, owns_fd);
   if (gzip_magic(src->peek())) return std::make_unique<StreamReader>(name, std::make_unique<Inflater>(name, std::move(src)));
   return std::make_unique<StreamReader>(std::move(name), std::move(src));
-}
-
-std::unique_ptr<LogReader> make_gzip_reader(std::string name, const char* data, std::size_t size,
-                                            std::function<void()> release) {
-  auto src = std::make_unique<MemorySource>(data, size, std::move(release));
-  return std::make_unique<StreamReader>(name, std::make_unique<Inflater>(name, std::move(src)));
 }
 
 }  // namespace forgemeter::cli

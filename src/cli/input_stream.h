@@ -5,15 +5,12 @@
 #include <memory>
 #include <string>
 
+#include "cli/block_scan.h"
 #include "cli/input.h"
 
 namespace forgemeter::cli {
 
-// Reads `fd` in 8 MiB blocks; inflates it when it starts with the gzip magic.
+// Reads `fd` in 1 MiB blocks (block_scan.h); inflates it when it starts with the gzip magic.
 std::unique_ptr<LogReader> make_stream_reader(std::string name, int fd, bool owns_fd);
-
-// Inflates gzip data held in memory (a mapped file); `release` runs at destruction.
-std::unique_ptr<LogReader> make_gzip_reader(std::string name, const char* data, std::size_t size,
-                                            std::function<void()> release);
 
 }  // namespace forgemeter::cli

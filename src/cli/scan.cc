@@ -108,8 +108,8 @@ void Scanner::scan_inputs(const std::vector<std::string>& paths) {
   for (const std::string& path : paths) {
     auto reader = LogReader::open(path);
     std::uint32_t source = options_.source_field.empty() ? fleet_.source(reader->name()) : 0;
-    if (threads > 1 && !reader->mapped_text().empty()) {
-      scan_in_chunks(reader->mapped_text(), reader->name(),
+    if (const auto file = reader->plain_file(); threads > 1 && file) {
+      scan_in_chunks(*file, reader->name(),
                      ChunkOptions{kMarker, options_.source_field, threads, options_.chunk_bytes}, fleet_, stats_);
       continue;
     }
