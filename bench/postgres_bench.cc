@@ -15,6 +15,14 @@
 // the lease calls is <= 1.5). The same figures are printed as a table on
 // stderr at the end.
 //
+// The lease calls, as a campaign makes them: acquire_refused (a candidate
+// polling a lease it saw held), acquire_refused_first (its first poll of a
+// held lease), acquire_taken (a change of hands: the previous holder released,
+// untimed), acquire_granted (the holder's re-acquire), renew, release (the
+// holder's, after an untimed change of hands and renewal), inspect; and
+// acquire_statement_refused: the store's full acquire statement alone on the
+// bare connection, refused (what a candidate that lost a race sends).
+//
 // Server: FORGEMETER_TEST_PG when set, else a private throwaway instance
 // (initdb in /tmp, as test/support/pg_instance.h does).
 #include <benchmark/benchmark.h>
@@ -30,6 +38,7 @@
 
 #include "forgemeter/postgres_store.h"
 #include "lease/postgres/connection.h"
+#include "lease/postgres/statements.h"
 #include "support/pg_instance.h"
 
 namespace {
@@ -84,7 +93,34 @@ void BM_lease_calls(benchmark::State& state) {
   forgemeter::PostgresStore store({.conninfo = conninfo(), .table = "forgemeter_bench_leases", .max_connections = 1});
   store.acquire("bench-held", "holder", t0, 1000h, bound());
   store.acquire("bench-renew", "me", t0, 10s, bound());
-  int i = 0;
+  store.acquire("bench-hands", "a", t0, 10s, bound());
+  // bench-first-N: one held lease per timed first poll (the store has seen none of them).
+  const long polls = static_cast<long>(state.max_iterations) * kBlock;
+  if (!raw->exec_simple(("INSERT INTO forgemeter_bench_leases SELECT 'bench-first-' || g, 'holder', 9e15, 0, 1 "
+                         "FROM generate_series(1, " + std::to_string(polls) + ") g;"
+                         "INSERT INTO forgemeter_bench_leases_terms SELECT 'bench-first-' || g, 1, 10000 "
+                         "FROM generate_series(1, " + std::to_string(polls) + ") g").c_str(),
+                        setup_bound)
+           .ok()) {
+    state.SkipWithError("cannot create the held leases of acquire_refused_first");
+    return;
+  }
+  // The store's own statements on the bare connection, to time the full acquire alone.
+  // (RESET: the baselines keep the server's synchronous_commit, which prepare_sql raises to `on`.)
+  const auto prepare_store = forgemeter::pg::prepare_sql(forgemeter::pg::quoted_tables("forgemeter_bench_leases"));
+  if (!raw->exec_simple((prepare_store + "RESET synchronous_commit;").c_str(), setup_bound)
+           .ok()) {
+    state.SkipWithError("cannot prepare the store's statements on the bare connection");
+    return;
+  }
+  auto full_acquire = [&](const std::string& now_ms) {
+    const std::string until = std::to_string(std::stoll(now_ms) + 10'000);
+    const char* params[] = {"bench-held", "candidate", now_ms.c_str(), until.c_str()};
+    forgemeter::pg::CallBound b(bound());
+    auto out = raw->exec_prepared(forgemeter::pg::kAcquire, params, b);
+    return out.ok() && out.rows.count() == 1 && out.rows.text(0, 0) == "f";
+  };
+  int i = 0, first = 0, hands = 0;
   auto stamp = [&] { return t0 + std::chrono::milliseconds(i); };
   auto bare = [&](const char* statement) {
     forgemeter::pg::CallBound b(bound());
@@ -99,8 +135,27 @@ void BM_lease_calls(benchmark::State& state) {
        {},
        [&] { return store.acquire("bench-held", "candidate", stamp(), 10s, bound()).status == LeaseStatus::refused; },
        {}},
+      {"acquire_refused_first",
+       {},  // a candidate's first poll of a lease: the full acquire statement
+       [&] {
+         auto name = "bench-first-" + std::to_string(++first);
+         return store.acquire(name, "candidate", stamp(), 10s, bound()).status == LeaseStatus::refused;
+       },
+       {}},
+      {"acquire_statement_refused",
+       {},  // the full acquire statement alone, refused (what a candidate that lost a race to a free lease sends)
+       [&] { return full_acquire(std::to_string(1'790'000'000'000 + i)); },
+       {}},
+      {"acquire_taken",
+       // A change of hands: the holder released (untimed), the other owner takes it: term + 1, a durable write.
+       [&] { store.release("bench-hands", hands % 2 ? "b" : "a", bound()); },
+       [&] {
+         const char* taker = ++hands % 2 ? "b" : "a";
+         return store.acquire("bench-hands", taker, stamp(), 10s, bound()).status == LeaseStatus::granted;
+       },
+       {}},
       {"acquire_granted",
-       {},  // the holder's re-acquire: the upsert that updates
+       {},  // the holder's re-acquire
        [&] { return store.acquire("bench-acquire", "me", stamp(), 10s, bound()).status == LeaseStatus::granted; },
        {}},
       {"renew",
@@ -142,7 +197,7 @@ void BM_lease_calls(benchmark::State& state) {
       show_bound);
   std::fprintf(stderr, "server fsync / synchronous_commit / full_page_writes: %s\n",
                settings.ok() && settings.rows.count() == 1 ? std::string(settings.rows.text(0, 0)).c_str() : "?");
-  std::fprintf(stderr, "%-16s %10s %10s %8s\n", "call", "median_us", "p99_us", "x_select1");
+  std::fprintf(stderr, "%-26s %10s %10s %8s\n", "call", "median_us", "p99_us", "x_select1");
   for (auto& k : kinds) {
     std::sort(k.us.begin(), k.us.end());
     double med = k.us[k.us.size() / 2];
@@ -151,7 +206,7 @@ void BM_lease_calls(benchmark::State& state) {
     state.counters[std::string(k.name) + "_med"] = med;
     state.counters[std::string(k.name) + "_p99"] = p99;
     state.counters[std::string(k.name) + "_x"] = med / base;
-    std::fprintf(stderr, "%-16s %10.1f %10.1f %8.2f\n", k.name, med, p99, med / base);
+    std::fprintf(stderr, "%-26s %10.1f %10.1f %8.2f\n", k.name, med, p99, med / base);
   }
 }
 

@@ -50,8 +50,19 @@
 // TTL in <table>_terms and make <table> UNLOGGED, in one transaction. Run it
 // once, after every replica runs this version.
 //
-// Each call is one statement, one round trip, on a prepared statement; every
-// value is a parameter (the table names, validated and quoted, are the only
+// Each decision is one statement on a prepared statement: acquire grants by
+// one conditional upsert (and refuses by it, or by its guard read alone),
+// renew is one conditional UPDATE, release one UPDATE conditioned on the
+// owner. A store also remembers, per name, what its own answers proved (the
+// last holder seen; the largest TTL the terms record covers) and first sends
+// the shorter statement this allows: the guard read alone for a candidate
+// polling a lease it saw held by another (or knows nothing of), renew's UPDATE
+// without the record check, release's UPDATE alone for the holder. That
+// answer is the call's when it decides the call; when the hint was stale (the
+// lease was free, expired or another's) the call goes on to the full
+// statement within the same deadline: two round trips, about once per change
+// of hands. The answers are the same either way (the tests change a lease
+// under a store's hints through another store). Every value is a parameter (the table names, validated and quoted, are the only
 // text put into SQL). The statements run in autocommit under READ COMMITTED,
 // which is enough because each decides on the latest committed version of
 // the live row under that row's lock: ON CONFLICT DO UPDATE and UPDATE lock

@@ -87,7 +87,7 @@ std::optional<std::vector<Row>> PgSession::collect() {
 
 ScratchTable::~ScratchTable() {
   PgSession s(conninfo_);
-  s.exec("DROP TABLE IF EXISTS \"" + name_ + "\"");
+  s.exec("DROP TABLE IF EXISTS \"" + name_ + "\", \"" + name_ + "_terms\"");  // the store's two tables
 }
 
 }  // namespace fmtest

@@ -6,6 +6,7 @@
 
 #include "lease/postgres/connection.h"
 #include "lease/postgres/pool.h"
+#include "lease/postgres/proven.h"
 #include "lease/postgres/schema.h"
 #include "lease/postgres/statements.h"
 
@@ -105,6 +106,14 @@ struct PostgresStore::Impl {
   std::string prepare;
   std::atomic<bool> table_ready{false};
   pg::Pool pool;
+  pg::Proven proven;
+
+  // Remembers the holder an answer showed (every answer shows one).
+  const LeaseResult& saw(std::string_view name, const LeaseResult& r) {
+    if (r.status != LeaseStatus::no_answer && r.status != LeaseStatus::invalid)
+      proven.saw_holder(name, r.holder);
+    return r;
+  }
 };
 
 namespace {
@@ -152,24 +161,66 @@ std::string PostgresStore::migration_from_logged_sql(std::string_view table) {
   return pg::migrate_from_logged_sql(named(table));
 }
 
+// acquire and renew first send the cheaper statement that what this store has
+// proven allows (lease/postgres/proven.h); its answer is the call's when it is
+// decisive, else the call goes on, within the same deadline, to the full
+// statement. So a candidate's polls of a held lease (the first one too),
+// renewals, the holder's re-acquire and its release are each one short
+// statement; two round trips are paid only where the hint was wrong: a
+// candidate whose probe finds the lease free or expired (once per change of
+// hands, or the first call for a name), a holder that lost it.
 LeaseResult PostgresStore::acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                                    const Deadline& deadline) {
   if (auto why = lease_args_error(name, owner, ttl); !why.empty()) return failed(LeaseStatus::invalid, why);
   std::string n(name), o(owner), at = to_ms(now), until = plus_ms(now, ttl);
-  return impl_->call(pg::kAcquire, {n.c_str(), o.c_str(), at.c_str(), until.c_str()}, deadline, granted_or_refused);
+  const auto seen = impl_->proven.get(name);
+  const std::int64_t ttl_ms = lease_ttl(ttl).count();
+  if (!seen.known || (!seen.holder.empty() && seen.holder != owner)) {
+    auto probed = impl_->call(pg::kProbeHeld, {n.c_str(), o.c_str(), at.c_str()}, deadline, [](const pg::Rows& rows) {
+      if (rows.count() > 0) return granted_or_refused(rows);
+      LeaseResult go_on;
+      go_on.status = LeaseStatus::not_held;  // not held by another now: ask acquire
+      return go_on;
+    });
+    if (probed.status != LeaseStatus::not_held) return impl_->saw(name, probed);
+  } else if (seen.holder == owner && ttl_ms <= seen.recorded_ttl_ms) {
+    // The caller's own row: acquire would do to it exactly what renew does.
+    auto renewed = impl_->call(pg::kRenewCovered, {n.c_str(), o.c_str(), at.c_str(), until.c_str()}, deadline,
+                               granted_or_refused);
+    if (renewed.status != LeaseStatus::refused) return impl_->saw(name, renewed);
+  }
+  auto r = impl_->call(pg::kAcquire, {n.c_str(), o.c_str(), at.c_str(), until.c_str()}, deadline, granted_or_refused);
+  if (r.status == LeaseStatus::granted) impl_->proven.recorded(name, ttl_ms);
+  return impl_->saw(name, r);
 }
 
 LeaseResult PostgresStore::renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                                  const Deadline& deadline) {
   if (auto why = lease_args_error(name, owner, ttl); !why.empty()) return failed(LeaseStatus::invalid, why);
   std::string n(name), o(owner), at = to_ms(now), until = plus_ms(now, ttl);
-  return impl_->call(pg::kRenew, {n.c_str(), o.c_str(), at.c_str(), until.c_str()}, deadline, granted_or_refused);
+  const std::int64_t ttl_ms = lease_ttl(ttl).count();
+  const bool covered = ttl_ms <= impl_->proven.get(name).recorded_ttl_ms;
+  auto r = impl_->call(covered ? pg::kRenewCovered : pg::kRenew, {n.c_str(), o.c_str(), at.c_str(), until.c_str()},
+                       deadline, granted_or_refused);
+  if (r.status == LeaseStatus::granted && !covered) impl_->proven.recorded(name, ttl_ms);
+  return impl_->saw(name, r);
 }
 
 LeaseResult PostgresStore::release(std::string_view name, std::string_view owner, const Deadline& deadline) {
   if (auto why = lease_args_error(name, owner); !why.empty()) return failed(LeaseStatus::invalid, why);
   std::string n(name), o(owner);
-  return impl_->call(pg::kRelease, {n.c_str(), o.c_str()}, deadline, [](const pg::Rows& rows) {
+  if (impl_->proven.get(name).holder == owner) {
+    auto mine = impl_->call(pg::kReleaseHeld, {n.c_str(), o.c_str()}, deadline, [](const pg::Rows& rows) {
+      LeaseResult r;
+      r.status = LeaseStatus::refused;  // not the caller's now: ask release whose it is
+      if (rows.count() == 0) return r;
+      r.status = LeaseStatus::released;
+      r.term = number<std::uint64_t>(rows.text(0, 0));
+      return r;
+    });
+    if (mine.status != LeaseStatus::refused) return impl_->saw(name, mine);
+  }
+  return impl_->saw(name, impl_->call(pg::kRelease, {n.c_str(), o.c_str()}, deadline, [](const pg::Rows& rows) {
     LeaseResult r;
     r.status = LeaseStatus::not_held;  // no row: never taken
     if (rows.count() == 0) return r;
@@ -182,20 +233,20 @@ LeaseResult PostgresStore::release(std::string_view name, std::string_view owner
       r.status = LeaseStatus::lost;
     }
     return r;
-  });
+  }));
 }
 
 LeaseResult PostgresStore::inspect(std::string_view name, const Deadline& deadline) {
   if (auto why = lease_name_error(name); !why.empty()) return failed(LeaseStatus::invalid, why);
   std::string n(name);
-  return impl_->call(pg::kInspect, {n.c_str()}, deadline, [](const pg::Rows& rows) {
+  return impl_->saw(name, impl_->call(pg::kInspect, {n.c_str()}, deadline, [](const pg::Rows& rows) {
     LeaseResult r;
     r.status = LeaseStatus::not_held;
     if (rows.count() == 0) return r;
     describe(r, rows, 0);  // owner NULL: free (or quarantined), the term as recorded
     if (!r.holder.empty()) r.status = LeaseStatus::granted;
     return r;
-  });
+  }));
 }
 
 }  // namespace forgemeter

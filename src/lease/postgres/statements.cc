@@ -46,6 +46,18 @@ namespace forgemeter::pg {
 // (not_held) from "another's" (lost) on the locked row, never on a stale
 // snapshot.
 //
+// renew_covered: renew's UPDATE alone, for a renewal whose TTL the durable
+// record is known to cover (lease/postgres/proven.h): `rec` could not fire.
+//
+// release_held: release's UPDATE alone, for a caller that last saw itself
+// holding the lease: a row is its answer (released); no row, and the call
+// goes on to release to learn whether the lease is free or another's.
+//
+// probe_held: a candidate's first question about a lease it last saw held by
+// someone else: the row if it is still someone else's and unexpired at now —
+// a refusal true at the snapshot's instant, acquire's own guard. No row
+// (released, expired, lost): the call goes on to acquire.
+//
 // inspect: always one row: the live row; without one, nobody holds it and the
 // term is the durable record's (0 without one: never taken), so a term never
 // appears to go backwards after the live state was lost. (COALESCE evaluates
@@ -59,6 +71,17 @@ std::string prepare_sql(const Tables& t) {
       "        WHERE a.granted AND (d.term IS NULL OR d.term < a.term OR d.ttl_ms < $4 - $3)\n"
       "        {raise})\n",
       fmt::arg("d", t.terms), fmt::arg("raise", kRaiseRecord));
+  // renew's UPDATE; kRenewCovered is it alone.
+  const std::string renew_update = fmt::format(
+      "UPDATE {t} AS l SET\n"
+      "  expiry_ms = CASE WHEN l.owner = $2 THEN greatest(l.expiry_ms, $4) ELSE l.expiry_ms END,\n"
+      "  renewed_at_ms = CASE WHEN l.owner = $2 THEN greatest(l.renewed_at_ms, $3) ELSE l.renewed_at_ms END\n"
+      "  WHERE l.name = $1 RETURNING coalesce(l.owner = $2, false) AS granted, l.owner, l.expiry_ms, l.term",
+      fmt::arg("t", t.live));
+  // release's UPDATE; kReleaseHeld is it alone.
+  const std::string release_update = fmt::format(
+      "UPDATE {t} AS l SET owner = NULL, expiry_ms = 0 WHERE l.name = $1 AND l.owner = $2 RETURNING l.term",
+      fmt::arg("t", t.live));
   // Generic plans from the first execution: every statement is a primary-key
   // lookup whatever the parameters, and re-planning would cost more than it runs.
   return fmt::format(
@@ -83,16 +106,18 @@ std::string prepare_sql(const Tables& t) {
       "{rec_up}"
       "SELECT * FROM up UNION ALL SELECT false, owner, expiry_ms, term FROM cur WHERE NOT EXISTS (SELECT FROM up);\n"
       "PREPARE {ren}(text, text, bigint, bigint) AS\n"
-      "WITH up AS (UPDATE {t} AS l SET\n"
-      "  expiry_ms = CASE WHEN l.owner = $2 THEN greatest(l.expiry_ms, $4) ELSE l.expiry_ms END,\n"
-      "  renewed_at_ms = CASE WHEN l.owner = $2 THEN greatest(l.renewed_at_ms, $3) ELSE l.renewed_at_ms END\n"
-      "  WHERE l.name = $1 RETURNING coalesce(l.owner = $2, false) AS granted, l.owner, l.expiry_ms, l.term),\n"
+      "WITH up AS ({renew_update}),\n"
       "dur AS (SELECT term, ttl_ms FROM {d} WHERE name = $1),\n"
       "{rec_up}"
       "SELECT * FROM up;\n"
+      "PREPARE {ren_c}(text, text, bigint, bigint) AS\n"
+      "{renew_update};\n"
+      "PREPARE {probe}(text, text, bigint) AS\n"
+      "SELECT false, owner, expiry_ms, term FROM {t} WHERE name = $1 AND owner IS DISTINCT FROM $2 AND expiry_ms > $3;\n"
+      "PREPARE {rel_h}(text, text) AS\n"
+      "{release_update};\n"
       "PREPARE {rel}(text, text) AS\n"
-      "WITH upd AS (UPDATE {t} AS l SET owner = NULL, expiry_ms = 0\n"
-      "             WHERE l.name = $1 AND l.owner = $2 RETURNING l.term),\n"
+      "WITH upd AS ({release_update}),\n"
       "held AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM upd) FOR UPDATE)\n"
       "SELECT true, NULL::text, 0::bigint, term FROM upd UNION ALL SELECT false, owner, expiry_ms, term FROM held;\n"
       "PREPARE {ins}(text) AS\n"
@@ -100,6 +125,8 @@ std::string prepare_sql(const Tables& t) {
       "FROM (SELECT) one LEFT JOIN {t} l ON l.name = $1;\n",
       fmt::arg("t", t.live), fmt::arg("d", t.terms), fmt::arg("acq", kAcquire), fmt::arg("ren", kRenew),
       fmt::arg("rel", kRelease), fmt::arg("ins", kInspect), fmt::arg("rec_up", rec),
+      fmt::arg("ren_c", kRenewCovered), fmt::arg("probe", kProbeHeld), fmt::arg("renew_update", renew_update),
+      fmt::arg("rel_h", kReleaseHeld), fmt::arg("release_update", release_update),
       fmt::arg("G", "(l.owner = $2 OR l.expiry_ms <= $3)"));
 }
 

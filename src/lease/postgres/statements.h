@@ -24,5 +24,15 @@ inline constexpr const char* kAcquire = "forgemeter_acquire";
 inline constexpr const char* kRenew = "forgemeter_renew";
 inline constexpr const char* kRelease = "forgemeter_release";
 inline constexpr const char* kInspect = "forgemeter_inspect";
+// Cheaper statements that answer as the ones above do, when what the store
+// has already proven (lease/postgres/proven.h) allows:
+//   renew_covered(name, owner, now_ms, expiry_ms) -> as renew; only when the
+//       terms record covers expiry_ms - now_ms
+//   probe_held(name, owner, now_ms) -> false, owner, expiry_ms, term when
+//       someone else holds it unexpired at now_ms (acquire's refusal); else no row
+//   release_held(name, owner) -> term when it released the caller's lease; else no row
+inline constexpr const char* kRenewCovered = "forgemeter_renew_covered";
+inline constexpr const char* kProbeHeld = "forgemeter_probe_held";
+inline constexpr const char* kReleaseHeld = "forgemeter_release_held";
 
 }  // namespace forgemeter::pg
