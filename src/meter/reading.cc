@@ -18,16 +18,16 @@ bool iequals(std::string_view a, std::string_view b) noexcept {
   return true;
 }
 
-std::string_view trim(std::string_view v) noexcept {
+}  // namespace
+
+std::string_view meter::trim_header(std::string_view v) noexcept {
   while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
   while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r' || v.back() == '\n')) v.remove_suffix(1);
   return v;
 }
 
-}  // namespace
-
 void RateLimitHeaders::offer(std::string_view name, std::string_view value) noexcept {
-  name = trim(name);
+  name = meter::trim_header(name);
   if (iequals(name, "x-ratelimit-remaining"))
     remaining = value;
   else if (iequals(name, "x-ratelimit-limit"))
@@ -68,10 +68,9 @@ std::uint64_t eight_digits_value(std::uint64_t w) noexcept {
 }  // namespace
 
 std::optional<std::uint64_t> parse_header_uint(std::string_view value) noexcept {
+  value = trim_header(value);
   const char* p = value.data();
   const char* end = p + value.size();
-  while (p < end && (*p == ' ' || *p == '\t')) ++p;
-  while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n')) --end;
   if (p == end) return std::nullopt;
   constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
   constexpr std::ptrdiff_t kSafeDigits = std::numeric_limits<std::uint64_t>::digits10;  // 19: never overflow
@@ -120,7 +119,7 @@ AnswerClass classify(int status, const RateLimitHeaders& h) noexcept {
   if (status == 304) return AnswerClass::not_modified;
   if (status == 403 || status == 429) {
     auto remaining = parse_header_uint(h.remaining);
-    if ((remaining && *remaining == 0) || !trim(h.retry_after).empty()) return AnswerClass::limited;
+    if ((remaining && *remaining == 0) || !trim_header(h.retry_after).empty()) return AnswerClass::limited;
   }
   if (status >= 200 && status < 300) return AnswerClass::ok2xx;
   if (status >= 300 && status < 400) return AnswerClass::redirect3xx;

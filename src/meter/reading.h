@@ -26,6 +26,10 @@ struct Reading {
 // order readings arrive in.
 bool lower(const Reading& a, const Reading& b) noexcept;
 
+// A header name or value as the rules read it: without the spaces and tabs
+// before it, nor the spaces, tabs, CR and LF after it.
+std::string_view trim_header(std::string_view v) noexcept;
+
 // A decimal integer of ASCII digits only (spaces and tabs around it allowed),
 // or nullopt: signs, fractions, words and values past 2^64-1 are no integer.
 std::optional<std::uint64_t> parse_header_uint(std::string_view value) noexcept;

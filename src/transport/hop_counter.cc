@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "meter/reading.h"
 #include "transport/errors.h"
 #include "transport/redirect_policy.h"
 
@@ -13,13 +14,6 @@ namespace {
 // Any case; the exact spelling (the usual one) without a call.
 bool same_name(std::string_view a, std::string_view b) noexcept {
   return a.size() == b.size() && (a == b || strncasecmp(a.data(), b.data(), a.size()) == 0);
-}
-
-std::string_view trim(std::string_view s) noexcept {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
-    s.remove_suffix(1);
-  return s;
 }
 
 // "HTTP/1.1 200 OK" / "HTTP/2 304" -> the status; 0 when unreadable.
@@ -209,7 +203,7 @@ Headers HopCounter::take_headers() noexcept {
 
 void HopCounter::block_line(std::string_view raw) {
   if (raw.size() >= 5 && raw.substr(0, 5) == "HTTP/") {
-    block_status_ = status_of(trim(raw));
+    block_status_ = status_of(meter::trim_header(raw));
     if (block_status_ >= 200) {  // a new answer: an earlier hop's block is dropped
       headers_.clear();
       limit_at_ = remaining_at_ = reset_at_ = retry_after_at_ = Headers::npos;
