@@ -161,10 +161,10 @@ std::string PostgresStore::migration_from_logged_sql(std::string_view table) {
   return pg::migrate_from_logged_sql(named(table));
 }
 
-// acquire and renew first send the cheaper statement that what this store has
-// proven allows (lease/postgres/proven.h); its answer is the call's when it is
-// decisive, else the call goes on, within the same deadline, to the full
-// statement. So a candidate's polls of a held lease (the first one too),
+// acquire, renew and release first send the cheaper statement that what this
+// store has proven allows (lease/postgres/proven.h); its answer is the call's
+// when it is decisive, else the call goes on, within the same deadline, to the
+// full statement. So a candidate's polls of a held lease (the first one too),
 // renewals, the holder's re-acquire and its release are each one short
 // statement; two round trips are paid only where the hint was wrong: a
 // candidate whose probe finds the lease free or expired (once per change of

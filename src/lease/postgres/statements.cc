@@ -94,7 +94,7 @@ std::string prepare_sql(const Tables& t) {
       "       SELECT $1, CASE WHEN d.term IS NULL THEN $2 END,\n"
       "              CASE WHEN d.term IS NULL THEN $4 ELSE $3 + d.ttl_ms END, $3, coalesce(d.term, 1)\n"
       "       FROM (SELECT) one LEFT JOIN dur d ON true\n"
-      "       WHERE NOT EXISTS (SELECT FROM cur WHERE owner IS DISTINCT FROM $2 AND expiry_ms > $3)\n"
+      "       WHERE NOT EXISTS (SELECT FROM cur WHERE {held_by_other})\n"
       "       ON CONFLICT (name) DO UPDATE SET\n"
       "         owner = CASE WHEN {G} THEN $2 ELSE l.owner END,\n"
       "         expiry_ms = CASE WHEN l.owner = $2 THEN greatest(l.expiry_ms, $4) WHEN {G} THEN $4\n"
@@ -113,7 +113,7 @@ std::string prepare_sql(const Tables& t) {
       "PREPARE {ren_c}(text, text, bigint, bigint) AS\n"
       "{renew_update};\n"
       "PREPARE {probe}(text, text, bigint) AS\n"
-      "SELECT false, owner, expiry_ms, term FROM {t} WHERE name = $1 AND owner IS DISTINCT FROM $2 AND expiry_ms > $3;\n"
+      "SELECT false, owner, expiry_ms, term FROM {t} WHERE name = $1 AND {held_by_other};\n"
       "PREPARE {rel_h}(text, text) AS\n"
       "{release_update};\n"
       "PREPARE {rel}(text, text) AS\n"
@@ -127,7 +127,9 @@ std::string prepare_sql(const Tables& t) {
       fmt::arg("rel", kRelease), fmt::arg("ins", kInspect), fmt::arg("rec_up", rec),
       fmt::arg("ren_c", kRenewCovered), fmt::arg("probe", kProbeHeld), fmt::arg("renew_update", renew_update),
       fmt::arg("rel_h", kReleaseHeld), fmt::arg("release_update", release_update),
-      fmt::arg("G", "(l.owner = $2 OR l.expiry_ms <= $3)"));
+      fmt::arg("G", "(l.owner = $2 OR l.expiry_ms <= $3)"),
+      // acquire's refusal from the snapshot: someone else (or nobody, quarantined) holds it unexpired at now
+      fmt::arg("held_by_other", "owner IS DISTINCT FROM $2 AND expiry_ms > $3"));
 }
 
 }  // namespace forgemeter::pg
