@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -108,14 +109,13 @@ void BM_lease_calls(benchmark::State& state) {
   // The store's own statements on the bare connection, to time the full acquire alone.
   // (RESET: the baselines keep the server's synchronous_commit, which prepare_sql raises to `on`.)
   const auto prepare_store = forgemeter::pg::prepare_sql(forgemeter::pg::quoted_tables("forgemeter_bench_leases"));
-  if (!raw->exec_simple((prepare_store + "RESET synchronous_commit;").c_str(), setup_bound)
-           .ok()) {
+  if (!raw->exec_simple((prepare_store + "RESET synchronous_commit;").c_str(), setup_bound).ok()) {
     state.SkipWithError("cannot prepare the store's statements on the bare connection");
     return;
   }
-  auto full_acquire = [&](const std::string& now_ms) {
-    const std::string until = std::to_string(std::stoll(now_ms) + 10'000);
-    const char* params[] = {"bench-held", "candidate", now_ms.c_str(), until.c_str()};
+  auto full_acquire = [&](std::int64_t now_ms) {
+    const std::string at = std::to_string(now_ms), until = std::to_string(now_ms + 10'000);
+    const char* params[] = {"bench-held", "candidate", at.c_str(), until.c_str()};
     forgemeter::pg::CallBound b(bound());
     auto out = raw->exec_prepared(forgemeter::pg::kAcquire, params, b);
     return out.ok() && out.rows.count() == 1 && out.rows.text(0, 0) == "f";
@@ -136,7 +136,7 @@ void BM_lease_calls(benchmark::State& state) {
        [&] { return store.acquire("bench-held", "candidate", stamp(), 10s, bound()).status == LeaseStatus::refused; },
        {}},
       {"acquire_refused_first",
-       {},  // a candidate's first poll of a lease: the full acquire statement
+       {},  // a candidate's first poll of a lease its store knows nothing of (the guard read, as every poll)
        [&] {
          auto name = "bench-first-" + std::to_string(++first);
          return store.acquire(name, "candidate", stamp(), 10s, bound()).status == LeaseStatus::refused;
@@ -144,7 +144,7 @@ void BM_lease_calls(benchmark::State& state) {
        {}},
       {"acquire_statement_refused",
        {},  // the full acquire statement alone, refused (what a candidate that lost a race to a free lease sends)
-       [&] { return full_acquire(std::to_string(1'790'000'000'000 + i)); },
+       [&] { return full_acquire(1'790'000'000'000 + i); },
        {}},
       {"acquire_taken",
        // A change of hands: the holder released (untimed), the other owner takes it: term + 1, a durable write.
