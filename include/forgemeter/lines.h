@@ -7,22 +7,19 @@
 //       order: count descending; then host, api, lane (`other` first),
 //              installation ascending (none first), by bytes
 //   forge rate limit: lowest remaining in the hour ending <…>[ (<note>)] — <budget>, …
-//       budget: <host> <api> installation <id>: <remaining>[ of <limit>] at <HH:MM:SSZ>[ (resets <HH:MM:SSZ>)]
-//       order: host, api, installation
+//       budget: <host> <api> installation <id>[ <resource>]: <remaining>[ of <limit>] at <HH:MM:SSZ>[ (resets <HH:MM:SSZ>)]
+//       resource: the forge's bucket, written only when not the API's default
+//                 (default_resource(): rest `core`, graphql `graphql`)
+//       order: host, api, installation, resource (default first, then bytes)
 //   forge HTTP answers: in the hour ending <…>[ (<note>)] — <host> <api> <class>=<n> …, …
 //       classes in this order, each only when non-zero:
-//       2xx 304 3xx limited 4xx 5xx none refused
+//       2xx 304 3xx limited secondary 4xx 5xx none refused
 //       order: host, api
 //
 //   note: `counted from HH:MM:SSZ` | `until HH:MM:SSZ, stopping` | both, joined by ", "
 //
-// Reading rules for rate-limit headers (applied by the Meter):
-//   X-RateLimit-Remaining: an integer >= 0, else the answer gives no reading;
-//   X-RateLimit-Limit: kept only when a positive integer;
-//   X-RateLimit-Reset: epoch seconds (below 10^9: seconds from now), kept only
-//   when after now and at most 31 days ahead.
-//   The lowest reading wins by: lower remaining, then earlier seen, then
-//   earlier reset (absent first), then lower limit (absent first).
+// The Meter's rules for reading rate-limit headers and classing answers:
+// docs/rate-limits.md.
 //
 // Thread-safety: pure functions over values. Errors: scan_line() never throws
 // and reports malformed input as a value with a reason; format_line() never
@@ -78,11 +75,16 @@ struct CountLine {
   friend bool operator==(const CountLine&, const CountLine&) = default;
 };
 
+// The bucket an API's answers are charged to when they name none: `core` for
+// REST, `graphql` for GraphQL (GitHub's names).
+std::string_view default_resource(Api api) noexcept;
+
 template <class Text>
 struct BasicBudgetEntry {
   Text host;
   Api api = Api::rest;
   std::uint64_t installation = 0;
+  Text resource;                   // "" = default_resource(api); else escaped like a host, ':' too
   std::uint64_t remaining = 0;
   std::optional<std::uint64_t> limit;
   TimeOfDay at{};                  // when the lowest reading was seen
@@ -98,9 +100,14 @@ struct BudgetLine {
   friend bool operator==(const BudgetLine&, const BudgetLine&) = default;
 };
 
-enum class AnswerClass : std::uint8_t { ok2xx, not_modified, redirect3xx, limited, client4xx, server5xx, none, refused };
-inline constexpr std::size_t kAnswerClasses = 8;
-// "2xx", "304", "3xx", "limited", "4xx", "5xx", "none", "refused".
+// `limited`: a 403/429 saying the primary budget is spent (remaining 0);
+// `secondary`: any other 429, or a 403 with Retry-After or whose body says
+// "secondary rate limit"; any other 403 is `4xx`.
+enum class AnswerClass : std::uint8_t {
+  ok2xx, not_modified, redirect3xx, limited, secondary, client4xx, server5xx, none, refused
+};
+inline constexpr std::size_t kAnswerClasses = 9;
+// "2xx", "304", "3xx", "limited", "secondary", "4xx", "5xx", "none", "refused".
 std::string_view to_string(AnswerClass c) noexcept;
 
 template <class Text>

@@ -58,12 +58,16 @@ struct RequestKey {
 };
 
 // The rate-limit headers of one answer, raw; empty = absent. The meter applies
-// the reading rules (forgemeter/lines.h), so hostile values are harmless.
+// the reading rules (docs/rate-limits.md), so hostile values are harmless.
 struct RateLimitHeaders {
   std::string_view limit;        // X-RateLimit-Limit
   std::string_view remaining;    // X-RateLimit-Remaining
   std::string_view reset;        // X-RateLimit-Reset
   std::string_view retry_after;  // Retry-After
+  std::string_view resource;     // X-RateLimit-Resource: GitHub's bucket (core, search, graphql, …)
+  // GitLab's unprefixed RateLimit-Limit/Remaining/Reset, read only when
+  // X-RateLimit-Remaining is absent (the X- headers win).
+  std::string_view plain_limit, plain_remaining, plain_reset;
 
   // Keeps `value` when `name` (any case) is one of the headers above.
   // The views must stay valid until the record is passed to the Meter.
@@ -77,6 +81,9 @@ struct AnswerRecord {
   UtcMillis seen{};
   int status = kNoAnswer;  // HTTP status (final of this hop), or kNoAnswer
   RateLimitHeaders headers;
+  // The answer's body (or its start) when the caller has it: read only to
+  // tell a 403 whose body says "secondary rate limit" from a plain 403.
+  std::string_view body;
 };
 
 // Receives one finished line at a time, without a trailing newline.
@@ -104,8 +111,9 @@ class Meter {
 
   // One answer (or the lack of one) to a request recorded earlier, counted in
   // the hour of `answer.seen` (it may turn the hour) on the answers line. When
-  // key.installation is non-zero and X-RateLimit-Remaining reads, it is also a
-  // budget reading. The header views are read before this returns.
+  // key.installation is non-zero and a remaining budget reads, it is also a
+  // reading of the resource the answer names. The views are read before this
+  // returns.
   void record_answer(const AnswerRecord& answer) noexcept;
 
   // A request refused before sending (an elected lane without a valid term):
@@ -119,7 +127,8 @@ class Meter {
   // Cumulative counters since construction, in the Prometheus text exposition
   // format (version 0.0.4): forgemeter_requests_total, forgemeter_answers_total,
   // forgemeter_rate_limit_remaining and forgemeter_rate_limit_lowest_remaining
-  // (label installation="0" means none). Includes the hour being counted.
+  // (labels host, api, installation, resource; installation="0" means none).
+  // Includes the hour being counted.
   std::string prometheus() const;
 
   const Clock& clock() const noexcept;

@@ -25,8 +25,11 @@
 // (body dropped) on 301/302/303 and stays POST on 307/308.
 //
 // Retries (RetryPolicy, off by default): see RetryPolicy below. A 403/429
-// whose X-RateLimit-Remaining is 0 is never retried; the Response says so
-// (TransportErrc::budget_exhausted) and the caller decides.
+// whose remaining budget is 0 is never retried; the Response says so
+// (TransportErrc::budget_exhausted) and the caller decides. A secondary rate
+// limit (class `secondary`, forgemeter/lines.h) pauses its installation: see
+// TransportOptions::max_pause_wait. Lanes can keep off a budget's last part:
+// see LaneReserve. (Why and how: docs/rate-limits.md.)
 //
 // TLS: peer and host verification are always on — against the system CA
 // bundle, or ca_file / ca_pem when given. HTTP/2 is used over TLS when the
@@ -85,7 +88,7 @@ struct Request {
   std::string bearer;                   // sent as `Authorization: Bearer <bearer>` to the request's own origin only
   std::optional<std::chrono::milliseconds> connect_timeout;  // nullopt: TransportOptions'
   std::optional<std::chrono::milliseconds> timeout;          // whole exchange of one hop
-  std::stop_token stop;                 // cancels a retry wait
+  std::stop_token stop;                 // cancels a retry or pause wait
 };
 
 // Why an exchange failed. `ok` when it did not.
@@ -102,7 +105,9 @@ enum class TransportErrc : std::uint8_t {
   budget_exhausted,        // 403/429 with X-RateLimit-Remaining 0: the primary budget is spent (never retried)
   secondary_rate_limited,  // 403/429 with Retry-After not retried: retries off or used up, or over the maximum
   lane_refused,            // the request's lane is gated and its gate reads false: nothing was sent
-  cancelled,               // Request::stop fired during a retry wait
+  installation_paused,     // a secondary limit paused the installation past max_pause_wait or the timeout: not sent
+  budget_reserved,         // the lane's reserve on the budget is reached (LaneReserve): nothing was sent
+  cancelled,               // Request::stop fired during a retry or pause wait
   other,                   // any other libcurl failure
 };
 
@@ -258,9 +263,26 @@ struct RetryPolicy {
   // d = min(max_backoff, base_backoff * 2^retry).
   std::chrono::milliseconds base_backoff{100};
   std::chrono::milliseconds max_backoff{5000};
-  // Any method: a secondary rate limit (403/429 with Retry-After, remaining
-  // not 0) is retried after Retry-After seconds when that is at most this.
+  // Any method: a secondary rate limit is retried after its wait (Retry-After,
+  // or TransportOptions::secondary_wait when absent) when that is at most this.
   std::chrono::seconds max_retry_after{60};
+};
+
+// A lane's reserve on an installation's budget: while this Transport's latest
+// reading of that budget says remaining <= the reserve, and its reset has not
+// passed, the lane's requests that would spend it are refused before sending
+// (TransportErrc::budget_reserved; counted by Meter::record_refused). Say a
+// background sweeper must leave 500 of installation 101's hourly budget to
+// the requests users wait on:
+//   {.lane = Lane{"sweeper"}, .installation = 101, .remaining = 500}
+struct LaneReserve {
+  Lane lane = Lane::other();
+  std::uint64_t installation = 0;  // 0: every installation
+  // The bucket it keeps (X-RateLimit-Resource's name). A request is taken to
+  // spend resource_of_path() of its URL (forgemeter/url.h).
+  std::string resource = "core";
+  std::uint64_t remaining = 0;  // the reserve, absolute …
+  double fraction = 0;          // … or this part of the reading's limit, in [0, 1]; the larger applies
 };
 
 struct TransportOptions {
@@ -275,6 +297,15 @@ struct TransportOptions {
   RetryPolicy retry;
   std::chrono::milliseconds connect_timeout{10'000};
   std::chrono::milliseconds timeout{60'000};  // per hop; 0 = none
+  // After an answer classed `secondary` to a request charged to an
+  // installation, every later request of that installation (any thread, any
+  // lane) waits, before it is sent and without being counted, until the
+  // Retry-After instant, or `secondary_wait` after the answer when it has
+  // none. A request whose wait would pass max_pause_wait, or its own timeout,
+  // fails at once with TransportErrc::installation_paused saying until when.
+  std::chrono::seconds secondary_wait{60};
+  std::chrono::seconds max_pause_wait{60};
+  std::vector<LaneReserve> reserves;
   std::string user_agent = "forgemeter";
   // When non-empty, every request carries its lane in this header (for a
   // server that counts by lane, e.g. the loopback forge's X-Forgemeter-Lane).

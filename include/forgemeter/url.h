@@ -5,6 +5,10 @@
 //             user info is dropped. IPv6 literals keep their brackets.
 // api_of_path(): after trimming trailing slashes, `/graphql` and `/api/graphql`
 //             are GraphQL; every other path (`/repos/o/graphql` too) is REST.
+// resource_of_path(): the GitHub bucket a request to the path is expected to
+//             spend (the answer's X-RateLimit-Resource says for sure):
+//             `graphql`; `code_search` for /search/code, `search` for other
+//             /search/ paths (also under GHES's /api/v3); else `core`.
 //
 // Pure functions: thread-safe, no allocation beyond the returned string, never
 // throw on any input (a URL they cannot read yields an empty host).
@@ -26,5 +30,6 @@ std::string host_of(std::string_view url);
 std::string_view path_of(std::string_view url) noexcept;
 Api api_of_path(std::string_view path) noexcept;
 inline Api api_of_url(std::string_view url) noexcept { return api_of_path(path_of(url)); }
+std::string_view resource_of_path(std::string_view path) noexcept;
 
 }  // namespace forgemeter

@@ -96,7 +96,7 @@ void Fleet::add(std::uint32_t source, const MeterLine& line) {
         } else if constexpr (std::is_same_v<T, BudgetLine>) {
           v.kind = LineView::Kind::budget;
           for (const auto& e : l.entries)
-            v.budgets.push_back({e.host, e.api, e.installation, e.remaining, e.limit, e.at, e.resets});
+            v.budgets.push_back({e.host, e.api, e.installation, e.resource, e.remaining, e.limit, e.at, e.resets});
         } else {
           v.kind = LineView::Kind::answers;
           for (const auto& e : l.entries) v.answers.push_back({e.host, e.api, e.counts});

@@ -41,4 +41,12 @@ Api api_of_path(std::string_view path) noexcept {
   return (path == "/graphql" || path == "/api/graphql") ? Api::graphql : Api::rest;
 }
 
+std::string_view resource_of_path(std::string_view path) noexcept {
+  if (api_of_path(path) == Api::graphql) return "graphql";
+  if (path.starts_with("/api/v3/")) path.remove_prefix(7);  // GitHub Enterprise Server's REST root
+  if (path == "/search/code" || path.starts_with("/search/code/")) return "code_search";
+  if (path.starts_with("/search/")) return "search";
+  return "core";
+}
+
 }  // namespace forgemeter

@@ -10,7 +10,7 @@ namespace forgemeter {
 namespace {
 
 constexpr std::string_view kDash = " \u2014 ";  // U+2014 with a space each side
-constexpr std::string_view kClassNames[kAnswerClasses] = {"2xx", "304", "3xx", "limited",
+constexpr std::string_view kClassNames[kAnswerClasses] = {"2xx", "304", "3xx",  "limited", "secondary",
                                                           "4xx", "5xx", "none", "refused"};
 
 void append_uint(std::string& out, std::uint64_t v) { fmt::format_to(std::back_inserter(out), "{}", v); }
@@ -91,6 +91,10 @@ std::string format_budget(const BudgetLine& line) {
     append_host_api(out, e.host, e.api);
     out += " installation ";
     append_uint(out, e.installation);
+    if (!e.resource.empty()) {
+      out += ' ';
+      meter::append_resource(out, e.resource);
+    }
     out += ": ";
     append_uint(out, e.remaining);
     if (e.limit) {

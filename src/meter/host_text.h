@@ -34,4 +34,10 @@ bool is_line_host(std::string_view host) noexcept;
 // the parser reads a host in one pass with it.
 std::size_t line_host_bytes(std::string_view text) noexcept;
 
+// Resources (X-RateLimit-Resource values) are written the same way, with ':'
+// escaped too (it ends a resource in a budget entry); "" stays "".
+std::string display_resource(std::string_view raw);
+void append_resource(std::string& out, std::string_view resource);
+std::size_t line_resource_bytes(std::string_view text) noexcept;
+
 }  // namespace forgemeter::meter

@@ -181,12 +181,15 @@ void Meter::record_request(const RequestKey& key, UtcMillis sent) noexcept {
 }
 
 void Meter::record_answer(const AnswerRecord& a) noexcept {
-  const auto cls = meter::classify(a.status, a.headers);
+  const auto cls = meter::classify(a.status, a.headers, a.body);
   std::optional<meter::Reading> reading;
-  if (a.key.installation != 0) reading = meter::read_budget(a.headers, a.seen);
+  meter::ResourceName resource;
+  if (a.key.installation != 0 && resource.assign(a.headers.resource, a.key.api))
+    reading = meter::read_budget(a.headers, a.seen);
   const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
   impl_->with_slow(meter::hour_index(a.seen), [&](meter::HourTally& t) {
-    t.add_answer_reading(a.key.host, a.key.api, cls, a.key.installation, reading ? &*reading : nullptr, first);
+    t.add_answer_reading(a.key.host, a.key.api, cls, a.key.installation, resource.view(),
+                         reading ? &*reading : nullptr, first);
   });
 }
 

@@ -167,6 +167,15 @@ std::string_view read_host(Cursor& c) {
   return rest.substr(0, n);
 }
 
+std::string_view read_resource(Cursor& c) {
+  const std::string_view rest = c.rest();
+  const std::size_t n = line_resource_bytes(rest);
+  if (n == 0 || n == rest.size() || rest[n] != ':') [[unlikely]]
+    fail_shown("resource ", c.until(':'), " has a byte a line never holds");
+  c.skip(n);
+  return rest.substr(0, n);
+}
+
 Api read_api(Cursor& c) {
   c.expect(" ", "a space after the host");
   if (c.take("rest")) return Api::rest;
@@ -210,7 +219,9 @@ void read_budget_entry(Cursor& c, BudgetEntryView& e) {
   e.api = read_api(c);
   c.expect(" installation ", "' installation ' after the api");
   e.installation = c.number("the installation id");
-  c.expect(": ", "': ' after the installation id");
+  e.resource = {};
+  if (c.take(" ")) e.resource = read_resource(c);
+  c.expect(": ", "': ' after the installation id or resource");
   e.remaining = c.number("the remaining budget");
   if (c.take(" of ")) e.limit = c.number("the limit");
   c.expect(" at ", "' at ' before the time of the reading");
@@ -222,16 +233,13 @@ void read_budget_entry(Cursor& c, BudgetEntryView& e) {
 }
 
 void read_answers_entry(Cursor& c, AnswersEntryView& e) {
-  static constexpr AnswerClass kAll[] = {AnswerClass::ok2xx,     AnswerClass::not_modified, AnswerClass::redirect3xx,
-                                         AnswerClass::limited,   AnswerClass::client4xx,    AnswerClass::server5xx,
-                                         AnswerClass::none,      AnswerClass::refused};
   e.host = read_host(c);
   e.api = read_api(c);
   std::size_t next = 0;  // classes come in order, each at most once
   while (c.take(" ")) {
     auto name = c.until('=');
     std::size_t i = next;
-    while (i < kAnswerClasses && to_string(kAll[i]) != name) ++i;
+    while (i < kAnswerClasses && to_string(static_cast<AnswerClass>(i)) != name) ++i;
     if (i == kAnswerClasses) [[unlikely]]
       fail_shown("answer class ", name, " is unknown or out of order");
     c.expect("=", "'=' after the answer class");

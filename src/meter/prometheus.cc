@@ -19,7 +19,8 @@ void Cumulative::add(const HourLines& hour) {
   }
   for (std::size_t i = 0; i < hour.budget.entries.size(); ++i) {
     const auto& e = hour.budget.entries[i];
-    auto [it, fresh] = gauges_.try_emplace({name_for(e.host), e.api, e.installation}, Gauge{0, e.remaining});
+    const std::string resource = e.resource.empty() ? std::string(default_resource(e.api)) : e.resource;
+    auto [it, fresh] = gauges_.try_emplace({name_for(e.host), e.api, e.installation, resource}, Gauge{0, e.remaining});
     it->second.last = hour.last_remaining[i];
     if (!fresh) it->second.lowest = std::min(it->second.lowest, e.remaining);
   }
@@ -56,7 +57,7 @@ std::string Cumulative::render() const {
                    label(host), to_string(api), installation, label(lane), n);
   }
   header(out, "forgemeter_answers_total", "counter",
-         "Answers since start, by host, API and class (2xx 304 3xx limited 4xx 5xx none refused).");
+         "Answers since start, by host, API and class (2xx 304 3xx limited secondary 4xx 5xx none refused).");
   for (const auto& [k, classes] : answers_) {
     for (std::size_t c = 0; c < kAnswerClasses; ++c) {
       if (classes[c] == 0) continue;
@@ -67,12 +68,12 @@ std::string Cumulative::render() const {
   for (const bool lowest : {false, true}) {
     const std::string_view name = lowest ? "forgemeter_rate_limit_lowest_remaining" : "forgemeter_rate_limit_remaining";
     header(out, name, "gauge",
-           lowest ? "Lowest X-RateLimit-Remaining read since start, by host, API and installation."
-                  : "X-RateLimit-Remaining of the latest reading, by host, API and installation.");
+           lowest ? "Lowest remaining budget read since start, by host, API, installation and resource."
+                  : "Remaining budget of the latest reading, by host, API, installation and resource.");
     for (const auto& [k, g] : gauges_) {
-      const auto& [host, api, installation] = k;
-      fmt::format_to(std::back_inserter(out), "{}{{host=\"{}\",api=\"{}\",installation=\"{}\"}} {}\n", name,
-                     label(host), to_string(api), installation, lowest ? g.lowest : g.last);
+      const auto& [host, api, installation, resource] = k;
+      fmt::format_to(std::back_inserter(out), "{}{{host=\"{}\",api=\"{}\",installation=\"{}\",resource=\"{}\"}} {}\n",
+                     name, label(host), to_string(api), installation, label(resource), lowest ? g.lowest : g.last);
     }
   }
   return out;

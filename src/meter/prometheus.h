@@ -34,7 +34,7 @@ class Cumulative {
   std::set<std::string> named_;
   std::map<std::tuple<std::string, Api, std::uint64_t, std::string>, std::uint64_t> requests_;
   std::map<std::pair<std::string, Api>, std::array<std::uint64_t, kAnswerClasses>> answers_;
-  std::map<std::tuple<std::string, Api, std::uint64_t>, Gauge> gauges_;
+  std::map<std::tuple<std::string, Api, std::uint64_t, std::string>, Gauge> gauges_;  // by resource's name
 };
 
 }  // namespace forgemeter::meter

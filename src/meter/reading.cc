@@ -6,19 +6,7 @@
 
 namespace forgemeter {
 
-namespace {
-
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char c = a[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != b[i]) return false;
-  }
-  return true;
-}
-
-}  // namespace
+std::string_view default_resource(Api api) noexcept { return api == Api::graphql ? "graphql" : "core"; }
 
 std::string_view meter::trim_header(std::string_view v) noexcept {
   while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
@@ -27,18 +15,31 @@ std::string_view meter::trim_header(std::string_view v) noexcept {
 }
 
 void RateLimitHeaders::offer(std::string_view name, std::string_view value) noexcept {
-  name = meter::trim_header(name);
-  if (iequals(name, "x-ratelimit-remaining"))
-    remaining = value;
-  else if (iequals(name, "x-ratelimit-limit"))
-    limit = value;
-  else if (iequals(name, "x-ratelimit-reset"))
-    reset = value;
-  else if (iequals(name, "retry-after"))
-    retry_after = value;
+  if (const auto f = meter::rate_field(meter::trim_header(name)); f != meter::RateField::none)
+    meter::field_of(*this, f) = value;
 }
 
 namespace meter {
+
+std::string_view& field_of(RateLimitHeaders& h, RateField f) noexcept {
+  switch (f) {
+    case RateField::limit: return h.limit;
+    case RateField::remaining: return h.remaining;
+    case RateField::reset: return h.reset;
+    case RateField::retry_after: return h.retry_after;
+    case RateField::resource: return h.resource;
+    case RateField::plain_limit: return h.plain_limit;
+    case RateField::plain_remaining: return h.plain_remaining;
+    case RateField::plain_reset: break;
+    case RateField::none: break;
+  }
+  return h.plain_reset;
+}
+
+BudgetHeaders budget_headers(const RateLimitHeaders& h) noexcept {
+  if (!h.remaining.empty() || h.plain_remaining.empty()) return {h.limit, h.remaining, h.reset};
+  return {h.plain_limit, h.plain_remaining, h.plain_reset};
+}
 
 bool lower(const Reading& a, const Reading& b) noexcept {
   if (a.remaining != b.remaining) return a.remaining < b.remaining;
@@ -94,8 +95,9 @@ std::optional<std::uint64_t> parse_header_uint(std::string_view value) noexcept 
   return v;
 }
 
-std::optional<Reading> read_budget(const RateLimitHeaders& h, UtcMillis seen) noexcept {
+std::optional<Reading> read_budget(const RateLimitHeaders& headers, UtcMillis seen) noexcept {
   using namespace std::chrono;
+  const BudgetHeaders h = budget_headers(headers);
   auto remaining = parse_header_uint(h.remaining);
   if (!remaining) return std::nullopt;
   Reading r;
@@ -114,12 +116,49 @@ std::optional<Reading> read_budget(const RateLimitHeaders& h, UtcMillis seen) no
   return r;
 }
 
-AnswerClass classify(int status, const RateLimitHeaders& h) noexcept {
+bool ResourceName::assign(std::string_view raw, Api api) noexcept {
+  raw = trim_header(raw);
+  if (raw.size() > kMax) return false;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    text_[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  size_ = raw.size();
+  if (view() == default_resource(api)) size_ = 0;
+  return true;
+}
+
+bool says_secondary_limit(std::string_view body) noexcept {
+  constexpr std::string_view kWords = "secondary rate limit";
+  body = body.substr(0, 64 * 1024);
+  for (std::size_t at = 0; body.size() - at >= kWords.size(); ++at) {
+    at = body.find_first_of("sS", at);
+    if (at == std::string_view::npos || body.size() - at < kWords.size()) return false;
+    if (strncasecmp(body.data() + at, kWords.data(), kWords.size()) == 0) return true;
+  }
+  return false;
+}
+
+namespace {
+
+bool spent(const RateLimitHeaders& h) noexcept {
+  const auto remaining = parse_header_uint(budget_headers(h).remaining);
+  return remaining && *remaining == 0;
+}
+
+}  // namespace
+
+bool class_needs_body(int status, const RateLimitHeaders& h) noexcept {
+  return status == 403 && trim_header(h.retry_after).empty() && !spent(h);
+}
+
+AnswerClass classify(int status, const RateLimitHeaders& h, std::string_view body) noexcept {
   if (status == kNoAnswer) return AnswerClass::none;
   if (status == 304) return AnswerClass::not_modified;
   if (status == 403 || status == 429) {
-    auto remaining = parse_header_uint(h.remaining);
-    if ((remaining && *remaining == 0) || !trim_header(h.retry_after).empty()) return AnswerClass::limited;
+    if (spent(h)) return AnswerClass::limited;
+    if (status == 429 || !trim_header(h.retry_after).empty() || says_secondary_limit(body))
+      return AnswerClass::secondary;
   }
   if (status >= 200 && status < 300) return AnswerClass::ok2xx;
   if (status >= 300 && status < 400) return AnswerClass::redirect3xx;

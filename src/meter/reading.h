@@ -1,8 +1,11 @@
-// Rate-limit readings: what one answer's headers say about its budget, the
-// rules that decide which headers count (forgemeter/lines.h), the total order
-// that picks an hour's lowest reading, and the answer classes.
+// Rate-limit readings: which headers of an answer count (docs/rate-limits.md),
+// what they say about one resource's budget, the total order that picks an
+// hour's lowest reading, and the answer classes.
 #pragma once
 
+#include <strings.h>
+
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -12,6 +15,43 @@
 #include "forgemeter/meter.h"
 
 namespace forgemeter::meter {
+
+// The headers RateLimitHeaders keeps, by name (any case).
+enum class RateField : std::uint8_t {
+  limit, remaining, reset, retry_after, resource, plain_limit, plain_remaining, plain_reset, none
+};
+inline constexpr std::size_t kRateFields = 8;
+
+// By length, then one letter, then the whole name: most header lines of an
+// answer are none of these, and are told so without a call.
+inline RateField rate_field(std::string_view name) noexcept {
+  auto is = [&](std::string_view want) {
+    return name == want || strncasecmp(name.data(), want.data(), want.size()) == 0;
+  };
+  switch (name.size()) {
+    case 11: return is("Retry-After") ? RateField::retry_after : RateField::none;
+    case 15:
+      if ((name[10] | 0x20) == 'l') return is("RateLimit-Limit") ? RateField::plain_limit : RateField::none;
+      return is("RateLimit-Reset") ? RateField::plain_reset : RateField::none;
+    case 17:
+      if ((name[12] | 0x20) == 'l') return is("X-RateLimit-Limit") ? RateField::limit : RateField::none;
+      return is("X-RateLimit-Reset") ? RateField::reset : RateField::none;
+    case 19: return is("RateLimit-Remaining") ? RateField::plain_remaining : RateField::none;
+    case 20: return is("X-RateLimit-Resource") ? RateField::resource : RateField::none;
+    case 21: return is("X-RateLimit-Remaining") ? RateField::remaining : RateField::none;
+    default: return RateField::none;
+  }
+}
+
+// The member of `h` that keeps field `f` (f != none).
+std::string_view& field_of(RateLimitHeaders& h, RateField f) noexcept;
+
+// The limit, remaining and reset a reading is made of: the X- headers when
+// X-RateLimit-Remaining is present, else GitLab's unprefixed ones.
+struct BudgetHeaders {
+  std::string_view limit, remaining, reset;
+};
+BudgetHeaders budget_headers(const RateLimitHeaders& h) noexcept;
 
 struct Reading {
   std::uint64_t remaining = 0;
@@ -34,14 +74,37 @@ std::string_view trim_header(std::string_view v) noexcept;
 // or nullopt: signs, fractions, words and values past 2^64-1 are no integer.
 std::optional<std::uint64_t> parse_header_uint(std::string_view value) noexcept;
 
-// The reading an answer seen at `seen` gives, or nullopt when its
-// X-RateLimit-Remaining is no integer >= 0.
+// The reading an answer seen at `seen` gives, or nullopt when its remaining
+// (budget_headers()) is no integer >= 0.
 std::optional<Reading> read_budget(const RateLimitHeaders& h, UtcMillis seen) noexcept;
 
-// The class of an answer: `status` kNoAnswer is `none`; 403 and 429 are
-// `limited` when the budget is spent (remaining 0) or a Retry-After is given.
-// Any other status (a 1xx as final answer, or one outside 100-599: a broken
+// A resource name as the meter keys it: ASCII lower-cased, "" for the API's
+// default (an absent or blank header, or the default's own name).
+class ResourceName {
+ public:
+  static constexpr std::size_t kMax = 64;  // longer names give no reading
+  // False when `raw` (trimmed) is longer than kMax.
+  bool assign(std::string_view raw, Api api) noexcept;
+  std::string_view view() const noexcept { return {text_.data(), size_}; }
+
+ private:
+  std::array<char, kMax> text_{};
+  std::size_t size_ = 0;
+};
+
+// Whether an answer's body says "secondary rate limit" (any case), as
+// GitHub's secondary limits do; only the first 64 KiB are read.
+bool says_secondary_limit(std::string_view body) noexcept;
+
+// The class of an answer (forgemeter/lines.h): `status` kNoAnswer is `none`;
+// a 403/429 whose remaining reads 0 is `limited`; any other 429, or a 403 with
+// a Retry-After or a body that says_secondary_limit(), is `secondary`. Any
+// other status (a 1xx as final answer, or one outside 100-599: a broken
 // answer) counts as 5xx.
-AnswerClass classify(int status, const RateLimitHeaders& h) noexcept;
+AnswerClass classify(int status, const RateLimitHeaders& h, std::string_view body = {}) noexcept;
+
+// Whether classify() of this status and these headers depends on the body:
+// a caller that reads answers as they arrive waits for the body only then.
+bool class_needs_body(int status, const RateLimitHeaders& h) noexcept;
 
 }  // namespace forgemeter::meter

@@ -180,7 +180,8 @@ MeterLine to_line(const LineView& v) {
       line.entries.reserve(v.budgets.size());
       for (const auto& e : v.budgets)
         line.entries.push_back(
-            BudgetEntry{std::string(e.host), e.api, e.installation, e.remaining, e.limit, e.at, e.resets});
+            BudgetEntry{std::string(e.host), e.api, e.installation, std::string(e.resource), e.remaining, e.limit,
+                        e.at, e.resets});
       return line;
     }
     case LineView::Kind::answers: break;

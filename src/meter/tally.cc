@@ -31,9 +31,13 @@ void HourTally::add_requests(std::string_view name, Api api, std::uint64_t insta
   host(name, first_seen, folded, false).counts[CountKey{api, installation, lane}] += n;
 }
 
-void HourTally::add_reading(Host& h, Api api, std::uint64_t installation, const Reading& r) {
-  auto [it, fresh] = h.budgets.try_emplace({api, installation}, Budget{r, r});
-  if (!fresh) it->second.offer(r);
+void HourTally::add_reading(Host& h, const BudgetKeyView& key, const Reading& r) {
+  if (auto it = h.budgets.find(key); it != h.budgets.end()) return it->second.offer(r);
+  if (!key.resource.empty()) {
+    if (h.named_resources >= kMaxResources) return;
+    ++h.named_resources;
+  }
+  h.budgets.emplace(BudgetKey{key.api, key.installation, std::string(key.resource)}, Budget{r, r});
 }
 
 void HourTally::add_answer(std::string_view name, Api api, AnswerClass c, std::uint64_t n,
@@ -42,10 +46,10 @@ void HourTally::add_answer(std::string_view name, Api api, AnswerClass c, std::u
 }
 
 void HourTally::add_answer_reading(std::string_view name, Api api, AnswerClass c, std::uint64_t installation,
-                                   const Reading* r, std::uint64_t first_seen) {
+                                   std::string_view resource, const Reading* r, std::uint64_t first_seen) {
   Host& h = host(name, first_seen, false, true);
   h.answers[api][static_cast<std::size_t>(c)] += 1;
-  if (r) add_reading(h, api, installation, *r);
+  if (r) add_reading(h, BudgetKeyView{api, installation, resource}, *r);
 }
 
 namespace {
@@ -77,7 +81,7 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
   std::sort(order.begin(), order.end());
 
   std::map<std::tuple<std::string_view, Api, std::uint64_t, Lane>, std::uint64_t> counts;
-  std::map<std::tuple<std::string_view, Api, std::uint64_t>, Budget> budgets;
+  std::map<std::tuple<std::string_view, Api, std::uint64_t, std::string>, Budget> budgets;
   std::map<std::pair<std::string_view, Api>, Classes> answers;
   for (std::size_t i = 0; i <= order.size(); ++i) {
     const bool last = i == order.size();  // the hosts folded before this fold: (other hosts)
@@ -87,7 +91,7 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
     for (const Host* h : last ? folded : by_display[std::string(order[i].second)].second) {
       for (const auto& [k, n] : h->counts) counts[{name, k.api, k.installation, k.lane}] += n;
       for (const auto& [k, b] : h->budgets) {
-        auto [it, fresh] = budgets.try_emplace({name, k.first, k.second}, b);
+        auto [it, fresh] = budgets.try_emplace({name, k.api, k.installation, display_resource(k.resource)}, b);
         if (!fresh) {
           it->second.offer(b.lowest);
           it->second.offer(b.last);
@@ -118,8 +122,9 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
 
   std::vector<std::pair<BudgetEntry, std::uint64_t>> readings;
   for (const auto& [k, b] : budgets) {
-    const auto& [host, api, installation] = k;
-    BudgetEntry e{std::string(host), api, installation, b.lowest.remaining, b.lowest.limit, time_of_day(b.lowest.seen), {}};
+    const auto& [host, api, installation, resource] = k;
+    BudgetEntry e{std::string(host), api,           installation, resource, b.lowest.remaining,
+                  b.lowest.limit,    time_of_day(b.lowest.seen), {}};
     if (b.lowest.reset) e.resets = time_of_day(*b.lowest.reset);
     readings.emplace_back(std::move(e), b.last.remaining);
   }
@@ -127,7 +132,8 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
     const BudgetEntry &a = x.first, &b = y.first;
     if (a.host != b.host) return a.host < b.host;
     if (a.api != b.api) return api_less(a.api, b.api);
-    return a.installation < b.installation;
+    if (a.installation != b.installation) return a.installation < b.installation;
+    return a.resource < b.resource;  // the default ("") first
   });
   for (auto& [e, last] : readings) {
     out.budget.entries.push_back(std::move(e));

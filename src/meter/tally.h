@@ -40,10 +40,13 @@ class HourTally {
   void add_requests(std::string_view host, Api api, std::uint64_t installation, Lane lane, std::uint64_t n,
                     std::uint64_t first_seen, bool folded = false);
   void add_answer(std::string_view host, Api api, AnswerClass c, std::uint64_t n, std::uint64_t first_seen);
-  // One answer of class `c` and, when `r`, its budget reading for
-  // (api, installation): the host is looked up once for both.
+  // One answer of class `c` and, when `r`, its budget reading for (api,
+  // installation, resource): the host is looked up once for both. A host
+  // keeps at most kMaxResources named resources an hour; readings of more
+  // are not kept (the answer still is).
   void add_answer_reading(std::string_view host, Api api, AnswerClass c, std::uint64_t installation,
-                          const Reading* r, std::uint64_t first_seen);
+                          std::string_view resource, const Reading* r, std::uint64_t first_seen);
+  static constexpr std::size_t kMaxResources = 32;
 
   bool empty() const noexcept { return hosts_.empty() && !folded_used_; }
 
@@ -61,15 +64,36 @@ class HourTally {
     Reading last;
     void offer(const Reading& r);
   };
+  // A budget's key; compared with views of its resource (no copy to look one up).
+  struct BudgetKey {
+    Api api;
+    std::uint64_t installation;
+    std::string resource;  // lower-cased; "" = the API's default
+  };
+  struct BudgetKeyView {
+    Api api;
+    std::uint64_t installation;
+    std::string_view resource;
+  };
+  struct BudgetLess {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const noexcept {
+      if (a.api != b.api) return a.api < b.api;
+      if (a.installation != b.installation) return a.installation < b.installation;
+      return std::string_view(a.resource) < std::string_view(b.resource);
+    }
+  };
   using Classes = std::array<std::uint64_t, kAnswerClasses>;
   struct Host {
     std::uint64_t first_seen = std::numeric_limits<std::uint64_t>::max();
     std::map<CountKey, std::uint64_t> counts;
-    std::map<std::pair<Api, std::uint64_t>, Budget> budgets;
+    std::map<BudgetKey, Budget, BudgetLess> budgets;
+    std::size_t named_resources = 0;  // budgets with a resource of their own
     std::map<Api, Classes> answers;
   };
   Host& host(std::string_view name, std::uint64_t first_seen, bool folded, bool capped);
-  static void add_reading(Host& h, Api api, std::uint64_t installation, const Reading& r);
+  static void add_reading(Host& h, const BudgetKeyView& key, const Reading& r);
 
   std::size_t max_raw_hosts_;
   std::map<std::string, Host, std::less<>> hosts_;

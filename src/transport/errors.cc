@@ -16,6 +16,8 @@ std::string_view to_string(TransportErrc code) noexcept {
     case TransportErrc::budget_exhausted: return "budget_exhausted";
     case TransportErrc::secondary_rate_limited: return "secondary_rate_limited";
     case TransportErrc::lane_refused: return "lane_refused";
+    case TransportErrc::installation_paused: return "installation_paused";
+    case TransportErrc::budget_reserved: return "budget_reserved";
     case TransportErrc::cancelled: return "cancelled";
     case TransportErrc::other: return "other";
   }

@@ -11,11 +11,6 @@
 namespace forgemeter::transport_detail {
 namespace {
 
-// Any case; the exact spelling (the usual one) without a call.
-bool same_name(std::string_view a, std::string_view b) noexcept {
-  return a.size() == b.size() && (a == b || strncasecmp(a.data(), b.data(), a.size()) == 0);
-}
-
 // "HTTP/1.1 200 OK" / "HTTP/2 304" -> the status; 0 when unreadable.
 int status_of(std::string_view line) noexcept {
   auto sp = line.find(' ');
@@ -50,22 +45,15 @@ inline void HopCounter::header_line(std::string_view raw) {
   if (!field) return block_line(raw);
   const std::size_t i = headers_.add_field(raw);
   if (i == Headers::npos) return;
-  // By length, then (for the two of 17 bytes) one letter, then the whole name.
-  const std::string_view name = headers_.name(i);
-  switch (name.size()) {
-    case 17:
-      if ((name[12] | 0x20) == 'l' && same_name(name, "X-RateLimit-Limit")) limit_at_ = i;
-      else if ((name[12] | 0x20) == 'r' && same_name(name, "X-RateLimit-Reset")) reset_at_ = i;
-      break;
-    case 21:
-      if (same_name(name, "X-RateLimit-Remaining")) remaining_at_ = i;
-      break;
-    case 11:
-      if (same_name(name, "Retry-After")) retry_after_at_ = i;
-      break;
-    default:
-      break;
-  }
+  if (const auto f = meter::rate_field(headers_.name(i)); f != meter::RateField::none)
+    rate_at_[static_cast<std::size_t>(f)] = i;
+}
+
+RateLimitHeaders HopCounter::rate_headers() const noexcept {
+  RateLimitHeaders h;
+  for (std::size_t f = 0; f < meter::kRateFields; ++f)
+    if (rate_at_[f] != Headers::npos) meter::field_of(h, static_cast<meter::RateField>(f)) = value_of(rate_at_[f]);
+  return h;
 }
 
 // One header line from libcurl, counted (on_header then passes it on to a chained callback).
@@ -130,7 +118,9 @@ int HopCounter::on_prereq(void* p, char* remote_ip, char* local_ip, int remote_p
 
 void HopCounter::begin_hop(const char* url) {
   ++requests_this_perform_;  // even if this one cannot be counted in detail
-  if (pending_) answer(kNoAnswer);  // libcurl resends on a fresh connection: the last one got nothing
+  // libcurl resends on a fresh connection: the last one got nothing (or an
+  // answer whose body did not come before this).
+  if (pending_) answer(deferred_status_);
   try {
     Hop& hop = hops_.emplace_back();  // filled in place; dropped again if that fails
     try {
@@ -166,9 +156,13 @@ void HopCounter::fill_hop(Hop& hop, std::string_view url) {
     origin_url_ = own_origin_url_;
     origin_ = own_origin_;
   }
+  hop_installation_ = installation_for(hop.url);
+}
+
+std::uint64_t HopCounter::installation_for(std::string_view url) const {
+  if (installation_ == 0) return 0;
   // The request's own URL needs no parsing to know its origin.
-  const bool same_origin = hop.url == origin_url_ || origin_key(hop.url) == origin_;
-  hop_installation_ = installation_ != 0 && same_origin ? installation_ : 0;
+  return url == origin_url_ || origin_key(url) == origin_ ? installation_ : 0;
 }
 
 void HopCounter::answer(int status) noexcept {
@@ -179,14 +173,11 @@ void HopCounter::answer(int status) noexcept {
   a.key = RequestKey{hop.host, hop.api, hop_installation_, lane_};
   a.seen = meter_.clock().now();
   a.status = status;
-  if (status != kNoAnswer) {
-    a.headers.limit = value_of(limit_at_);
-    a.headers.remaining = value_of(remaining_at_);
-    a.headers.reset = value_of(reset_at_);
-    a.headers.retry_after = value_of(retry_after_at_);
-  }
+  if (status != kNoAnswer) a.headers = rate_headers();
+  if (status != kNoAnswer && status == deferred_status_ && body_) a.body = *body_;
   meter_.record_answer(a);
   pending_ = false;
+  deferred_status_ = kNoAnswer;
 }
 
 std::size_t HopCounter::on_header(char* data, std::size_t size, std::size_t n, void* p) {
@@ -197,7 +188,7 @@ std::size_t HopCounter::on_header(char* data, std::size_t size, std::size_t n, v
 }
 
 Headers HopCounter::take_headers() noexcept {
-  limit_at_ = remaining_at_ = reset_at_ = retry_after_at_ = Headers::npos;
+  forget_rate_fields();
   return std::move(headers_);
 }
 
@@ -206,7 +197,7 @@ void HopCounter::block_line(std::string_view raw) {
     block_status_ = status_of(meter::trim_header(raw));
     if (block_status_ >= 200) {  // a new answer: an earlier hop's block is dropped
       headers_.clear();
-      limit_at_ = remaining_at_ = reset_at_ = retry_after_at_ = Headers::npos;
+      forget_rate_fields();
       headers_.reserve(768, 16);  // one 1 KiB block: most answers fit (GitHub's grow once)
       headers_.add_line(raw);
     }
@@ -217,15 +208,19 @@ void HopCounter::block_line(std::string_view raw) {
     if (blank) block_status_ = 0;
     return;
   }
-  // The blank line that ends this answer's headers.
-  answer(block_status_);  // first: counted even if the line cannot be kept
+  // The blank line that ends this answer's headers: counted now (even if the
+  // line cannot be kept), or at the end of its body when its class needs it.
+  if (block_status_ == 403 && body_ && meter::class_needs_body(block_status_, rate_headers()))  // (only a 403 can)
+    deferred_status_ = block_status_;
+  else
+    answer(block_status_);
   block_status_ = 0;
   headers_.add_line(raw);
 }
 
 void HopCounter::finish(CURL* h, CURLcode rc) noexcept {
   if (pending_) {
-    answer(kNoAnswer);
+    answer(deferred_status_);
     return;
   }
   if (!fails_before_sending(rc)) return;

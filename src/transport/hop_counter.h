@@ -8,7 +8,9 @@
 //     URL. Each firing is one record_request charged to that URL's host/API.
 //   * CURLOPT_HEADERFUNCTION sees each answer's status line and headers; the
 //     blank line closing a non-1xx block is that request's record_answer, with
-//     the rate-limit headers of the block.
+//     the rate-limit headers of the block — or, when the answer's class
+//     depends on its body (a 403 that may say "secondary rate limit"), the
+//     end of the perform is, with the body given to use_body().
 //   * finish(): a request sent but never answered gets a kNoAnswer answer; a
 //     perform that failed before anything was sent (resolve, connect, TLS)
 //     is one attempt with no answer, charged to the URL libcurl was trying.
@@ -22,12 +24,14 @@
 
 #include <curl/curl.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "forgemeter/meter.h"
 #include "forgemeter/transport.h"
+#include "meter/reading.h"
 
 namespace forgemeter::transport_detail {
 
@@ -66,6 +70,8 @@ class HopCounter {
   // Reuse (and update) `cache` for the hops' host and API; it must outlive
   // the performs.
   void use_cache(HopCache* cache) noexcept { cache_ = cache; }
+  // Where the perform writes the answer's body (read when a class needs it).
+  void use_body(const std::string* body) noexcept { body_ = body; }
   // Installs the callbacks on `h` for the next perform.
   void attach(CURL* h) noexcept;
   // The same through `slot` (which must outlive the handle's performs): the
@@ -75,15 +81,19 @@ class HopCounter {
   // Closes the books on one perform that returned `rc`.
   void finish(CURL* h, CURLcode rc) noexcept;
 
+  // The installation a hop to `url` is charged to: the request's own on its
+  // origin (where its credential goes), none elsewhere. Known once the
+  // origin is (given, or the first hop's).
+  std::uint64_t installation_for(std::string_view url) const;
+
   const std::vector<Hop>& hops() const noexcept { return hops_; }
   std::vector<Hop>& hops() noexcept { return hops_; }
   // The latest (non-1xx) answer block, and its rate-limit values (views into
   // it: valid until the next block or take_headers).
   const Headers& headers() const noexcept { return headers_; }
   Headers take_headers() noexcept;
-  std::string_view remaining() const noexcept { return value_of(remaining_at_); }
-  std::string_view retry_after() const noexcept { return value_of(retry_after_at_); }
-  std::string_view reset() const noexcept { return value_of(reset_at_); }
+  // The rate-limit fields of the latest answer block (views into it).
+  RateLimitHeaders rate_headers() const noexcept;
   // Whether the latest perform put anything on the wire, and how many
   // requests (more than one: libcurl resent on a fresh connection).
   bool sent_in_last_perform() const noexcept { return sent_this_perform_; }
@@ -104,6 +114,7 @@ class HopCounter {
   std::string_view value_of(std::size_t field) const noexcept {
     return field == Headers::npos ? std::string_view() : headers_[field].value;
   }
+  void forget_rate_fields() noexcept { rate_at_.fill(Headers::npos); }
 
   Meter& meter_;
   Lane lane_;
@@ -121,13 +132,18 @@ class HopCounter {
   std::vector<Hop> hops_;
   std::uint64_t hop_installation_ = 0;  // the installation the pending hop is charged to
   bool pending_ = false;                // the last hop was sent and is not answered yet
+  int deferred_status_ = kNoAnswer;     // the pending hop's status, when its class waits for the body
+  const std::string* body_ = nullptr;
   bool sent_this_perform_ = false;
   int requests_this_perform_ = 0;
   int block_status_ = 0;                // status of the header block being read; 0 = none
   Headers headers_;                     // parsed once, as each line arrives
   // The rate-limit fields of headers_ (the last of each name), or npos.
-  std::size_t limit_at_ = Headers::npos, remaining_at_ = Headers::npos, reset_at_ = Headers::npos,
-              retry_after_at_ = Headers::npos;
+  std::array<std::size_t, meter::kRateFields> rate_at_ = [] {
+    std::array<std::size_t, meter::kRateFields> a;
+    a.fill(Headers::npos);
+    return a;
+  }();
 };
 
 }  // namespace forgemeter::transport_detail

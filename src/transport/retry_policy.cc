@@ -1,17 +1,9 @@
 #include "transport/retry_policy.h"
 
-#include <charconv>
 #include <random>
 
 namespace forgemeter::transport_detail {
 namespace {
-
-std::optional<long long> seconds_of(std::string_view v) {
-  long long s = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), s);
-  if (ec != std::errc{} || p != v.data() + v.size() || s < 0) return std::nullopt;
-  return s;
-}
 
 Duration backoff(const RetryPolicy& policy, int retries_done) {
   using std::chrono::milliseconds;
@@ -33,26 +25,27 @@ RetryDecision decide(const RetryPolicy& policy, const HopOutcome& o) {
   RetryDecision d;
   const bool may_retry = policy.enabled && o.retries_done < policy.max_retries;
   const bool limited = o.status == 403 || o.status == 429;
-  if (o.remaining == "0" && o.error == TransportErrc::ok) {
+  if (o.budget_spent && o.error == TransportErrc::ok) {
     if (limited)
       d.error = {TransportErrc::budget_exhausted,
                  "HTTP " + std::to_string(o.status) +
-                     ": the primary rate limit is spent (X-RateLimit-Remaining 0); not retried"};
+                     ": the primary rate limit is spent (remaining 0); not retried"};
     return d;  // a spent budget is never retried, whatever the status
   }
-  if (limited && !o.retry_after.empty()) {
-    const auto secs = seconds_of(o.retry_after);
-    const auto max = policy.max_retry_after.count();
-    if (may_retry && secs && *secs <= max) {
+  if (o.secondary && o.error == TransportErrc::ok) {
+    const auto wait = o.secondary_wait, max = policy.max_retry_after;
+    if (may_retry && wait <= max) {
       d.retry = true;
-      d.wait = std::chrono::seconds(*secs);
+      d.wait = wait;
       return d;
     }
+    const std::string why = !policy.enabled ? "; retries are off"
+                            : wait > max    ? ", over the maximum of " + std::to_string(max.count()) + "s"
+                                            : "; retries exhausted";
     d.error = {TransportErrc::secondary_rate_limited,
-               "HTTP " + std::to_string(o.status) + ": secondary rate limit (Retry-After " +
-                   (secs ? std::to_string(*secs) + "s" : std::string("unreadable")) +
-                   (!policy.enabled ? "; retries are off" : secs && *secs > max ? ", over the maximum of " + std::to_string(max) + "s" : "; retries exhausted") +
-                   ")"};
+               "HTTP " + std::to_string(o.status) + ": secondary rate limit (" +
+                   (o.retry_after_given ? "Retry-After " : "no Retry-After: wait ") +
+                   std::to_string(wait.count()) + "s" + why + ")"};
     return d;
   }
   if (!may_retry || !is_idempotent(o.method)) return d;

@@ -1,14 +1,16 @@
 // retry_policy.h — whether one hop's outcome is tried again, and after how long.
 //
 // Pure decisions over the RetryPolicy in forgemeter/transport.h:
-//   * remaining 0 (X-RateLimit-Remaining) is never retried: budget_exhausted;
-//   * 403/429 with Retry-After (a secondary rate limit), any method: retried
-//     after Retry-After when it is at most max_retry_after;
+//   * a spent primary budget (remaining 0) is never retried: budget_exhausted;
+//   * a secondary rate limit (class `secondary`), any method: retried after
+//     its wait (Retry-After, or the default when absent) when that is at most
+//     max_retry_after;
 //   * idempotent methods: connect_failed / connection_dropped, or 502/503/504,
 //     retried after a jittered exponential backoff.
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,9 +22,12 @@ struct HopOutcome {
   std::string_view method;
   TransportErrc error = TransportErrc::ok;  // of the exchange, before policy
   int status = kNoAnswer;
-  std::string_view remaining;    // X-RateLimit-Remaining as received
-  std::string_view retry_after;  // Retry-After as received
-  int retries_done = 0;          // for this hop
+  bool budget_spent = false;  // the answer's remaining budget read 0
+  bool secondary = false;     // the answer is a secondary rate limit
+  // A secondary limit's wait, and whether a Retry-After said so (else it is the default).
+  std::chrono::seconds secondary_wait{};
+  bool retry_after_given = false;
+  int retries_done = 0;  // for this hop
 };
 
 struct RetryDecision {

@@ -8,10 +8,13 @@
 #include <stdexcept>
 
 #include "transport/easy_options.h"
+#include "meter/civil.h"
 #include "transport/errors.h"
 #include "transport/handle_pool.h"
 #include "transport/hop_counter.h"
+#include "transport/installation_pauses.h"
 #include "transport/lane_gates.h"
+#include "transport/lane_reserves.h"
 #include "transport/redirect_policy.h"
 #include "transport/retry_policy.h"
 
@@ -118,16 +121,89 @@ std::optional<std::string_view> Response::header(std::string_view name) const no
 }
 
 struct Transport::Impl {
-  explicit Impl(TransportOptions o) : options(std::move(o)) {}
+  explicit Impl(TransportOptions o) : options(std::move(o)), reserves(options.reserves) {}
   TransportOptions options;
   const Clock* clock = nullptr;
   Slist resolve;
   HandlePool pool;
   LaneGates gates;
+  LaneReserves reserves;
+  InstallationPauses pauses;
+
+  // Whether a hop of `req` to `url`, charged to `installation`, may be put on
+  // the wire: its lane's gate and reserve allow it, and it waited out any
+  // pause of its installation. Refusals are counted; the error says why not.
+  TransportError admit(const Request& req, Lane lane, const std::string& url, std::uint64_t installation,
+                       Duration timeout);
+  // What an answer means for later requests: a secondary limit pauses its
+  // installation; a reading feeds the reserves. Returns the hop's outcome.
+  HopOutcome note_answer(const HopCounter& counter, const std::string& body, int status, Api api,
+                         std::uint64_t installation);
 };
+
+TransportError Transport::Impl::admit(const Request& req, Lane lane, const std::string& url,
+                                      std::uint64_t installation, Duration timeout) {
+  std::string why;
+  TransportErrc code = TransportErrc::lane_refused;
+  if (!gates.allows(lane)) {
+    why = "lane " + std::string(lane.name()) + " is elected and this process holds no valid term: request not sent";
+  } else if (!reserves.empty() && installation != 0 && reserves.reserves(lane)) {
+    why = reserves.refusal(lane, installation, resource_of_path(path_of(url)), clock->now());
+    code = TransportErrc::budget_reserved;
+  }
+  if (!why.empty()) {
+    options.meter->record_refused(RequestKey{host_of(url), api_of_url(url), installation, lane}, clock->now());
+    return {code, std::move(why)};
+  }
+  if (installation == 0) return {};
+  const Duration most = timeout > Duration::zero() ? std::min<Duration>(options.max_pause_wait, timeout)
+                                                   : Duration(options.max_pause_wait);
+  while (const auto p = pauses.active(installation, clock->steady_now())) {
+    if (p->until - clock->steady_now() > most) {
+      std::string until;
+      meter::append_time_of_day(until, meter::time_of_day(p->wall_until));
+      return {TransportErrc::installation_paused,
+              "installation " + std::to_string(installation) +
+                  " is paused by a secondary rate limit until " + until +
+                  ", longer than this request may wait: not sent"};
+    }
+    if (!clock->wait_until(p->until, req.stop))
+      return {TransportErrc::cancelled, "cancelled while installation " + std::to_string(installation) +
+                                            " was paused by a secondary rate limit"};
+  }
+  return {};
+}
+
+HopOutcome Transport::Impl::note_answer(const HopCounter& counter, const std::string& body, int status, Api api,
+                                        std::uint64_t installation) {
+  HopOutcome o;
+  o.status = status;
+  if (status == kNoAnswer) return o;
+  const RateLimitHeaders h = counter.rate_headers();
+  const auto remaining = meter::parse_header_uint(meter::budget_headers(h).remaining);
+  o.budget_spent = remaining && *remaining == 0;
+  if ((status == 403 || status == 429) && meter::classify(status, h, body) == AnswerClass::secondary) {
+    o.secondary = true;
+    const auto asked = retry_after_wait(h.retry_after, clock->now());
+    o.retry_after_given = asked.has_value();
+    o.secondary_wait = asked.value_or(options.secondary_wait);
+    if (installation != 0) {
+      const SteadyTime now = clock->steady_now();
+      pauses.pause(installation, {now + o.secondary_wait, clock->now() + o.secondary_wait}, now);
+    }
+  }
+  if (!reserves.empty() && installation != 0 && remaining) {
+    meter::ResourceName resource;
+    if (const auto reading = meter::read_budget(h, clock->now()); reading && resource.assign(h.resource, api))
+      reserves.offer(installation, resource.view().empty() ? default_resource(api) : resource.view(), *reading);
+  }
+  return o;
+}
 
 Transport::Transport(TransportOptions options) {
   if (!options.meter) throw std::invalid_argument("Transport: TransportOptions::meter is required");
+  if (options.secondary_wait.count() < 0 || options.max_pause_wait.count() < 0)
+    throw std::invalid_argument("Transport: secondary_wait and max_pause_wait must be >= 0");
   if (options.max_redirects < 0) throw std::invalid_argument("Transport: max_redirects must be >= 0");
   if (options.retry.max_retries < 0) throw std::invalid_argument("Transport: retry.max_retries must be >= 0");
   for (const auto& e : options.resolve)
@@ -162,6 +238,7 @@ Response Transport::perform(const Request& req) {
   const std::string& origin = state.checked_origin;  // not changed while this handle is ours
   HopCounter counter(meter, lane, req.installation, req.url, origin);
   counter.use_cache(&state.hop);
+  counter.use_body(&state.body);
   CURL* h = handle.get();
   char* const error_buffer = state.error;
   ConnectionSettings settings{&opt,
@@ -186,15 +263,12 @@ Response Transport::perform(const Request& req) {
 
   for (int redirects = 0;; ++redirects) {
     const bool same_origin = redirects == 0 || origin_key(*url) == origin;
+    const std::uint64_t installation = counter.installation_for(*url);
     curl_slist* headers = cached_hop_headers(state, req, same_origin, with_body, lane, opt.lane_header);
     int status = kNoAnswer;
     for (int retries = 0;; ++retries) {
-      if (!impl_->gates.allows(lane)) {
-        meter.record_refused(RequestKey{host_of(*url), api_of_url(*url), same_origin ? req.installation : 0, lane},
-                             clock.now());
-        res.error = {TransportErrc::lane_refused,
-                     "lane " + std::string(lane.name()) +
-                         " is elected and this process holds no valid term: request not sent"};
+      if (auto refused = impl_->admit(req, lane, *url, installation, settings.timeout); refused) {
+        res.error = std::move(refused);
         finish(counter.hops().empty() ? kNoAnswer : counter.hops().back().status);
         return res;
       }
@@ -240,9 +314,12 @@ Response Transport::perform(const Request& req) {
       counter.finish(h, rc);
       state.reusable = rc == CURLE_OK && counter.requests_in_last_perform() == 1;
       status = counter.hops().empty() ? kNoAnswer : counter.hops().back().status;
-      const TransportErrc errc = classify(rc);
-      const RetryDecision d = decide(opt.retry, HopOutcome{method, errc, status, counter.remaining(),
-                                                            counter.retry_after(), retries});
+      HopOutcome outcome = impl_->note_answer(counter, state.body, status, api_of_url(*url), installation);
+      outcome.method = method;
+      outcome.error = classify(rc);
+      outcome.retries_done = retries;
+      const TransportErrc errc = outcome.error;
+      const RetryDecision d = decide(opt.retry, outcome);
       if (d.retry) {
         if (!clock.wait_until(clock.steady_now() + d.wait, req.stop)) {
           res.error = {TransportErrc::cancelled, "cancelled while waiting to retry " + one_line(*url)};

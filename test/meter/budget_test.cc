@@ -145,8 +145,10 @@ TEST_CASE("answer classes") {
   rig.meter->flush();
   const auto lines = rig.take();
   REQUIRE(lines.size() == 2);
+  // 403 remaining 0: limited; 429 with Retry-After, and a bare 429: secondary;
+  // 403 with a healthy budget and no Retry-After (nor a body saying so): 4xx.
   CHECK(lines[1] == "forge HTTP answers: in the hour ending 2026-09-30T15:00Z" + D +
-                        "api.github.com rest 2xx=2 304=1 3xx=1 limited=2 4xx=3 5xx=3 none=1 refused=1");
+                        "api.github.com rest 2xx=2 304=1 3xx=1 limited=1 secondary=2 4xx=2 5xx=3 none=1 refused=1");
 }
 
 TEST_CASE("a header integer reads up to 2^64-1 exactly; one past it is no integer") {

@@ -41,12 +41,29 @@ TEST_CASE("notes: counted from, until … stopping, both, whole") {
 
 TEST_CASE("budget line: limit and reset only when known") {
   BudgetLine line{.hour_ending = hour_ending(15),
-                  .entries = {{"api.github.com", Api::rest, 101, 4870, 5000, tod(14, 59, 58), tod(15, 12, 0)},
-                              {"api.github.com", Api::rest, 102, 0, std::nullopt, tod(14, 1, 2), std::nullopt}}};
+                  .entries = {{"api.github.com", Api::rest, 101, "", 4870, 5000, tod(14, 59, 58), tod(15, 12, 0)},
+                              {"api.github.com", Api::rest, 102, "", 0, std::nullopt, tod(14, 1, 2), std::nullopt}}};
   CHECK(format_line(line) ==
         "forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 "
         "api.github.com rest installation 101: 4870 of 5000 at 14:59:58Z (resets 15:12:00Z), "
         "api.github.com rest installation 102: 0 at 14:01:02Z");
+}
+
+TEST_CASE("budget line: a resource other than the API's default is named after the installation") {
+  BudgetLine line{.hour_ending = hour_ending(15),
+                  .entries = {{"api.github.com", Api::rest, 101, "", 4000, 5000, tod(14, 20, 0), tod(14, 50, 0)},
+                              {"api.github.com", Api::rest, 101, "search", 0, 30, tod(14, 2, 11), tod(14, 3, 0)}}};
+  CHECK(format_line(line) ==
+        "forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 "
+        "api.github.com rest installation 101: 4000 of 5000 at 14:20:00Z (resets 14:50:00Z), "
+        "api.github.com rest installation 101 search: 0 of 30 at 14:02:11Z (resets 14:03:00Z)");
+  // A hand-made hostile resource cannot break the line: ':' ',' ' ' and control bytes are escaped.
+  line.entries = {{"h", Api::rest, 1, "a: 5, x\x1b", 1, std::nullopt, tod(14, 0, 0), std::nullopt}};
+  CHECK(format_line(line) ==
+        "forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 h rest installation 1 "
+        "a%3A%205%2C%20x%1B: 1 at 14:00:00Z");
+  CHECK(default_resource(Api::rest) == "core");
+  CHECK(default_resource(Api::graphql) == "graphql");
 }
 
 TEST_CASE("answers line: classes in order, zero classes left out") {
@@ -55,6 +72,7 @@ TEST_CASE("answers line: classes in order, zero classes left out") {
   e.counts[static_cast<std::size_t>(AnswerClass::ok2xx)] = 10;
   e.counts[static_cast<std::size_t>(AnswerClass::not_modified)] = 4;
   e.counts[static_cast<std::size_t>(AnswerClass::limited)] = 1;
+  e.counts[static_cast<std::size_t>(AnswerClass::secondary)] = 5;
   e.counts[static_cast<std::size_t>(AnswerClass::none)] = 3;
   AnswersEntry g{"api.github.com", Api::graphql, {}};
   g.counts[static_cast<std::size_t>(AnswerClass::server5xx)] = 1;
@@ -63,8 +81,9 @@ TEST_CASE("answers line: classes in order, zero classes left out") {
   AnswersLine line{.hour_ending = hour_ending(15), .entries = {g, e}};
   CHECK(format_line(line) == "forge HTTP answers: in the hour ending 2026-09-30T15:00Z \u2014 "
                              "api.github.com graphql 3xx=3 4xx=2 5xx=1, "
-                             "api.github.com rest 2xx=10 304=4 limited=1 none=3 refused=2");
+                             "api.github.com rest 2xx=10 304=4 limited=1 secondary=5 none=3 refused=2");
   CHECK(to_string(AnswerClass::limited) == "limited");
+  CHECK(to_string(AnswerClass::secondary) == "secondary");
 }
 
 TEST_CASE("format_line: a hand-made hostile host or lane cannot break the line") {

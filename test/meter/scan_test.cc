@@ -69,6 +69,41 @@ TEST_CASE("scan: the budget and answers lines") {
   CHECK(answers.entries[0].counts[static_cast<std::size_t>(AnswerClass::refused)] == 2);
 }
 
+TEST_CASE("scan: a budget entry's resource, and lines written before resources and `secondary` existed") {
+  auto b = scan_line("forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 "
+                     "api.github.com rest installation 101: 4000 of 5000 at 14:20:00Z (resets 14:50:00Z), "
+                     "api.github.com rest installation 101 search: 0 of 30 at 14:02:11Z (resets 14:03:00Z), "
+                     "api.github.com rest installation 101 code_search: 9 at 14:02:12Z");
+  REQUIRE(b.kind == LineScan::Kind::line);
+  const auto& budget = std::get<BudgetLine>(b.line);
+  REQUIRE(budget.entries.size() == 3);
+  CHECK(budget.entries[0].resource.empty());
+  CHECK(budget.entries[1].resource == "search");
+  CHECK(budget.entries[1].remaining == 0);
+  CHECK(budget.entries[1].limit == 30u);
+  CHECK(budget.entries[2].resource == "code_search");
+
+  auto a = scan_line("forge HTTP answers: in the hour ending 2026-09-30T15:00Z \u2014 h rest 2xx=5 limited=1 secondary=3 4xx=2");
+  REQUIRE(a.kind == LineScan::Kind::line);
+  const auto& counts = std::get<AnswersLine>(a.line).entries[0].counts;
+  CHECK(counts[static_cast<std::size_t>(AnswerClass::limited)] == 1);
+  CHECK(counts[static_cast<std::size_t>(AnswerClass::secondary)] == 3);
+  CHECK(counts[static_cast<std::size_t>(AnswerClass::client4xx)] == 2);
+
+  const std::string head = "forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 h rest installation 1";
+  for (const auto& [text, why] : {std::pair{head + " : 5 at 14:00:00Z", "resource"},
+                                  std::pair{head + " se,arch: 5 at 14:00:00Z", "resource"},
+                                  std::pair{head + " search 5 at 14:00:00Z", "resource"},
+                                  std::pair{head + " search", "resource"}}) {
+    CAPTURE(text);
+    auto s = scan_line(text);
+    CHECK(s.kind == LineScan::Kind::malformed);
+    CHECK_MESSAGE(s.reason.find(why) != std::string::npos, s.reason);
+  }
+  auto wrong_order = scan_line("forge HTTP answers: in the hour ending 2026-09-30T15:00Z \u2014 h rest secondary=1 limited=1");
+  CHECK(wrong_order.kind == LineScan::Kind::malformed);
+}
+
 TEST_CASE("scan: text that holds no meter line") {
   for (std::string_view log : {"", "hello", "forge HTTP client started", "forge HTTP: ready",
                                "forge rate limit: exceeded", "forge "}) {
@@ -131,6 +166,13 @@ struct Gen {
     for (auto n = 1 + below(20); n > 0; --n) h += kBytes[below(kBytes.size())];
     return h;
   }
+  std::string resource() {
+    if (coin()) return "";
+    static constexpr std::string_view kBytes = "abcdefghijklmnopqrstuvwxyzAZ0123456789.-_[]~/!%";
+    std::string r;
+    for (auto n = 1 + below(12); n > 0; --n) r += kBytes[below(kBytes.size())];
+    return r;
+  }
   std::string lane() {
     if (below(3) == 0) return "other";
     static constexpr std::string_view kBytes = "abcxyz0129._-";
@@ -172,7 +214,7 @@ struct Gen {
       case 1: {
         BudgetLine l{.hour_ending = hour(), .note = note()};
         for (auto i = n; i > 0; --i) {
-          BudgetEntry e{host(), api(), number(), number(), std::nullopt, tod(), std::nullopt};
+          BudgetEntry e{host(), api(), number(), resource(), number(), std::nullopt, tod(), std::nullopt};
           if (coin()) e.limit = number();
           if (coin()) e.resets = tod();
           l.entries.push_back(e);

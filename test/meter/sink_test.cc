@@ -89,6 +89,12 @@ TEST_CASE("prometheus: cumulative counters across hours, the live hour included,
   meter.record_request({.host = "h", .lane = Lane::other()}, at(15, 1));
   answer(at(15, 1), "45", 304);
   meter.record_refused(key, at(15, 2));
+  AnswerRecord search{.key = key, .seen = at(15, 3), .status = 403};
+  search.headers.offer("X-RateLimit-Remaining", "0");
+  search.headers.offer("X-RateLimit-Resource", "search");
+  meter.record_answer(search);  // limited, on its own gauge: core's stay 45 and 30
+  AnswerRecord secondary{.key = key, .seen = at(15, 4), .status = 429};
+  meter.record_answer(secondary);
   const std::string text = meter.prometheus();
   CAPTURE(text);
   for (const char* want : {
@@ -100,8 +106,11 @@ TEST_CASE("prometheus: cumulative counters across hours, the live hour included,
            "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"304\"} 1\n",
            "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"refused\"} 1\n",
            "# TYPE forgemeter_rate_limit_remaining gauge\n",
-           "forgemeter_rate_limit_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\"} 45\n",
-           "forgemeter_rate_limit_lowest_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\"} 30\n",
+           "forgemeter_rate_limit_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\",resource=\"core\"} 45\n",
+           "forgemeter_rate_limit_lowest_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\",resource=\"core\"} 30\n",
+           "forgemeter_rate_limit_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\",resource=\"search\"} 0\n",
+           "forgemeter_rate_limit_lowest_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\",resource=\"search\"} 0\n",
+           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"secondary\"} 1\n",
        }) {
     CHECK_MESSAGE(text.find(want) != std::string::npos, want);
   }

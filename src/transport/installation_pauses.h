@@ -1,0 +1,52 @@
+// installation_pauses.h — a secondary rate limit pauses an installation, not
+// one request.
+//
+// GitHub asks a client that met a secondary limit to send nothing more until
+// the Retry-After instant (at least a minute when absent), and may ban one
+// that keeps sending. So after one, the Transport pauses that installation:
+// every later request charged to it, from any thread and lane, waits here
+// before it is put on the wire. A pause only ever grows; an expired one is
+// dropped by the next pause().
+//
+// Thread-safety: every method may be called from any thread at once;
+// active() is one atomic load while no installation was ever paused.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "forgemeter/clock.h"
+
+namespace forgemeter::transport_detail {
+
+struct Pause {
+  SteadyTime until;    // on the Transport's clock's steady face
+  UtcMillis wall_until;  // the same instant as a wall time, for messages
+};
+
+class InstallationPauses {
+ public:
+  // Pauses `installation` (non-zero) until `p` unless it is paused longer
+  // already; forgets the pauses over by steady `now`.
+  void pause(std::uint64_t installation, const Pause& p, SteadyTime now);
+  // The pause of `installation` still in force at steady `now`, if any.
+  std::optional<Pause> active(std::uint64_t installation, SteadyTime now) const;
+
+ private:
+  std::atomic<bool> any_{false};
+  mutable std::mutex mu_;
+  std::vector<std::pair<std::uint64_t, Pause>> pauses_;
+};
+
+// The wait a Retry-After value asks for at wall time `now`: delay-seconds, or
+// an HTTP-date (parsed by libcurl) that is not in the past; nullopt when the
+// value is absent or neither.
+std::optional<std::chrono::seconds> retry_after_wait(std::string_view value, UtcMillis now);
+
+}  // namespace forgemeter::transport_detail
