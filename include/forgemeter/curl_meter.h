@@ -26,8 +26,11 @@
 //
 // The installation is charged only to hops on the origin (scheme, host, port)
 // of the handle's first request (the hops its credential is meant for); the
-// lane is MeterTag::lane, or the thread's current_lane() at construction. Credential forwarding on redirects is libcurl's (and your
-// options') business here, not the CurlMeter's; Transport enforces its own.
+// lane is MeterTag::lane, or the thread's current_lane() at construction.
+// Credential forwarding on redirects is libcurl's (and your options')
+// business here; Transport enforces its own. The body is yours too: a 403
+// with neither a spent budget nor a Retry-After is classed `4xx`, not
+// `secondary` by its body as Transport classes it.
 //
 // Thread-safety: one CurlMeter per handle and perform, on the performing
 // thread (as libcurl requires of the handle anyway). The Meter may be shared.

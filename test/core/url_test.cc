@@ -24,3 +24,17 @@ TEST_CASE("api classification: only /graphql and /api/graphql, trailing slashes 
   CHECK(forgemeter::path_of("https://h/a/b?q") == "/a/b");
   CHECK(forgemeter::to_string(Api::graphql) == "graphql");
 }
+
+TEST_CASE("resource_of_path: the GitHub bucket a path is expected to spend") {
+  using forgemeter::resource_of_path;
+  CHECK(resource_of_path("/repos/o/r/pulls/1") == "core");
+  CHECK(resource_of_path("/graphql") == "graphql");
+  CHECK(resource_of_path("/api/graphql/") == "graphql");
+  CHECK(resource_of_path("/search/issues") == "search");
+  CHECK(resource_of_path("/search/code") == "code_search");
+  CHECK(resource_of_path("/search/code/") == "code_search");
+  CHECK(resource_of_path("/api/v3/search/code") == "code_search");
+  CHECK(resource_of_path("/api/v3/search/commits") == "search");
+  CHECK(resource_of_path("/search") == "core");
+  CHECK(resource_of_path("/repos/o/search/issues") == "core");
+}

@@ -169,7 +169,7 @@ TEST_CASE("a spent budget answers 403; the transport says so and the budget line
   auto res = rig.get(rig.url("api.forge.test", "/repos/o/r/issues"), 9);
   CHECK(res.status == 403);
   CHECK(res.error.code == TransportErrc::budget_exhausted);
-  CHECK(res.error.message.find("Remaining 0") != std::string::npos);
+  CHECK(res.error.message.find("spent (remaining 0)") != std::string::npos);
   CHECK(res.body.find("API rate limit exceeded") != std::string::npos);
   const auto c = rig.counted();
   CHECK(c.total == 4);
