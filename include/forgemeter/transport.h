@@ -272,9 +272,9 @@ struct RetryPolicy {
 // reading of that budget says remaining <= the reserve, and its reset has not
 // passed, the lane's requests that would spend it are refused before sending
 // (TransportErrc::budget_reserved; counted by Meter::record_refused). Say a
-// background sweeper must leave 500 of installation 101's hourly budget to
-// the requests users wait on:
-//   {.lane = Lane{"sweeper"}, .installation = 101, .remaining = 500}
+// background sweeper must leave 5 of installation 101's hourly budget to the
+// requests users wait on (examples/lane_reserve.cc):
+//   Transport transport({.meter = &meter, .reserves = {{.lane = sweeper, .installation = 101, .remaining = 5}}});
 struct LaneReserve {
   Lane lane = Lane::other();
   std::uint64_t installation = 0;  // 0: every installation

@@ -1,0 +1,40 @@
+// A lane's reserve (forgemeter/transport.h, LaneReserve): a background sweeper
+// keeps off the last 5 of installation 101's core budget, which is left to the
+// requests users wait on. Run against the loopback forge (src/testforge) with
+// a budget of 10 an hour: the sweeper is held back after 5 requests.
+//
+//   build/<dir>/examples/example_lane_reserve
+#include <forgemeter/meter.h>
+#include <forgemeter/transport.h>
+
+#include <cstdio>
+
+#include "testforge/forge.h"
+
+int main() {
+  forgemeter::testforge::Forge forge({.installation_limit = 10});
+  forgemeter::Meter meter;
+
+  // --- as in forgemeter/transport.h --------------------------------------------
+  const forgemeter::Lane sweeper{"sweeper"};
+  forgemeter::Transport transport({.meter = &meter,
+                                   .resolve = forge.resolve(),
+                                   .reserves = {{.lane = sweeper, .installation = 101, .remaining = 5}}});
+  // -----------------------------------------------------------------------------
+
+  int sent = 0;
+  for (int i = 0; i < 8; ++i) {
+    forgemeter::Response res = transport.perform(
+        {.url = forge.url("api.forge.test", "/repos/o/r/pulls/7"), .lane = sweeper, .installation = 101,
+         .bearer = "inst-101"});
+    if (res.error.code == forgemeter::TransportErrc::budget_reserved) {
+      std::printf("after %d requests: %s\n", sent, res.error.message.c_str());
+      break;
+    }
+    ++sent;
+  }
+  auto user = transport.perform({.url = forge.url("api.forge.test", "/repos/o/r"), .installation = 101,
+                                 .bearer = "inst-101"});
+  std::printf("a request of another lane: HTTP %d\n", user.status);
+  return sent == 5 && user.status == 200 ? 0 : 1;
+}
