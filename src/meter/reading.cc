@@ -1,5 +1,7 @@
 #include "meter/reading.h"
 
+#include <strings.h>
+
 #include <bit>
 #include <cstring>
 #include <limits>
@@ -117,14 +119,18 @@ std::optional<Reading> read_budget(const RateLimitHeaders& headers, UtcMillis se
 }
 
 bool ResourceName::assign(std::string_view raw, Api api) noexcept {
+  size_ = 0;
+  const std::string_view fallback = default_resource(api);
+  if (raw.empty() || raw == fallback) return true;  // what nearly every answer says, without a call
   raw = trim_header(raw);
+  if (raw.empty() || (raw.size() == fallback.size() && strncasecmp(raw.data(), fallback.data(), raw.size()) == 0))
+    return true;
   if (raw.size() > kMax) return false;
   for (std::size_t i = 0; i < raw.size(); ++i) {
     const char c = raw[i];
     text_[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
   }
   size_ = raw.size();
-  if (view() == default_resource(api)) size_ = 0;
   return true;
 }
 

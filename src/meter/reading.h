@@ -24,7 +24,7 @@ inline constexpr std::size_t kRateFields = 8;
 
 // By length, then one letter, then the whole name: most header lines of an
 // answer are none of these, and are told so without a call.
-inline RateField rate_field(std::string_view name) noexcept {
+[[gnu::always_inline]] inline RateField rate_field(std::string_view name) noexcept {
   auto is = [&](std::string_view want) {
     return name == want || strncasecmp(name.data(), want.data(), want.size()) == 0;
   };

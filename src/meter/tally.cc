@@ -32,12 +32,14 @@ void HourTally::add_requests(std::string_view name, Api api, std::uint64_t insta
 }
 
 void HourTally::add_reading(Host& h, const BudgetKeyView& key, const Reading& r) {
-  if (auto it = h.budgets.find(key); it != h.budgets.end()) return it->second.offer(r);
-  if (!key.resource.empty()) {
-    if (h.named_resources >= kMaxResources) return;
-    ++h.named_resources;
+  if (key.resource.empty()) {
+    auto [it, fresh] = h.budgets.try_emplace({key.api, key.installation}, Budget{r, r});
+    if (!fresh) it->second.offer(r);
+    return;
   }
-  h.budgets.emplace(BudgetKey{key.api, key.installation, std::string(key.resource)}, Budget{r, r});
+  if (auto it = h.named.find(key); it != h.named.end()) return it->second.offer(r);
+  if (h.named.size() < kMaxResources)
+    h.named.emplace(BudgetKey{key.api, key.installation, std::string(key.resource)}, Budget{r, r});
 }
 
 void HourTally::add_answer(std::string_view name, Api api, AnswerClass c, std::uint64_t n,
@@ -90,13 +92,15 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
     const std::vector<const Host*> folded{&folded_};
     for (const Host* h : last ? folded : by_display[std::string(order[i].second)].second) {
       for (const auto& [k, n] : h->counts) counts[{name, k.api, k.installation, k.lane}] += n;
-      for (const auto& [k, b] : h->budgets) {
-        auto [it, fresh] = budgets.try_emplace({name, k.api, k.installation, display_resource(k.resource)}, b);
+      auto merge = [&](Api api, std::uint64_t installation, std::string resource, const Budget& b) {
+        auto [it, fresh] = budgets.try_emplace({name, api, installation, std::move(resource)}, b);
         if (!fresh) {
           it->second.offer(b.lowest);
           it->second.offer(b.last);
         }
-      }
+      };
+      for (const auto& [k, b] : h->budgets) merge(k.first, k.second, "", b);
+      for (const auto& [k, b] : h->named) merge(k.api, k.installation, display_resource(k.resource), b);
       for (const auto& [api, classes] : h->answers) {
         auto& sum = answers[{name, api}];
         for (std::size_t c = 0; c < kAnswerClasses; ++c) sum[c] += classes[c];

@@ -88,8 +88,10 @@ class HourTally {
   struct Host {
     std::uint64_t first_seen = std::numeric_limits<std::uint64_t>::max();
     std::map<CountKey, std::uint64_t> counts;
-    std::map<BudgetKey, Budget, BudgetLess> budgets;
-    std::size_t named_resources = 0;  // budgets with a resource of their own
+    // The API's default resource (nearly every reading), and the others
+    // (at most kMaxResources): the usual record never compares a name.
+    std::map<std::pair<Api, std::uint64_t>, Budget> budgets;
+    std::map<BudgetKey, Budget, BudgetLess> named;
     std::map<Api, Classes> answers;
   };
   Host& host(std::string_view name, std::uint64_t first_seen, bool folded, bool capped);

@@ -50,9 +50,17 @@ inline void HopCounter::header_line(std::string_view raw) {
 }
 
 RateLimitHeaders HopCounter::rate_headers() const noexcept {
+  using F = meter::RateField;
+  auto at = [this](F f) { return value_of(rate_at_[static_cast<std::size_t>(f)]); };
   RateLimitHeaders h;
-  for (std::size_t f = 0; f < meter::kRateFields; ++f)
-    if (rate_at_[f] != Headers::npos) meter::field_of(h, static_cast<meter::RateField>(f)) = value_of(rate_at_[f]);
+  h.limit = at(F::limit);
+  h.remaining = at(F::remaining);
+  h.reset = at(F::reset);
+  h.retry_after = at(F::retry_after);
+  h.resource = at(F::resource);
+  h.plain_limit = at(F::plain_limit);
+  h.plain_remaining = at(F::plain_remaining);
+  h.plain_reset = at(F::plain_reset);
   return h;
 }
 

@@ -22,7 +22,6 @@ void InstallationPauses::pause(std::uint64_t installation, const Pause& p, Stead
 }
 
 std::optional<Pause> InstallationPauses::active(std::uint64_t installation, SteadyTime now) const {
-  if (!any_.load(std::memory_order_acquire)) return std::nullopt;
   std::lock_guard lock(mu_);
   for (const auto& [id, p] : pauses_)
     if (id == installation && p.until > now) return p;

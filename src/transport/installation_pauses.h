@@ -8,8 +8,7 @@
 // before it is put on the wire. A pause only ever grows; an expired one is
 // dropped by the next pause().
 //
-// Thread-safety: every method may be called from any thread at once;
-// active() is one atomic load while no installation was ever paused.
+// Thread-safety: every method may be called from any thread at once.
 #pragma once
 
 #include <atomic>
@@ -35,6 +34,8 @@ class InstallationPauses {
   // Pauses `installation` (non-zero) until `p` unless it is paused longer
   // already; forgets the pauses over by steady `now`.
   void pause(std::uint64_t installation, const Pause& p, SteadyTime now);
+  // Whether any installation was ever paused (one atomic load).
+  bool any() const noexcept { return any_.load(std::memory_order_acquire); }
   // The pause of `installation` still in force at steady `now`, if any.
   std::optional<Pause> active(std::uint64_t installation, SteadyTime now) const;
 

@@ -134,15 +134,19 @@ struct Transport::Impl {
   // the wire: its lane's gate and reserve allow it, and it waited out any
   // pause of its installation. Refusals are counted; the error says why not.
   TransportError admit(const Request& req, Lane lane, const std::string& url, std::uint64_t installation,
-                       Duration timeout);
+                       Duration timeout) {
+    if (gates.allows(lane) && reserves.empty() && (installation == 0 || !pauses.any())) return {};  // the usual case
+    return admit_slowly(req, lane, url, installation, timeout);
+  }
+  TransportError admit_slowly(const Request& req, Lane lane, const std::string& url, std::uint64_t installation,
+                              Duration timeout);
   // What an answer means for later requests: a secondary limit pauses its
   // installation; a reading feeds the reserves. Returns the hop's outcome.
-  HopOutcome note_answer(const HopCounter& counter, const std::string& body, int status, Api api,
-                         std::uint64_t installation);
+  HopOutcome note_answer(const HopCounter& counter, const std::string& body, int status, std::uint64_t installation);
 };
 
-TransportError Transport::Impl::admit(const Request& req, Lane lane, const std::string& url,
-                                      std::uint64_t installation, Duration timeout) {
+TransportError Transport::Impl::admit_slowly(const Request& req, Lane lane, const std::string& url,
+                                             std::uint64_t installation, Duration timeout) {
   std::string why;
   TransportErrc code = TransportErrc::lane_refused;
   if (!gates.allows(lane)) {
@@ -155,7 +159,7 @@ TransportError Transport::Impl::admit(const Request& req, Lane lane, const std::
     options.meter->record_refused(RequestKey{host_of(url), api_of_url(url), installation, lane}, clock->now());
     return {code, std::move(why)};
   }
-  if (installation == 0) return {};
+  if (installation == 0 || !pauses.any()) return {};
   const Duration most = timeout > Duration::zero() ? std::min<Duration>(options.max_pause_wait, timeout)
                                                    : Duration(options.max_pause_wait);
   while (const auto p = pauses.active(installation, clock->steady_now())) {
@@ -174,11 +178,12 @@ TransportError Transport::Impl::admit(const Request& req, Lane lane, const std::
   return {};
 }
 
-HopOutcome Transport::Impl::note_answer(const HopCounter& counter, const std::string& body, int status, Api api,
+HopOutcome Transport::Impl::note_answer(const HopCounter& counter, const std::string& body, int status,
                                         std::uint64_t installation) {
   HopOutcome o;
   o.status = status;
-  if (status == kNoAnswer) return o;
+  // Below 400 an answer neither limits nor is retried: only a reserve reads it.
+  if (status == kNoAnswer || (status < 400 && reserves.empty())) return o;
   const RateLimitHeaders h = counter.rate_headers();
   const auto remaining = meter::parse_header_uint(meter::budget_headers(h).remaining);
   o.budget_spent = remaining && *remaining == 0;
@@ -194,6 +199,7 @@ HopOutcome Transport::Impl::note_answer(const HopCounter& counter, const std::st
   }
   if (!reserves.empty() && installation != 0 && remaining) {
     meter::ResourceName resource;
+    const Api api = counter.hops().back().api;  // an answer had a hop
     if (const auto reading = meter::read_budget(h, clock->now()); reading && resource.assign(h.resource, api))
       reserves.offer(installation, resource.view().empty() ? default_resource(api) : resource.view(), *reading);
   }
@@ -314,7 +320,7 @@ Response Transport::perform(const Request& req) {
       counter.finish(h, rc);
       state.reusable = rc == CURLE_OK && counter.requests_in_last_perform() == 1;
       status = counter.hops().empty() ? kNoAnswer : counter.hops().back().status;
-      HopOutcome outcome = impl_->note_answer(counter, state.body, status, api_of_url(*url), installation);
+      HopOutcome outcome = impl_->note_answer(counter, state.body, status, installation);
       outcome.method = method;
       outcome.error = classify(rc);
       outcome.retries_done = retries;
