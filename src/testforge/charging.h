@@ -30,11 +30,8 @@ std::string_view host_name(std::string_view host_header);
 // The bucket a request to `kind` for `path` spends; "" for Gitea (none).
 std::string resource_of(ForgeKind kind, std::string_view path);
 
-// The header whose value is a GraphQL request's cost in points.
-inline constexpr std::string_view kCostHeader = "X-Forge-Cost";
-
 // What a request spends: 0 for a conditional GET answered 304 (GitHub only),
-// the X-Forge-Cost value for graphql (a positive integer; absent, zero or
+// the kCostHeader value (forge.h) for graphql (a positive integer; absent, zero or
 // unreadable = 1), else 1.
 std::uint64_t cost_of(ForgeKind kind, std::string_view resource, std::string_view cost_header,
                       bool conditional_hit);

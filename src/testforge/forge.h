@@ -96,6 +96,9 @@ namespace forgemeter::testforge {
 
 // The header a client may send to have the forge count its request by lane.
 inline constexpr std::string_view kLaneHeader = "X-Forgemeter-Lane";
+// The header a client may send with POST /graphql: the query's cost in points
+// (GitHub reports it as rateLimit { cost }; here the client says it).
+inline constexpr std::string_view kCostHeader = "X-Forge-Cost";
 
 // Host names the forge's chains and tests use (GitHub-style; /chain cycles through them).
 inline constexpr std::array<std::string_view, 3> kHosts = {"api.forge.test", "uploads.forge.test",
