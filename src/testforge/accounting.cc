@@ -1,14 +1,22 @@
-// The forge's pre-routing step: ground truth and budgets, for every request.
+// The forge's pre-routing step: ground truth, buckets and the rate-limit
+// answers of each kind of forge, for every request; and the post-routing step
+// that ends a request's turn in flight (secondary limits).
+#include <time.h>
+
 #include <cctype>
 #include <charconv>
 #include <string_view>
 
-#include "forgemeter/url.h"
+#include "testforge/charging.h"
 #include "testforge/forge.h"
 #include "testforge/routes.h"
 
 namespace forgemeter::testforge {
 namespace {
+
+using httplib::Request;
+using httplib::Response;
+using Outcome = httplib::Server::HandlerResponse;
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -27,42 +35,112 @@ std::uint64_t installation_of(const std::string& authorization) {
   return (ec == std::errc{} && p == last) ? id : 0;
 }
 
-bool is_conditional_hit(const httplib::Request& req) {
+bool is_conditional_hit(const Request& req) {
   return req.method == "GET" && req.path.rfind("/repos/", 0) == 0 &&
          req.has_header("If-None-Match") && req.get_header_value("If-None-Match") == etag_of(req.path);
 }
 
+// Whole seconds from `at` to the epoch second `reset`, rounded up (never below 0).
+std::int64_t seconds_until(std::int64_t reset, UtcMillis at) {
+  const std::int64_t ms = reset * 1000 - at.time_since_epoch().count();
+  return ms <= 0 ? 0 : (ms + 999) / 1000;
+}
+
+// "Wed, 30 Sep 2026 14:31:00 GMT" (RFC 9110's IMF-fixdate), for GitLab's RateLimit-ResetTime.
+std::string http_date(std::int64_t epoch_seconds) {
+  const time_t t = static_cast<time_t>(epoch_seconds);
+  struct tm tm {};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  const std::size_t n = strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return std::string(buf, n);
+}
+
+void github_headers(Response& res, const BudgetReading& b, const std::string& resource) {
+  res.set_header("X-RateLimit-Limit", std::to_string(b.limit));
+  res.set_header("X-RateLimit-Remaining", std::to_string(b.remaining));
+  res.set_header("X-RateLimit-Used", std::to_string(b.used));
+  res.set_header("X-RateLimit-Reset", std::to_string(b.reset_epoch));
+  res.set_header("X-RateLimit-Resource", resource);
+}
+
+// GitHub: a secondary limit first (it spends nothing), then the primary bucket.
+Outcome answer_github(const Accounting& a, const Request& req, Response& res, int listener_port,
+                      std::uint64_t installation, const std::string& resource, UtcMillis at) {
+  const SecondaryLimits::Verdict v =
+      a.secondary.arrive(installation, req.method == "POST", at, {listener_port, req.remote_port});
+  if (v.limited) {
+    github_headers(res, a.budgets.peek(installation, resource, at), resource);
+    res.status = v.status;
+    if (v.retry_after_s) res.set_header("Retry-After", std::to_string(*v.retry_after_s));
+    res.set_content(std::string(kSecondaryBody), "application/json");
+    return Outcome::Handled;
+  }
+  const std::uint64_t cost = cost_of(ForgeKind::github, resource, req.get_header_value(std::string(kCostHeader).c_str()),
+                                     is_conditional_hit(req));
+  const BudgetReading b = a.budgets.charge(installation, resource, cost, at);
+  github_headers(res, b, resource);
+  if (!b.exhausted) return Outcome::Unhandled;
+  res.status = 403;
+  res.set_content(R"({"message":"API rate limit exceeded for installation ID )" + std::to_string(installation) +
+                      R"(."})",
+                  "application/json");
+  return Outcome::Handled;
+}
+
+// GitLab: one per-minute bucket per user; 429 with Retry-After when spent;
+// no rate-limit header at all when the request asks (?no_headers=1) or when
+// the forge leaves them off its 429s (ForgeOptions::gitlab_429_without_headers).
+Outcome answer_gitlab(const Accounting& a, const Request& req, Response& res, std::uint64_t installation,
+                      UtcMillis at) {
+  const BudgetReading b = a.budgets.charge(installation, "gitlab", 1, at);
+  const bool bare = req.get_param_value("no_headers") == "1" || (b.exhausted && a.gitlab_429_without_headers);
+  if (!bare) {
+    res.set_header("RateLimit-Limit", std::to_string(b.limit));
+    res.set_header("RateLimit-Remaining", std::to_string(b.remaining));
+    res.set_header("RateLimit-Observed", std::to_string(b.used));
+    res.set_header("RateLimit-Reset", std::to_string(b.reset_epoch));
+    res.set_header("RateLimit-ResetTime", http_date(b.reset_epoch));
+  }
+  if (!b.exhausted) return Outcome::Unhandled;
+  res.status = 429;
+  if (!bare) res.set_header("Retry-After", std::to_string(seconds_until(b.reset_epoch, at)));
+  res.set_content("Retry later\n", "text/plain");
+  return Outcome::Handled;
+}
+
 }  // namespace
 
-void install_accounting(httplib::Server& server, const Listener& where, GroundTruth& truth,
-                        Budgets& budgets) {
-  server.set_pre_routing_handler([&truth, &budgets, where](const httplib::Request& req,
-                                                           httplib::Response& res) {
+void install_accounting(httplib::Server& server, const Listener& where, const Accounting& accounting) {
+  server.set_pre_routing_handler([a = accounting, where](const Request& req, Response& res) {
+    const UtcMillis at = a.clock.now();
+    const std::string host = req.get_header_value("Host");
+    const ForgeKind kind = forge_kind_of(host);
     ReceivedRequest r;
-    r.host = lower(req.get_header_value("Host"));
+    r.host = lower(host);
     r.method = req.method;
     r.target = req.target;
     r.lane = req.get_header_value(std::string(kLaneHeader).c_str());
     r.installation = installation_of(req.get_header_value("Authorization"));
     r.listener_port = where.port;
     r.tls = where.scheme == "https";
+    r.at = at;
+    r.resource = resource_of(kind, req.path);
     r.headers.assign(req.headers.begin(), req.headers.end());
     const std::uint64_t installation = r.installation;
-    truth.record(std::move(r), req.remote_port);
+    const std::string resource = r.resource;
+    a.truth.record(std::move(r), req.remote_port);
 
-    const std::string resource = api_of_path(req.path) == Api::graphql ? "graphql" : "core";
-    const BudgetReading b = budgets.charge(installation, resource, is_conditional_hit(req) ? 0 : 1);
-    res.set_header("X-RateLimit-Limit", std::to_string(b.limit));
-    res.set_header("X-RateLimit-Remaining", std::to_string(b.remaining));
-    res.set_header("X-RateLimit-Used", std::to_string(b.used));
-    res.set_header("X-RateLimit-Reset", std::to_string(b.reset_epoch));
-    res.set_header("X-RateLimit-Resource", resource);
-    if (!b.exhausted) return httplib::Server::HandlerResponse::Unhandled;
-    res.status = 403;
-    res.set_content(R"({"message":"API rate limit exceeded for installation ID )" +
-                        std::to_string(installation) + R"(."})",
-                    "application/json");
-    return httplib::Server::HandlerResponse::Handled;
+    switch (kind) {
+      case ForgeKind::gitea: return Outcome::Unhandled;  // Gitea keeps no budget and says nothing
+      case ForgeKind::gitlab: return answer_gitlab(a, req, res, installation, at);
+      case ForgeKind::github: break;
+    }
+    return answer_github(a, req, res, where.port, installation, resource, at);
+  });
+  // Runs for every answer, just before it is written: the request is done.
+  server.set_post_routing_handler([&secondary = accounting.secondary, where](const Request& req, Response&) {
+    secondary.finished({where.port, req.remote_port});
   });
 }
 

@@ -53,24 +53,40 @@ std::string write_temp_file(const std::string& contents) {
   return path;
 }
 
+BudgetLimits limits_of(const ForgeOptions& o) {
+  return {.installation = o.installation_limit,
+          .graphql = o.graphql_limit,
+          .search = o.search_limit,
+          .code_search = o.code_search_limit,
+          .gitlab = o.gitlab_limit,
+          .anonymous = o.anonymous_limit};
+}
+
 }  // namespace
 
 struct Forge::Impl {
   explicit Impl(const ForgeOptions& o)
-      : budgets(o.clock ? *o.clock : system_clock(), o.installation_limit, o.anonymous_limit),
-        truth(o.record_limit) {}
+      : clock(o.clock ? *o.clock : system_clock()),
+        budgets(clock, limits_of(o)),
+        truth(o.record_limit),
+        secondary(o.secondary),
+        accounting{clock, truth, budgets, secondary, o.gitlab_429_without_headers} {}
 
+  const Clock& clock;
   Budgets budgets;
   GroundTruth truth;
+  SecondaryLimits secondary;
+  Accounting accounting;
   FlakyCounters flaky;
+  Holds holds;
   std::unique_ptr<TestCa> ca;
   std::string ca_file;
   Running main, alt, tls;
 
   void add(Running& r, std::unique_ptr<httplib::Server> s, const std::string& scheme, std::size_t threads) {
     r.start(std::move(s), scheme, threads);
-    install_accounting(*r.server, r.where, truth, budgets);
-    install_routes(*r.server, r.where, flaky);
+    install_accounting(*r.server, r.where, accounting);
+    install_routes(*r.server, r.where, flaky, holds);
     r.server->set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
       res.status = 500;
       res.set_content("forge handler failed\n", "text/plain");
@@ -105,6 +121,7 @@ Forge::~Forge() {
 }
 
 void Forge::stop() {
+  impl_->holds.release_all();  // a held request would keep its server thread, and stop() waits for them
   impl_->main.stop();
   impl_->alt.stop();
   impl_->tls.stop();
@@ -126,9 +143,12 @@ std::string Forge::tls_url(std::string_view host, std::string_view path) const {
 
 std::vector<std::string> Forge::resolve() const {
   std::vector<std::string> out;
-  for (std::string_view h : kHosts)
+  auto add = [&](std::string_view h) {
     for (int p : {port(), alt_port(), tls_port()})
       if (p > 0) out.push_back(std::string(h) + ":" + std::to_string(p) + ":127.0.0.1");
+  };
+  for (std::string_view h : kHosts) add(h);
+  for (std::string_view h : kOtherForgeHosts) add(h);
   return out;
 }
 
@@ -139,6 +159,23 @@ const std::string& Forge::ca_pem() const noexcept {
 const std::string& Forge::ca_file() const noexcept { return impl_->ca_file; }
 GroundTruth& Forge::truth() noexcept { return impl_->truth; }
 Budgets& Forge::budgets() noexcept { return impl_->budgets; }
+SecondaryLimits& Forge::secondary() noexcept { return impl_->secondary; }
+const Clock& Forge::clock() const noexcept { return impl_->clock; }
+
+void Forge::limit_secondary(std::uint64_t installation, std::chrono::seconds duration, bool send_retry_after,
+                            int status) {
+  impl_->secondary.limit(installation, impl_->clock.now() + duration, send_retry_after, status);
+}
+
+std::optional<UtcMillis> Forge::secondary_limited_until(std::uint64_t installation) const {
+  return impl_->secondary.limited_until(installation, impl_->clock.now());
+}
+
+void Forge::release(const std::string& key) { impl_->holds.release(key); }
+
+bool Forge::await_held(const std::string& key, std::size_t n, std::chrono::milliseconds timeout) const {
+  return impl_->holds.await_held(key, n, timeout);
+}
 
 std::string redirect_path(std::string_view to, int status) {
   static constexpr char hex[] = "0123456789ABCDEF";

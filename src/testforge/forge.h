@@ -12,16 +12,46 @@
 //   port()      plain HTTP;  alt_port() a second plain HTTP port (cross-port
 //   redirects); tls_port() HTTPS with a test CA generated at start-up (when
 //   ForgeOptions::tls). Any Host name is served; clients map the names in
-//   kHosts (or any other) to 127.0.0.1 with resolve() (curl's --resolve form).
+//   kHosts and kOtherForgeHosts (or any other) to 127.0.0.1 with resolve()
+//   (curl's --resolve form).
 //
-// Every answer carries X-RateLimit-Limit/Remaining/Used/Reset/Resource for the
-// caller's budget (`Authorization: Bearer inst-<id>`, else the anonymous one);
-// a spent budget answers 403 "API rate limit exceeded" (see budget.h).
+// Which forge answers depends on the Host name (charging.h):
+//   gitlab.forge.test (kGitlabHost)  GitLab-style; gitea.forge.test (kGiteaHost)
+//   Gitea-style; every other name GitHub-style.
 //
-// Endpoints (every host, every listener):
+// Budgets (budget.h): one bucket per (caller, resource), on the forge's Clock.
+// The caller is `Authorization: Bearer inst-<id>`, else the anonymous one (0).
+//   GitHub  core (REST, hourly, installation_limit), search (/search/..., per
+//           minute, search_limit), code_search (/search/code, per minute,
+//           code_search_limit), graphql (POST /graphql, hourly, graphql_limit
+//           points; a request costs its X-Forge-Cost header, default 1). A
+//           conditional GET answered 304 costs nothing.
+//   GitLab  gitlab (every request, per minute, gitlab_limit).
+//   Gitea   none.
+//   The anonymous caller gets anonymous_limit in every bucket.
+//
+// Header contracts (what every answer carries, before the route runs):
+//   GitHub  X-RateLimit-Limit, -Remaining, -Used, -Reset (epoch seconds: the end
+//           of the bucket's window), -Resource (the bucket's name). A spent
+//           bucket answers 403 {"message":"API rate limit exceeded for
+//           installation ID <id>."} with Remaining 0 and no Retry-After.
+//           A secondary limit (secondary.h; ForgeOptions::secondary, or
+//           limit_secondary()) answers 403 or 429 with kSecondaryBody,
+//           `Retry-After: <seconds left>` or none, and the X-RateLimit-* of
+//           the bucket the request would have spent — unspent by it.
+//   GitLab  RateLimit-Limit, -Remaining, -Observed (used in the window), -Reset
+//           (epoch seconds), -ResetTime (HTTP date); no X- headers, no resource.
+//           A spent window answers 429 "Retry later" with Retry-After (seconds
+//           to the window's end). With `?no_headers=1` on the request (any
+//           answer), or gitlab_429_without_headers (the 429s), none of these
+//           headers, Retry-After included.
+//   Gitea   no rate-limit header at all, never a rate-limit refusal.
+//
+// Endpoints (every host, every listener), after the accounting above:
 //   GET  /repos/...                 200 JSON with an ETag; 304 when If-None-Match matches
 //   PUT|PATCH|DELETE /repos/...     200
 //   POST /graphql, /api/graphql     200 {"data":{}}
+//   GET  /search/...                200 {"total_count":0,"items":[]} (/search/issues, /search/code, ...)
 //   ANY  /echo                      200 {"method":…,"body_bytes":…}
 //   ANY  /status/<code>[?retry_after=s]      that status
 //   ANY  /redirect?status=<3xx>&to=<url>     a redirect to `to` (see redirect_path())
@@ -32,8 +62,16 @@
 //   ANY  /drop[?key=<key>&fail=<k>] headers, then the connection closes mid-body
 //                                   (with a key: only the first k times)
 //   ANY  /secondary/<key>?fail=<k>&retry_after=<s>  403 secondary rate limit, k times
+//                                   (the route's own; Retry-After always sent)
 //   ANY  /slow/<ms>                 answers after <ms> real milliseconds
-//   ANY  /hostile?kind=huge|nonnumeric|negative|control   hostile rate-limit header values
+//   ANY  /hold/<key>[?max_ms=30000] answers (like /echo) once release(key) was called;
+//                                   500 after max_ms real milliseconds without it
+//   ANY  /hostile?kind=huge|nonnumeric|negative|control|syntax   hostile values in every
+//                                   rate-limit header, X- and unprefixed, Resource and Retry-After too
+//
+// Ground truth (ground_truth.h): every request that reaches the forge is
+// counted once, whatever it is answered, with its forge-clock arrival (`at`)
+// and the bucket it was charged to or answered under (`resource`).
 //
 // Thread-safety: every method may be called from any thread at once; the
 // server threads run until the Forge is destroyed (or stop()).
@@ -41,8 +79,10 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,20 +90,34 @@
 #include "forgemeter/clock.h"
 #include "testforge/budget.h"
 #include "testforge/ground_truth.h"
+#include "testforge/secondary.h"
 
 namespace forgemeter::testforge {
 
 // The header a client may send to have the forge count its request by lane.
 inline constexpr std::string_view kLaneHeader = "X-Forgemeter-Lane";
+// The header a client may send with POST /graphql: the query's cost in points
+// (GitHub reports it as rateLimit { cost }; here the client says it).
+inline constexpr std::string_view kCostHeader = "X-Forge-Cost";
 
-// Host names the forge's chains and tests use.
+// Host names the forge's chains and tests use (GitHub-style; /chain cycles through them).
 inline constexpr std::array<std::string_view, 3> kHosts = {"api.forge.test", "uploads.forge.test",
                                                            "codeload.forge.test"};
+// The other kinds of forge, by Host name. resolve() maps them too.
+inline constexpr std::string_view kGitlabHost = "gitlab.forge.test";
+inline constexpr std::string_view kGiteaHost = "gitea.forge.test";
+inline constexpr std::array<std::string_view, 2> kOtherForgeHosts = {kGitlabHost, kGiteaHost};
 
 struct ForgeOptions {
   const Clock* clock = nullptr;                // the budgets' clock; nullptr = system_clock()
-  std::uint64_t installation_limit = 5000;     // per installation and resource, per hour
-  std::uint64_t anonymous_limit = 10'000'000;  // the anonymous budget (large: tests send a lot)
+  std::uint64_t installation_limit = 5000;     // core, per installation, per hour
+  std::uint64_t anonymous_limit = 10'000'000;  // the anonymous caller, every bucket (large: tests send a lot)
+  std::uint64_t search_limit = 30;             // search, per installation, per minute
+  std::uint64_t code_search_limit = 10;        // code_search, per installation, per minute
+  std::uint64_t graphql_limit = 5000;          // graphql points, per installation, per hour
+  std::uint64_t gitlab_limit = 600;            // the GitLab-style host, per user, per minute
+  bool gitlab_429_without_headers = false;     // the GitLab-style host's 429s carry no rate-limit header
+  SecondaryLimit secondary;                    // GitHub secondary-limit rules (off by default)
   bool tls = false;                            // also start the TLS listener
   std::size_t threads = 48;                    // server threads of the main listener
   std::size_t record_limit = 200'000;          // requests whose headers are kept
@@ -85,7 +139,7 @@ class Forge {
   std::string alt_url(std::string_view host, std::string_view path) const;
   std::string tls_url(std::string_view host, std::string_view path) const;
 
-  // "<host>:<port>:127.0.0.1" for every name in kHosts and every listener.
+  // "<host>:<port>:127.0.0.1" for every name in kHosts and kOtherForgeHosts, and every listener.
   std::vector<std::string> resolve() const;
 
   // The test CA (PEM) and a temporary file holding it (removed with the Forge).
@@ -95,8 +149,26 @@ class Forge {
 
   GroundTruth& truth() noexcept;
   Budgets& budgets() noexcept;
+  SecondaryLimits& secondary() noexcept;
 
-  // Stops every listener (idempotent; the destructor calls it).
+  // Limits `installation` (GitHub-style hosts) for `duration` from the forge
+  // clock's now, as a tripped secondary rule would: every request of it until
+  // then is answered ForgeOptions::secondary.status (or `status` when not 0)
+  // with kSecondaryBody, and `Retry-After: <seconds left>` when send_retry_after.
+  void limit_secondary(std::uint64_t installation, std::chrono::seconds duration, bool send_retry_after = true,
+                       int status = 0);
+  // When `installation`'s secondary limit ends, if it is limited now.
+  std::optional<UtcMillis> secondary_limited_until(std::uint64_t installation) const;
+
+  // /hold/<key>: let every held request of `key` go on (and later ones pass);
+  // wait (real time) until `n` requests are held on `key` at once.
+  void release(const std::string& key);
+  bool await_held(const std::string& key, std::size_t n, std::chrono::milliseconds timeout) const;
+
+  // The forge's clock (ForgeOptions::clock or system_clock()).
+  const Clock& clock() const noexcept;
+
+  // Stops every listener (idempotent; the destructor calls it). Held requests are released first.
   void stop();
 
  private:

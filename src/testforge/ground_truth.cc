@@ -20,6 +20,8 @@ void GroundTruth::record(ReceivedRequest r, int remote_port) {
   std::lock_guard lock(mu_);
   ++total_;
   ++by_host_lane_[{r.host, r.lane}];
+  ++by_installation_resource_[{r.installation, r.resource}];
+  ++arrivals_[{r.installation, r.at.time_since_epoch().count()}];
   connections_.emplace(r.listener_port, remote_port);
   if (records_.size() < record_limit_) records_.push_back(std::move(r));
   counted_.notify_all();
@@ -54,6 +56,21 @@ std::map<std::pair<std::string, std::string>, std::uint64_t> GroundTruth::by_hos
   return by_host_lane_;
 }
 
+std::map<std::pair<std::uint64_t, std::string>, std::uint64_t> GroundTruth::by_installation_and_resource() const {
+  std::lock_guard lock(mu_);
+  return by_installation_resource_;
+}
+
+std::uint64_t GroundTruth::received(std::uint64_t installation, UtcMillis from, UtcMillis to) const {
+  if (to <= from) return 0;
+  std::lock_guard lock(mu_);
+  std::uint64_t n = 0;
+  const auto first = arrivals_.lower_bound({installation, from.time_since_epoch().count()});
+  const auto last = arrivals_.lower_bound({installation, to.time_since_epoch().count()});
+  for (auto it = first; it != last; ++it) n += it->second;
+  return n;
+}
+
 std::vector<ReceivedRequest> GroundTruth::requests() const {
   std::lock_guard lock(mu_);
   return records_;
@@ -68,6 +85,8 @@ void GroundTruth::clear() {
   std::lock_guard lock(mu_);
   total_ = 0;
   by_host_lane_.clear();
+  by_installation_resource_.clear();
+  arrivals_.clear();
   records_.clear();
   connections_.clear();
 }

@@ -5,6 +5,10 @@
 // the URL a client sent to), and by lane when the client named one in the
 // kLaneHeader header. The headers of the first `record_limit` requests are
 // kept so tests can check what a request carried (credentials, cookies).
+// Every request is also counted by installation and the bucket it was charged
+// to (or answered under), and by installation and the forge-clock instant it
+// arrived, so a test can say "no request of installation X arrived inside
+// [t0, t1)" exactly, however many requests were sent.
 //
 // Thread-safety: every method may be called from any thread at once.
 #pragma once
@@ -19,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include "forgemeter/clock.h"
+
 namespace forgemeter::testforge {
 
 struct ReceivedRequest {
@@ -29,6 +35,9 @@ struct ReceivedRequest {
   std::uint64_t installation = 0;  // from `Authorization: Bearer inst-<id>`; 0 = none
   int listener_port = 0;           // the forge port it arrived on
   bool tls = false;
+  UtcMillis at{};        // the forge clock's now() when it arrived
+  std::string resource;  // the bucket charged or answered under (core, search, code_search,
+                         // graphql, gitlab); "" for Gitea, which keeps none
   std::vector<std::pair<std::string, std::string>> headers;  // as received, names as sent
 
   // Whether a header of this name (any case) arrived; its first value.
@@ -49,6 +58,10 @@ class GroundTruth {
   std::map<std::string, std::uint64_t> by_host() const;
   std::map<std::string, std::uint64_t> by_lane() const;  // "" = no lane header
   std::map<std::pair<std::string, std::string>, std::uint64_t> by_host_and_lane() const;
+  // Requests by (installation, resource).
+  std::map<std::pair<std::uint64_t, std::string>, std::uint64_t> by_installation_and_resource() const;
+  // How many requests of `installation` arrived inside [from, to) of the forge clock.
+  std::uint64_t received(std::uint64_t installation, UtcMillis from, UtcMillis to) const;
   std::vector<ReceivedRequest> requests() const;
   // Distinct client ports seen: how many connections the clients opened.
   std::size_t connections() const;
@@ -60,6 +73,10 @@ class GroundTruth {
   mutable std::condition_variable counted_;
   std::uint64_t total_ = 0;
   std::map<std::pair<std::string, std::string>, std::uint64_t> by_host_lane_;
+  std::map<std::pair<std::uint64_t, std::string>, std::uint64_t> by_installation_resource_;
+  // (installation, arrival in epoch milliseconds) -> requests: one entry per
+  // busy millisecond, so exact without keeping every request.
+  std::map<std::pair<std::uint64_t, std::int64_t>, std::uint64_t> arrivals_;
   std::vector<ReceivedRequest> records_;
   std::set<std::pair<int, int>> connections_;  // (listener port, client port)
 };

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <thread>
 
+#include "testforge/charging.h"
 #include "testforge/forge.h"
 
 namespace forgemeter::testforge {
@@ -38,14 +39,6 @@ void echo(const Request& req, Response& res) {
                   "application/json");
 }
 
-// The host part of a Host header ("api.forge.test:8080" -> "api.forge.test").
-std::string_view host_name(const std::string& host_header) {
-  std::string_view h = host_header;
-  if (auto colon = h.rfind(':'); colon != std::string_view::npos && h.find(']') == std::string_view::npos)
-    h = h.substr(0, colon);
-  return h;
-}
-
 std::string_view next_host(std::string_view host) {
   for (std::size_t i = 0; i < kHosts.size(); ++i)
     if (kHosts[i] == host) return kHosts[(i + 1) % kHosts.size()];
@@ -69,14 +62,20 @@ void drop_mid_body(Response& res) {
                            });
 }
 
+// Rate-limit headers no forge should send, in both spellings (GitHub's X-
+// prefixed ones and GitLab's), the resource name included: a meter must
+// neither break nor believe them.
 void hostile(const Request& req, Response& res) {
   const std::string kind = req.get_param_value("kind");
   std::string value;
   if (kind == "huge") value = std::string(4000, '9');
   else if (kind == "negative") value = "-5";
   else if (kind == "control") value = std::string("12\x01\x1b[31m\x7f", 9) + "\xff";
+  else if (kind == "syntax") value = R"(core x=1 "q\" (y), 100%)";
   else value = "lots";
-  for (const char* name : {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"}) {
+  for (const char* name : {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Used", "X-RateLimit-Reset",
+                           "X-RateLimit-Resource", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Observed",
+                           "RateLimit-Reset", "RateLimit-ResetTime", "Retry-After"}) {
     res.headers.erase(name);
     res.set_header(name, value);
   }
@@ -94,7 +93,7 @@ std::string etag_of(const std::string& path) {
   return "\"" + std::to_string(std::hash<std::string>{}(path)) + "\"";
 }
 
-void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& flaky) {
+void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& flaky, Holds& holds) {
   s.Get(R"(/repos/.*)", [](const Request& req, Response& res) {
     const std::string etag = etag_of(req.path);
     res.set_header("ETag", etag);
@@ -109,6 +108,10 @@ void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& fl
   s.Delete(R"(/repos/.*)", echo);
   s.Post(R"(/(api/)?graphql)", [](const Request&, Response& res) {
     res.set_content(R"({"data":{}})", "application/json");
+  });
+  // GitHub's searches (the accounting step charges search or code_search).
+  s.Get(R"(/search/.*)", [](const Request&, Response& res) {
+    res.set_content(R"({"total_count":0,"items":[]})", "application/json");
   });
   any(s, "/echo", echo);
   any(s, R"(/status/(\d+))", [](const Request& req, Response& res) {
@@ -147,7 +150,7 @@ void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& fl
     if (flaky.bump(req.matches[1]) <= int_param(req, "fail", 1)) {
       res.status = 403;
       res.set_header("Retry-After", std::to_string(int_param(req, "retry_after", 1)));
-      res.set_content(R"({"message":"You have exceeded a secondary rate limit."})", "application/json");
+      res.set_content(std::string(kSecondaryBody), "application/json");
       return;
     }
     echo(req, res);
@@ -157,6 +160,15 @@ void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& fl
     echo(req, res);
   });
   any(s, "/hostile", hostile);
+  any(s, R"(/hold/([^/]+))", [&holds](const Request& req, Response& res) {
+    // Bounded, so a test that never releases cannot hold a server thread for good.
+    if (!holds.hold(req.matches[1], std::chrono::milliseconds(int_param(req, "max_ms", 30'000)))) {
+      res.status = 500;
+      res.set_content("held too long: never released\n", "text/plain");
+      return;
+    }
+    echo(req, res);
+  });
 }
 
 }  // namespace forgemeter::testforge
