@@ -79,14 +79,26 @@ class Rig {
   std::string url(std::string_view host, std::string_view path) const { return forge_->url(host, path); }
   std::string host(std::string_view name) const { return std::string(name) + ":" + std::to_string(forge_->port()); }
 
-  forgemeter::Response get(const std::string& url, std::uint64_t installation = 0) {
+  // A GET of `url` signed as `installation` (0: no credential).
+  static forgemeter::Request get_request(const std::string& url, std::uint64_t installation = 0) {
     forgemeter::Request r;
     r.url = url;
     if (installation) {
       r.installation = installation;
       r.bearer = "inst-" + std::to_string(installation);
     }
-    return transport_->perform(r);
+    return r;
+  }
+  forgemeter::Response get(const std::string& url, std::uint64_t installation = 0) {
+    return transport_->perform(get_request(url, installation));
+  }
+
+  // `r` (or a GET of `url`) through a Transport of its own, so that no pause a
+  // secondary limit set in transport() holds it back: for tests of what the
+  // forge itself answers while it limits an installation.
+  forgemeter::Response probe(const forgemeter::Request& r) { return make_transport({})->perform(r); }
+  forgemeter::Response probe_get(const std::string& url, std::uint64_t installation = 0) {
+    return probe(get_request(url, installation));
   }
 
   // Flushes the meter and reads back everything it wrote so far.
