@@ -20,7 +20,7 @@ CountLine count(sys_seconds ending, std::vector<CountEntry> entries, HourNote no
 }
 
 BudgetEntry budget(std::uint64_t inst, std::uint64_t remaining, seconds at, std::optional<std::uint64_t> limit = 5000) {
-  return BudgetEntry{"api.github.com", Api::rest, inst, remaining, limit, at, std::nullopt};
+  return BudgetEntry{"api.github.com", Api::rest, inst, "", remaining, limit, at, std::nullopt};
 }
 
 }  // namespace
