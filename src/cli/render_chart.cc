@@ -41,7 +41,10 @@ std::string render_svg_chart(const ReportData& r) {
   // With GraphQL in the report, each hour's slot holds the REST bar (held
   // against the core line) and a narrower GraphQL bar beside it.
   const double rest_w = any_graphql ? bar_w * 0.66 : bar_w, gql_gap = bar_w * 0.06, gql_w = bar_w - rest_w - gql_gap;
-  const double width = left + plot_w + 20, height = top + plot_h + 70 + 22.0 * static_cast<double>((legend_items + 3) / 4);
+  const double width = left + plot_w + 20;
+  // Legend entries 170 px apart, as many a row as the chart is wide.
+  const std::size_t per_row = std::max<std::size_t>(1, static_cast<std::size_t>((plot_w + 10) / 170));
+  const double height = top + plot_h + 70 + 22.0 * static_cast<double>((legend_items + per_row - 1) / per_row);
 
   double peak = 1;
   for (const FleetHour& h : r.hours) {
@@ -122,7 +125,7 @@ std::string render_svg_chart(const ReportData& r) {
                    left, top, top + plot_h, left + plot_w);
   const double ly = top + plot_h + 40;
   for (std::size_t li = 0; li < legend_items; ++li) {
-    const double lx = left + static_cast<double>(li % 4) * 170, row = ly + 22.0 * static_cast<double>(li / 4);
+    const double lx = left + static_cast<double>(li % per_row) * 170, row = ly + 22.0 * static_cast<double>(li / per_row);
     const bool gql = li == lanes.size();
     s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="12" height="12" fill="{}"{}/><text x="{:.1f}" y="{:.1f}" font-size="12" fill="#222">{}</text>)" "\n",
                      lx, row, gql ? "url(#fm-graphql-hatch)" : lane_color(li), gql ? R"( stroke="#5b3f8c" stroke-width="0.8")" : "",

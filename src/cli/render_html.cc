@@ -58,7 +58,7 @@ std::string budget_rows(const ReportData& r) {
       rows += fmt::format(
           "<tr{}><td>{}</td><td>{} {}</td><td class=n>{}</td><td>{}</td><td>{}</td><td class=n>{}</td><td>{}</td><td>{}</td><td class=n>{}</td><td>{}</td></tr>\n",
           mark, hour_text(h.hour_ending), html_escape(key.host), to_string(key.api), key.installation,
-          html_escape(key.resource_name()), b.hourly() ? "hour" : "own (per minute)",
+          html_escape(key.resource_name()), b.hourly() ? "hour" : "minute",
           key.credited() ? fmt::to_string(b.requests) : "–",
           b.lowest ? fmt::format("{} at {}", *b.lowest, clock_text(b.lowest_at)) : "–", cell(b.lowest ? b.lowest_source : ""),
           b.limit ? fmt::to_string(*b.limit) : "–", html_escape(join(state, "; ")));
@@ -85,7 +85,7 @@ std::string render_html(const ReportData& r) {
 body{{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1f2933;background:#fff}}
 h1{{font-size:20px;margin:0 0 4px}} p.sum{{margin:0 0 16px;color:#52606d}}
 table{{border-collapse:collapse;font-size:13px;margin-top:16px}}
-th,td{{padding:4px 10px;border-bottom:1px solid #e4e7eb;text-align:left}} td.n{{text-align:right;font-variant-numeric:tabular-nums}}
+th,td{{padding:4px 10px;border-bottom:1px solid #e4e7eb;text-align:left}} td:first-child{{white-space:nowrap}} td.n{{text-align:right;font-variant-numeric:tabular-nums}}
 tr.exh td{{background:#fdecea}} tr.lim td{{background:#fff6e0}} pre{{background:#f5f7fa;padding:8px;font-size:12px}}
 h2{{font-size:15px;margin:24px 0 0}} .key{{font-size:12px;color:#52606d}} .key b{{color:#d62828}} .key i{{color:#c77c02;font-style:normal}}
 </style></head><body>

@@ -136,6 +136,9 @@ TEST_CASE("threads over the multi-file fixture: the report of one thread, byte f
   const std::vector<std::string> files = {fixture("replica-a.log"), fixture("replica-b.json"), fixture("replica-c.log.gz")};
   check_identical(files, {});
   check_identical(files, Run{.source_field = "pod", .budget = 1000});
+  const std::vector<std::string> resources = {fixture("resources-a.log"), fixture("resources-b.log")};
+  check_identical(resources, {});
+  check_identical(resources, Run{.budget = 1000});
 }
 
 TEST_CASE("threads over a generated multi-replica log with piece edges inside lines") {
