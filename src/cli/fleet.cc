@@ -14,10 +14,18 @@ void insert_sorted(std::vector<std::uint32_t>& v, std::uint32_t x) {
   if (it == v.end() || *it != x) v.insert(it, x);
 }
 
-// Lower remaining first, then the earlier reading.
-bool lower(const BudgetView& a, const BudgetView& b) {
-  if (*a.lowest != *b.lowest) return *a.lowest < *b.lowest;
-  return a.lowest_at < b.lowest_at;
+// Whether reading (remaining, at) is lower than (than, than_at): lower
+// remaining first, then the earlier reading.
+bool lower(std::uint64_t remaining, Instant at, std::uint64_t than, Instant than_at) {
+  return remaining != than ? remaining < than : at < than_at;
+}
+
+std::optional<Instant> earliest(const std::map<BudgetKey, BudgetView>& budgets,
+                                std::optional<Instant> BudgetView::*field) {
+  std::optional<Instant> first;
+  for (const auto& [key, b] : budgets)
+    if (b.*field && (!first || *(b.*field) < *first)) first = b.*field;
+  return first;
 }
 
 }  // namespace
@@ -47,18 +55,6 @@ bool FleetHour::exhausted() const {
   return std::any_of(budgets.begin(), budgets.end(), [](const auto& kv) { return kv.second.exhausted(); });
 }
 
-namespace {
-
-std::optional<Instant> earliest(const std::map<BudgetKey, BudgetView>& budgets,
-                                std::optional<Instant> BudgetView::*field) {
-  std::optional<Instant> first;
-  for (const auto& [key, b] : budgets)
-    if (b.*field && (!first || *(b.*field) < *first)) first = b.*field;
-  return first;
-}
-
-}  // namespace
-
 std::optional<Instant> FleetHour::first_exhausted_at() const { return earliest(budgets, &BudgetView::exhausted_at); }
 
 std::optional<Instant> FleetHour::first_limited_at() const { return earliest(budgets, &BudgetView::limited_at); }
@@ -66,7 +62,7 @@ std::optional<Instant> FleetHour::first_limited_at() const { return earliest(bud
 const BudgetView* FleetHour::lowest_budget() const {
   const BudgetView* best = nullptr;
   for (const auto& [key, b] : budgets)
-    if (b.hourly() && b.lowest && (best == nullptr || lower(b, *best))) best = &b;
+    if (b.hourly() && b.lowest && (best == nullptr || lower(*b.lowest, b.lowest_at, *best->lowest, best->lowest_at))) best = &b;
   return best;
 }
 
@@ -134,8 +130,8 @@ void Fleet::add_count(Hour& h, const LineView& line) {
 
 void Fleet::Budget::merge(const Budget& later, std::uint32_t source) {
   requests += later.requests;
-  // Lower remaining wins, then the earlier reading; a full tie keeps ours (the earlier line's).
-  if (later.lowest && (!lowest || *later.lowest < *lowest || (*later.lowest == *lowest && later.lowest_at < lowest_at))) {
+  // A full tie keeps ours (the earlier line's).
+  if (later.lowest && (!lowest || lower(*later.lowest, later.lowest_at, *lowest, lowest_at))) {
     lowest = later.lowest;
     lowest_at = later.lowest_at;
     lowest_source = source;
