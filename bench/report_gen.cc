@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
         return std::tie(a.host, a.api, a.lane, a.installation) < std::tie(b.host, b.api, b.lane, b.installation);
       });
       for (const auto& e : c.entries) c.total += e.count;
-      BudgetLine b{hour, {}, {BudgetEntry{"api.github.com", Api::rest, 101, rng() % 5000, 5000, seconds(3600 * 13 + rng() % 3600), std::nullopt}}};
+      BudgetLine b{hour, {}, {BudgetEntry{"api.github.com", Api::rest, 101, "", rng() % 5000, 5000, seconds(3600 * 13 + rng() % 3600), std::nullopt}}};
       AnswersEntry ae{"api.github.com", Api::rest, {}};
       ae.counts[0] = c.total;
       AnswersLine a{hour, {}, {ae}};

@@ -14,10 +14,18 @@ void insert_sorted(std::vector<std::uint32_t>& v, std::uint32_t x) {
   if (it == v.end() || *it != x) v.insert(it, x);
 }
 
-// Lower remaining first, then the earlier reading.
-bool lower(const BudgetView& a, const BudgetView& b) {
-  if (*a.lowest != *b.lowest) return *a.lowest < *b.lowest;
-  return a.lowest_at < b.lowest_at;
+// Whether reading (remaining, at) is lower than (than, than_at): lower
+// remaining first, then the earlier reading.
+bool lower(std::uint64_t remaining, Instant at, std::uint64_t than, Instant than_at) {
+  return remaining != than ? remaining < than : at < than_at;
+}
+
+std::optional<Instant> earliest(const std::map<BudgetKey, BudgetView>& budgets,
+                                std::optional<Instant> BudgetView::*field) {
+  std::optional<Instant> first;
+  for (const auto& [key, b] : budgets)
+    if (b.*field && (!first || *(b.*field) < *first)) first = b.*field;
+  return first;
 }
 
 }  // namespace
@@ -37,21 +45,24 @@ Instant instant_in_hour(Instant hour_ending, TimeOfDay at) {
   return t;
 }
 
+std::uint64_t FleetHour::graphql_requests() const {
+  std::uint64_t n = 0;
+  for (const auto& [lane, count] : graphql_lanes) n += count;
+  return n;
+}
+
 bool FleetHour::exhausted() const {
   return std::any_of(budgets.begin(), budgets.end(), [](const auto& kv) { return kv.second.exhausted(); });
 }
 
-std::optional<Instant> FleetHour::first_exhausted_at() const {
-  std::optional<Instant> first;
-  for (const auto& [key, b] : budgets)
-    if (b.exhausted_at && (!first || *b.exhausted_at < *first)) first = b.exhausted_at;
-  return first;
-}
+std::optional<Instant> FleetHour::first_exhausted_at() const { return earliest(budgets, &BudgetView::exhausted_at); }
+
+std::optional<Instant> FleetHour::first_limited_at() const { return earliest(budgets, &BudgetView::limited_at); }
 
 const BudgetView* FleetHour::lowest_budget() const {
   const BudgetView* best = nullptr;
   for (const auto& [key, b] : budgets)
-    if (b.lowest && (best == nullptr || lower(b, *best))) best = &b;
+    if (b.hourly() && b.lowest && (best == nullptr || lower(*b.lowest, b.lowest_at, *best->lowest, best->lowest_at))) best = &b;
   return best;
 }
 
@@ -110,36 +121,38 @@ void Fleet::add_count(Hour& h, const LineView& line) {
   for (const CountEntryView& e : line.counts) {
     const std::uint64_t ha = host_api(e.host, e.api);
     h.requests += e.count;
-    h.lanes[lanes_.id(e.lane)] += e.count;
+    h.lanes[std::uint64_t{lanes_.id(e.lane)} * 2 + static_cast<unsigned>(e.api)] += e.count;
     h.hosts[ha] += e.count;
     h.installations[e.installation] += e.count;
     if (e.installation != 0) h.budgets[budget_key(ha, e.installation)].requests += e.count;
   }
 }
 
-namespace {
-
-// Whether reading (remaining, at) is lower than the budget's lowest so far.
-template <class B>
-bool lower_than(std::uint64_t remaining, Instant at, const B& b) {
-  if (!b.lowest) return true;
-  if (remaining != *b.lowest) return remaining < *b.lowest;
-  return at < b.lowest_at;
+void Fleet::Budget::merge(const Budget& later, std::uint32_t source) {
+  requests += later.requests;
+  // A full tie keeps ours (the earlier line's).
+  if (later.lowest && (!lowest || lower(*later.lowest, later.lowest_at, *lowest, lowest_at))) {
+    lowest = later.lowest;
+    lowest_at = later.lowest_at;
+    lowest_source = source;
+  }
+  if (later.limit && (!limit || *later.limit > *limit)) limit = later.limit;
+  if (later.zero_at && (!zero_at || *later.zero_at < *zero_at)) zero_at = later.zero_at;
 }
-
-}  // namespace
 
 void Fleet::add_budget(Hour& h, std::uint32_t source, const LineView& line) {
   for (const BudgetEntryView& e : line.budgets) {
-    Budget& b = h.budgets[budget_key(host_api(e.host, e.api), e.installation)];
     const Instant at = instant_in_hour(h.ending, e.at);
-    if (lower_than(e.remaining, at, b)) {
-      b.lowest = e.remaining;
-      b.lowest_at = at;
-      b.lowest_source = source;
-    }
-    if (e.limit && (!b.limit || *e.limit > *b.limit)) b.limit = e.limit;
-    if (e.remaining == 0 && (!b.exhausted_at || at < *b.exhausted_at)) b.exhausted_at = at;
+    Budget reading;
+    reading.lowest = e.remaining;
+    reading.lowest_at = at;
+    reading.limit = e.limit;
+    if (e.remaining == 0) reading.zero_at = at;
+    const std::uint64_t key = budget_key(host_api(e.host, e.api), e.installation);
+    // A line may name the default resource (`core` on REST): the same budget as none.
+    const bool named = !e.resource.empty() && e.resource != default_resource(e.api);
+    Budget& b = named ? h.resources[resource_key(key, resources_.id(e.resource))] : h.budgets[key];
+    b.merge(reading, source);
   }
 }
 
@@ -151,12 +164,21 @@ void Fleet::add_answers(Hour& h, const LineView& line) {
 }
 
 void Fleet::absorb(const Fleet& later) {
-  std::vector<std::uint32_t> source(later.sources_.names().size()), lane(later.lanes_.names().size());
-  for (std::size_t i = 0; i < source.size(); ++i) source[i] = sources_.id(later.sources_.name(static_cast<std::uint32_t>(i)));
-  for (std::size_t i = 0; i < lane.size(); ++i) lane[i] = lanes_.id(later.lanes_.name(static_cast<std::uint32_t>(i)));
+  // Later's ids in this fleet's terms, each name looked up once.
+  auto remap = [](Interner& to, const Interner& from) {
+    std::vector<std::uint32_t> ids(from.names().size());
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = to.id(from.name(static_cast<std::uint32_t>(i)));
+    return ids;
+  };
+  const auto source = remap(sources_, later.sources_), lane = remap(lanes_, later.lanes_),
+             resource = remap(resources_, later.resources_);
   auto host = [&](std::uint64_t id) {
     HostApi k = later.host_api_of(id);
     return host_api(k.host, k.api);
+  };
+  auto budget = [&](std::uint64_t key) {
+    auto [ha, inst] = later.budget_pair(key);
+    return budget_key(host(ha), inst);
   };
   for (const Hour& from : later.hours_) {
     Hour& h = hour(from.ending);
@@ -164,27 +186,38 @@ void Fleet::absorb(const Fleet& later) {
     h.lines += from.lines;
     for (auto s : from.sources) insert_sorted(h.sources, source[s]);
     for (auto s : from.partial_sources) insert_sorted(h.partial_sources, source[s]);
-    for (const auto& [id, n] : from.lanes.items()) h.lanes[lane[id]] += n;
+    for (const auto& [id, n] : from.lanes.items()) h.lanes[std::uint64_t{lane[id / 2]} * 2 + id % 2] += n;
     for (const auto& [id, n] : from.hosts.items()) h.hosts[host(id)] += n;
     for (const auto& [id, n] : from.installations.items()) h.installations[id] += n;
     for (const auto& [id, c] : from.answers.items()) {
       AnswerCounts& to = h.answers[host(id)];
       for (std::size_t i = 0; i < kAnswerClasses; ++i) to[i] += c[i];
     }
-    for (const auto& [id, fb] : from.budgets.items()) {
-      auto [ha, inst] = later.budget_pair(id);
-      Budget& b = h.budgets[budget_key(host(ha), inst)];
-      b.requests += fb.requests;
-      if (fb.lowest && lower_than(*fb.lowest, fb.lowest_at, b)) {  // a tie keeps the earlier line's reading
-        b.lowest = fb.lowest;
-        b.lowest_at = fb.lowest_at;
-        b.lowest_source = source[fb.lowest_source];
-      }
-      if (fb.limit && (!b.limit || *fb.limit > *b.limit)) b.limit = fb.limit;
-      if (fb.exhausted_at && (!b.exhausted_at || *fb.exhausted_at < *b.exhausted_at)) b.exhausted_at = fb.exhausted_at;
+    for (const auto& [id, fb] : from.budgets.items()) h.budgets[budget(id)].merge(fb, source[fb.lowest_source]);
+    for (const auto& [id, fb] : from.resources.items()) {
+      auto [key, name] = later.resource_pairs_.pair(id);
+      h.resources[resource_key(budget(key), resource[name])].merge(fb, source[fb.lowest_source]);
     }
   }
   lines_ += later.lines_;
+}
+
+BudgetView Fleet::view_of(const Budget& from, BudgetKind kind) const {
+  BudgetView b;
+  b.kind = kind;
+  b.requests = from.requests;
+  b.lowest = from.lowest;
+  b.lowest_at = from.lowest_at;
+  if (from.lowest) b.lowest_source = sources_.name(from.lowest_source);
+  b.limit = kind == BudgetKind::core && options_.budget ? options_.budget : from.limit;
+  (kind == BudgetKind::other ? b.limited_at : b.exhausted_at) = from.zero_at;
+  return b;
+}
+
+BudgetKey Fleet::key_of(std::uint64_t budget_key, std::string resource) const {
+  auto [ha, inst] = budget_pair(budget_key);
+  HostApi k = host_api_of(ha);
+  return BudgetKey{std::move(k.host), k.api, inst, std::move(resource)};
 }
 
 FleetHour Fleet::hour_of(const Hour& from) const {
@@ -194,21 +227,22 @@ FleetHour Fleet::hour_of(const Hour& from) const {
   h.lines = from.lines;
   h.sources = from.sources;
   h.partial_sources = from.partial_sources;
-  for (const auto& [id, n] : from.lanes.items()) h.lanes.emplace(lanes_.name(static_cast<std::uint32_t>(id)), n);
+  for (const auto& [id, n] : from.lanes.items()) {
+    const std::string& name = lanes_.name(static_cast<std::uint32_t>(id / 2));
+    h.lanes[name] += n;
+    if (Api(id % 2) == Api::graphql) h.graphql_lanes[name] += n;
+  }
   for (const auto& [id, n] : from.hosts.items()) h.hosts.emplace(host_api_of(id), n);
   for (const auto& [id, n] : from.installations.items()) h.installations.emplace(id, n);
   for (const auto& [id, c] : from.answers.items()) h.answers.emplace(host_api_of(id), c);
-  for (const auto& [id, fb] : from.budgets.items()) {
-    auto [ha, inst] = budget_pair(id);
-    HostApi k = host_api_of(ha);
-    BudgetView b;
-    b.requests = fb.requests;
-    b.lowest = fb.lowest;
-    b.lowest_at = fb.lowest_at;
-    if (fb.lowest) b.lowest_source = sources_.name(fb.lowest_source);
-    b.limit = options_.budget ? options_.budget : fb.limit;
-    b.exhausted_at = fb.exhausted_at;
-    h.budgets.emplace(BudgetKey{k.host, k.api, inst}, std::move(b));
+  auto emplace = [&](BudgetKey key, const Budget& b) {
+    const BudgetKind kind = key.kind();
+    h.budgets.emplace(std::move(key), view_of(b, kind));
+  };
+  for (const auto& [id, b] : from.budgets.items()) emplace(key_of(id, {}), b);
+  for (const auto& [id, b] : from.resources.items()) {
+    auto [budget, name] = resource_pairs_.pair(id);
+    emplace(key_of(budget, resources_.name(static_cast<std::uint32_t>(name))), b);
   }
   return h;
 }

@@ -3,15 +3,16 @@
 // A pure model: feed it (source, MeterLine) pairs in any order, read the hours.
 // A *source* is one replica's stream of lines (one input file, or one value of
 // `--source-field`). For every hour (by its `hour ending`):
-//   * requests: the sum of N of every count line, and the same split per lane,
-//     per host/api and per installation;
+//   * requests: the sum of N of every count line, and the same split per lane
+//     (and its GraphQL part), per host/api and per installation;
 //   * replicas: the distinct sources that gave any line for the hour;
 //     partial: the hour has a line with a note (`counted from` / `until`);
-//   * budgets, per (host, api, installation): the fleet's requests under that
-//     installation, the lowest remaining any replica saw (earliest on a tie),
-//     the limit (FleetOptions::budget, else the highest ` of N` seen in the
-//     hour), whether the requests went over it, and the earliest instant a
-//     replica saw remaining 0;
+//   * budgets, per (host, api, installation, resource) — the forge's buckets,
+//     read by the rules of budget_view.h: the lowest remaining any replica saw
+//     (earliest on a tie), the limit (the highest ` of N` seen in the hour;
+//     FleetOptions::budget overrides it for `core`), the earliest instant a
+//     replica saw remaining 0; the fleet's requests under an installation are
+//     credited to its API's default resource (count lines name no resource);
 //   * answers, per host/api: the sum of each answer class.
 //
 // Inside, names are interned (small ids) and an hour's sums are flat vectors
@@ -35,6 +36,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cli/budget_view.h"
 #include "cli/interner.h"
 #include "cli/small_map.h"
 #include "forgemeter/line_view.h"
@@ -42,19 +44,10 @@
 
 namespace forgemeter::cli {
 
-using Instant = std::chrono::sys_seconds;
-
 struct HostApi {
   std::string host;
   Api api = Api::rest;
   friend auto operator<=>(const HostApi&, const HostApi&) = default;
-};
-
-struct BudgetKey {
-  std::string host;
-  Api api = Api::rest;
-  std::uint64_t installation = 0;
-  friend auto operator<=>(const BudgetKey&, const BudgetKey&) = default;
 };
 
 // Report order of lanes: `other` first, then byte order.
@@ -62,23 +55,13 @@ struct LaneOrder {
   bool operator()(const std::string& a, const std::string& b) const;
 };
 
-struct BudgetView {
-  std::uint64_t requests = 0;           // the fleet's N under this installation
-  std::optional<std::uint64_t> lowest;  // lowest remaining a replica saw
-  Instant lowest_at{};
-  std::string lowest_source;
-  std::optional<std::uint64_t> limit;       // FleetOptions::budget, else the highest ` of N`
-  std::optional<Instant> exhausted_at;      // earliest reading of remaining 0
-  bool over() const { return limit && requests > *limit; }
-  bool exhausted() const { return over() || exhausted_at.has_value(); }
-};
-
 using AnswerCounts = std::array<std::uint64_t, kAnswerClasses>;
 
 struct FleetHour {
   Instant hour_ending{};
   std::uint64_t requests = 0;
-  std::map<std::string, std::uint64_t, LaneOrder> lanes;
+  std::map<std::string, std::uint64_t, LaneOrder> lanes;          // every API
+  std::map<std::string, std::uint64_t, LaneOrder> graphql_lanes;  // the GraphQL requests among them (lanes with any)
   std::map<HostApi, std::uint64_t> hosts;
   std::map<std::uint64_t, std::uint64_t> installations;  // 0 = none
   std::map<BudgetKey, BudgetView> budgets;
@@ -89,15 +72,22 @@ struct FleetHour {
 
   Instant hour_start() const { return hour_ending - std::chrono::hours(1); }
   bool partial() const { return !partial_sources.empty(); }
+  std::uint64_t graphql_requests() const;
+  std::uint64_t rest_requests() const { return requests - graphql_requests(); }
+  // An hourly budget (core, graphql) reached 0, or core went over its limit.
   bool exhausted() const;
-  // The earliest instant any installation reached 0 this hour, if one did.
+  // The earliest instant an hourly budget reached 0 this hour, if one did.
   std::optional<Instant> first_exhausted_at() const;
-  // The lowest remaining over all installations (earliest on a tie), if any reading.
+  // Another resource (search, …) reached 0: limited for its window, not exhausted.
+  bool limited() const { return first_limited_at().has_value(); }
+  std::optional<Instant> first_limited_at() const;
+  // The lowest remaining over the hourly budgets (earliest on a tie), if any
+  // reading: a search bucket at 0 is not the hour's lowest budget.
   const BudgetView* lowest_budget() const;
 };
 
 struct FleetOptions {
-  std::optional<std::uint64_t> budget;  // the installations' hourly limit, overriding ` of N`
+  std::optional<std::uint64_t> budget;  // the installations' hourly core limit, overriding ` of N`
 };
 
 class Fleet {
@@ -121,28 +111,37 @@ class Fleet {
   std::uint64_t lines() const { return lines_; }
 
  private:
+  // One budget's sums. A line's reading is merged as a one-reading Budget, so
+  // add() and absorb() apply the same rules (and absorb() stays exact).
   struct Budget {
     std::uint64_t requests = 0;
     std::optional<std::uint64_t> lowest;
     Instant lowest_at{};
     std::uint32_t lowest_source = 0;
     std::optional<std::uint64_t> limit;
-    std::optional<Instant> exhausted_at;
+    std::optional<Instant> zero_at;  // the earliest reading of remaining 0
+    // Folds in sums from lines that come later (`source`: their lowest
+    // reading's source in this fleet's ids): an equal lowest keeps this one's.
+    void merge(const Budget& later, std::uint32_t source);
   };
-  // One hour's sums, keyed by ids: lanes by lane id, hosts and answers by
-  // host/api id (host id * 2 + api), installations by id, budgets by
-  // budget_key() of a host/api id and an installation.
+  // One hour's sums, keyed by ids: lanes by lane id * 2 + api, hosts and
+  // answers by host/api id (host id * 2 + api), installations by id; the API's
+  // default resource's budgets by budget_key() of a host/api id and an
+  // installation, any other resource's by resource_key() (count lines only
+  // ever touch the first: their hot path has no resource to look up).
   struct Hour {
     Instant ending{};
     std::uint64_t requests = 0, lines = 0;
     SmallMap<std::uint64_t> lanes, hosts, installations;
-    SmallMap<Budget> budgets;
+    SmallMap<Budget> budgets, resources;
     SmallMap<AnswerCounts> answers;
     std::vector<std::uint32_t> sources, partial_sources;
   };
 
   Hour& hour(Instant ending);
   FleetHour hour_of(const Hour& h) const;
+  BudgetView view_of(const Budget& b, BudgetKind kind) const;
+  BudgetKey key_of(std::uint64_t budget_key, std::string resource) const;
   void add_count(Hour& h, const LineView& line);
   void add_budget(Hour& h, std::uint32_t source, const LineView& line);
   void add_answers(Hour& h, const LineView& line);
@@ -158,8 +157,11 @@ class Fleet {
   }
   static constexpr std::uint64_t kPairBit = std::uint64_t{1} << 63;
   HostApi host_api_of(std::uint64_t id) const { return HostApi{hosts_.name(static_cast<std::uint32_t>(id / 2)), Api(id % 2)}; }
+  // A budget_key() and a resource name id, as one id.
+  std::uint64_t resource_key(std::uint64_t budget_key, std::uint32_t resource) { return resource_pairs_.id(budget_key, resource); }
 
-  // (host/api id, installation) pairs of the budgets, as ids.
+  // Pairs of numbers as dense ids: (host/api id, installation) of the budgets
+  // that do not pack, (budget key, resource id) of the resources.
   class PairIds {
    public:
     std::uint64_t id(std::uint64_t a, std::uint64_t b);
@@ -178,8 +180,8 @@ class Fleet {
   std::vector<Hour> hours_;                       // in order of first use
   std::unordered_map<std::int64_t, std::size_t> hour_slots_;  // hour ending (s) -> index in hours_
   std::size_t last_slot_ = SIZE_MAX;              // the hour the previous line went to
-  Interner sources_, lanes_, hosts_;
-  PairIds installs_;
+  Interner sources_, lanes_, hosts_, resources_;
+  PairIds installs_, resource_pairs_;
   std::uint64_t lines_ = 0;
 };
 

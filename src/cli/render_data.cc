@@ -60,16 +60,20 @@ std::string hour_json(const FleetHour& h, const std::vector<std::string>& names)
     o += fmt::format(R"({}{{"installation":{},"requests":{}}})", std::exchange(first, false) ? "" : ",", id, n);
   o += R"(],"budgets":[)";
   first = true;
+  // The keys of before keep their place and meaning; the resource's come last.
   for (const auto& [key, b] : h.budgets) {
     o += fmt::format(R"({}{{"host":{},"api":"{}","installation":{},"requests":{},"lowest_remaining":{},)",
                      std::exchange(first, false) ? "" : ",", json_quote(key.host), to_string(key.api), key.installation,
-                     b.requests, opt_num(b.lowest));
-    o += fmt::format(R"("lowest_at":{},"seen_by":{},"limit":{},"over_limit":{},"exhausted_at":{}}})",
+                     key.credited() ? fmt::to_string(b.requests) : "null", opt_num(b.lowest));
+    o += fmt::format(R"("lowest_at":{},"seen_by":{},"limit":{},"over_limit":{},"exhausted_at":{},)",
                      b.lowest ? json_quote(instant_text(b.lowest_at)) : "null",
                      b.lowest ? json_quote(b.lowest_source) : "null", opt_num(b.limit), b.over(),
                      opt_time(b.exhausted_at));
+    o += fmt::format(R"("resource":{},"hourly":{},"limited_at":{}}})", json_quote(key.resource_name()), b.hourly(),
+                     opt_time(b.limited_at));
   }
-  o += fmt::format(R"(],"exhausted":{},"first_exhausted_at":{}}})", h.exhausted(), opt_time(h.first_exhausted_at()));
+  o += fmt::format(R"(],"exhausted":{},"first_exhausted_at":{},"limited":{},"first_limited_at":{}}})", h.exhausted(),
+                   opt_time(h.first_exhausted_at()), h.limited(), opt_time(h.first_limited_at()));
   return o;
 }
 
@@ -89,9 +93,13 @@ std::string render_json(const ReportData& r) {
 }
 
 std::string render_csv(const ReportData& r) {
-  auto lanes = all_lanes(r.hours);
+  // The fixed columns are the hourly budgets' (as before resources were
+  // kept); each per-minute resource seen gets two columns after the lanes.
+  const auto lanes = all_lanes(r.hours);
+  const auto resources = window_resources(r.hours);
   std::string out = "hour_ending,requests,replicas,partial,lowest_remaining,lowest_at,limit,over_limit,exhausted_at";
   for (const auto& l : lanes) out += ",lane:" + csv_field(l);
+  for (const auto& name : resources) out += ",lowest:" + csv_field(name) + ",limited_at:" + csv_field(name);
   out += "\n";
   for (const FleetHour& h : r.hours) {
     const BudgetView* low = h.lowest_budget();
@@ -105,6 +113,11 @@ std::string render_csv(const ReportData& r) {
     for (const auto& l : lanes) {
       auto it = h.lanes.find(l);
       out += "," + (it == h.lanes.end() ? std::string("0") : fmt::to_string(it->second));
+    }
+    for (const auto& name : resources) {
+      auto s = resource_summary(h, name);
+      out += fmt::format(",{},{}", s && s->lowest ? fmt::to_string(*s->lowest) : "",
+                         s && s->limited_at ? instant_text(*s->limited_at) : "");
     }
     out += "\n";
   }

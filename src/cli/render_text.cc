@@ -16,13 +16,6 @@ std::vector<std::string> all_lanes(const std::vector<FleetHour>& hours) {
   return {lanes.begin(), lanes.end()};
 }
 
-std::optional<std::uint64_t> hour_limit(const FleetHour& h) {
-  std::optional<std::uint64_t> limit;
-  for (const auto& [key, b] : h.budgets)
-    if (b.limit && (!limit || *b.limit > *limit)) limit = b.limit;
-  return limit;
-}
-
 namespace {
 
 using Row = std::vector<std::string>;
@@ -47,19 +40,6 @@ void print_rows(std::string& out, const std::vector<Row>& rows) {
   }
 }
 
-std::string budget_note(const FleetHour& h) {
-  std::vector<std::string> notes;
-  for (const auto& [key, b] : h.budgets) {
-    if (b.over())
-      notes.push_back(fmt::format("installation {} over its {} by {}", key.installation, *b.limit, b.requests - *b.limit));
-    if (b.exhausted_at)
-      notes.push_back(fmt::format("installation {} out at {}", key.installation, clock_text(*b.exhausted_at)));
-  }
-  std::string s;
-  for (const auto& n : notes) s += (s.empty() ? "" : "; ") + n;
-  return s;
-}
-
 }  // namespace
 
 std::string render_table(const ReportData& r) {
@@ -77,11 +57,11 @@ std::string render_table(const ReportData& r) {
       auto it = h.lanes.find(l);
       row.push_back(it == h.lanes.end() ? "-" : fmt::to_string(it->second));
     }
-    const BudgetView* low = h.lowest_budget();
-    row.push_back(low ? fmt::format("{} at {}", *low->lowest, clock_text(low->lowest_at)) : "-");
+    const std::string lowest = lowest_text(h);
+    row.push_back(lowest.empty() ? "-" : lowest);
     auto limit = hour_limit(h);
     row.push_back(limit ? fmt::to_string(*limit) : "-");
-    row.push_back((h.exhausted() ? "EXHAUSTED: " : "") + budget_note(h));
+    row.push_back((h.exhausted() ? "EXHAUSTED: " : "") + join(budget_notes(h), "; "));
     rows.push_back(std::move(row));
   }
   print_rows(out, rows);
@@ -100,11 +80,12 @@ std::string render_table(const ReportData& r) {
   print_rows(out, hosts);
 
   out += "\nby installation\n";
-  std::vector<Row> inst{{"HOUR ENDING", "INSTALLATION", "REQUESTS", "LOWEST LEFT", "SEEN BY", "LIMIT"}};
+  // One row per budget: requests only where they are credited (the API's default resource).
+  std::vector<Row> inst{{"HOUR ENDING", "INSTALLATION", "RESOURCE", "REQUESTS", "LOWEST LEFT", "SEEN BY", "LIMIT"}};
   for (const FleetHour& h : r.hours)
     for (const auto& [key, b] : h.budgets)
       inst.push_back({hour_text(h.hour_ending), fmt::format("{} {} {}", key.host, to_string(key.api), key.installation),
-                      fmt::to_string(b.requests),
+                      std::string(key.resource_name()), key.credited() ? fmt::to_string(b.requests) : "-",
                       b.lowest ? fmt::format("{} at {}", *b.lowest, clock_text(b.lowest_at)) : "-",
                       b.lowest ? b.lowest_source : "-", b.limit ? fmt::to_string(*b.limit) : "-"});
   if (inst.size() > 1) print_rows(out, inst);

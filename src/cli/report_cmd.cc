@@ -82,7 +82,8 @@ void add_report(CLI::App& root, Action& action) {
   CLI::App* cmd = root.add_subcommand(
       "report",
       "Sum the fleet's meter lines per hour from every replica's logs: requests per lane, host/api and\n"
-      "installation, replicas seen, partial hours, and the budget view. Reads FILEs (plain or .gz), or\n"
+      "installation, replicas seen, partial hours, and the budgets per installation and resource (core,\n"
+      "graphql, search, ...). Reads FILEs (plain or .gz), or\n"
       "stdin when none is given or for '-'. Each file is one replica unless --source-field names a JSON key.\n"
       "Malformed meter lines are skipped and reported on stderr, never fatal. Exit 0 ok; 1 when an input\n"
       "could not be read (a truncated .gz: the rest is reported); 2 usage.");
@@ -91,7 +92,8 @@ void add_report(CLI::App& root, Action& action) {
       ->check(CLI::IsMember({"table", "json", "csv"}));
   cmd->add_option("--html", args->html, "also write a self-contained HTML page with the chart to this file");
   cmd->add_option("--budget", args->budget,
-                  "the installations' hourly limit (default: the ' of N' the budget lines report)")
+                  "the installations' hourly core (REST) limit (default: the ' of N' the budget lines report);\n"
+                  "other resources keep theirs")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--source-field", args->source_field,
                   "JSON key naming the replica in JSON log records (e.g. pod); default: one replica per file");

@@ -66,8 +66,9 @@ std::string fixture(const std::string& name) { return std::string(FIXTURES) + "/
 
 // A multi-replica log: plain and JSON records from six pods over a few hours,
 // with notes, equal lowest readings from different pods (the tie goes to the
-// earlier line), zero readings, and a dozen malformed lines scattered through
-// the file (only the first five are listed, in file order).
+// earlier line), zero readings, search and GraphQL readings beside core, and a
+// dozen malformed lines scattered through the file (only the first five are
+// listed, in file order).
 std::string generated_log() {
   std::mt19937_64 rng(7);
   const sys_seconds first = sys_days{2026y / 9 / 30} + 1h;
@@ -87,7 +88,12 @@ std::string generated_log() {
         c.total += c.entries.back().count;
       }
       const std::uint64_t remaining = hour == 3 ? 0 : 1000 + static_cast<std::uint64_t>(pod % 3) * 10;  // ties across pods
-      BudgetLine b{ending, note, {BudgetEntry{"api.github.com", Api::rest, 101u + static_cast<unsigned>(pod % 2), remaining, 5000, seconds(3600 * (hour % 24) + 600), std::nullopt}}};
+      // Per-resource readings too: search runs out in hour 2 (ties across pods), GraphQL points read beside core.
+      const std::uint64_t inst = 101u + static_cast<unsigned>(pod % 2), search = hour == 2 ? 0 : 10 + static_cast<std::uint64_t>(pod % 3);
+      const seconds at(3600 * (hour % 24) + 600);
+      BudgetLine b{ending, note, {BudgetEntry{"api.github.com", Api::graphql, inst, "", 4000 + static_cast<std::uint64_t>(pod % 2), 5000, at, std::nullopt},
+                                  BudgetEntry{"api.github.com", Api::rest, inst, "", remaining, 5000, at, std::nullopt},
+                                  BudgetEntry{"api.github.com", Api::rest, inst, "search", search, 30, at + seconds(pod), at + 60s}}};
       AnswersEntry ae{"api.github.com", Api::rest, {}};
       ae.counts[0] = c.total;
       AnswersLine a{ending, note, {ae}};
@@ -130,6 +136,9 @@ TEST_CASE("threads over the multi-file fixture: the report of one thread, byte f
   const std::vector<std::string> files = {fixture("replica-a.log"), fixture("replica-b.json"), fixture("replica-c.log.gz")};
   check_identical(files, {});
   check_identical(files, Run{.source_field = "pod", .budget = 1000});
+  const std::vector<std::string> resources = {fixture("resources-a.log"), fixture("resources-b.log")};
+  check_identical(resources, {});
+  check_identical(resources, Run{.budget = 1000});
 }
 
 TEST_CASE("threads over a generated multi-replica log with piece edges inside lines") {
@@ -149,7 +158,7 @@ TEST_CASE("thousands of hours: hours() (built on two threads) lists every one, a
   for (int i = kHours - 1; i >= 0; --i) {  // out of order on purpose
     const auto n = static_cast<std::uint64_t>(i + 1);
     fleet.add(a, CountLine{first + hours(i), {}, n, {CountEntry{"api.github.com", Api::rest, 101, "sweeper", n}}});
-    fleet.add(b, BudgetLine{first + hours(i), {}, {BudgetEntry{"api.github.com", Api::rest, 101, n, 5000, seconds(60), std::nullopt}}});
+    fleet.add(b, BudgetLine{first + hours(i), {}, {BudgetEntry{"api.github.com", Api::rest, 101, "", n, 5000, seconds(60), std::nullopt}}});
   }
   const auto all = fleet.hours();
   REQUIRE(all.size() == kHours);

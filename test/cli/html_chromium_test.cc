@@ -1,6 +1,7 @@
 // The report page in a real browser: headless Chromium (Debian `chromium`)
 // renders it; the screenshot is not blank (it holds the lanes' bar colours)
-// and the rendered DOM has one bar per hour.
+// and the rendered DOM has one bar per hour; a GraphQL-heavy hour's REST bar
+// is the one held against the core line, its GraphQL bar drawn beside it.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -70,6 +71,25 @@ Image decode_png(const std::string& png) {
   return img;
 }
 
+// Skips the test (true) when there is no browser and FORGEMETER_SKIP_BROWSER=1 says that is fine.
+bool no_browser() {
+  if (access("/usr/bin/chromium", X_OK) == 0) return false;
+  const char* skip = std::getenv("FORGEMETER_SKIP_BROWSER");
+  REQUIRE_MESSAGE((skip != nullptr && std::string(skip) == "1"),
+                  "no /usr/bin/chromium: install the Debian package chromium, or set FORGEMETER_SKIP_BROWSER=1");
+  MESSAGE("SKIPPED: FORGEMETER_SKIP_BROWSER=1, the page was not rendered");
+  return true;
+}
+
+// The value of attribute `name` in the tag that begins at `tag` of `html`.
+std::string attribute(const std::string& html, std::size_t tag, const std::string& name) {
+  const std::size_t end = html.find('>', tag);
+  const std::size_t at = html.find(" " + name + "=\"", tag);
+  if (at == std::string::npos || at > end) return {};
+  const std::size_t from = at + name.size() + 3;
+  return html.substr(from, html.find('"', from) - from);
+}
+
 std::vector<std::string> chromium(const std::string& user_dir) {
   return {"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
           "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -79,13 +99,7 @@ std::vector<std::string> chromium(const std::string& user_dir) {
 }  // namespace
 
 TEST_CASE("the report page renders in headless Chromium: chart drawn, one bar per hour") {
-  if (access("/usr/bin/chromium", X_OK) != 0) {
-    const char* skip = std::getenv("FORGEMETER_SKIP_BROWSER");
-    REQUIRE_MESSAGE((skip != nullptr && std::string(skip) == "1"),
-                    "no /usr/bin/chromium: install the Debian package chromium, or set FORGEMETER_SKIP_BROWSER=1");
-    MESSAGE("SKIPPED: FORGEMETER_SKIP_BROWSER=1, the page was not rendered");
-    return;
-  }
+  if (no_browser()) return;
   TempDir dir;
   const std::string page = dir.file("report.html"), shot = dir.file("shot.png");
   const std::string fixtures = FIXTURES;
@@ -120,4 +134,47 @@ TEST_CASE("the report page renders in headless Chromium: chart drawn, one bar pe
   CHECK(bars == 2);  // two hours in the fixture
   CHECK(d.out.find("class=\"budget\"") != std::string::npos);
   CHECK(d.out.find("class=\"exhausted\"") != std::string::npos);
+}
+
+TEST_CASE("a GraphQL-heavy hour: the REST bar under the core line, the GraphQL bar hatched beside it") {
+  if (no_browser()) return;
+  TempDir dir;
+  const std::string page = dir.file("report.html"), shot = dir.file("shot.png");
+  const std::string fixtures = FIXTURES;
+  REQUIRE(run_process({forgemeter_bin(), "report", "--html", page, fixtures + "/resources-a.log", fixtures + "/resources-b.log"})
+              .exit_code == 0);
+
+  auto dump = chromium(dir.file("profile-1"));
+  dump.insert(dump.end(), {"--dump-dom", "file://" + page});
+  auto d = run_process(dump, {.timeout = std::chrono::seconds(120)});
+  REQUIRE(d.exit_code == 0);
+  // The hour ending 17:00Z: 2500 REST + 3800 GraphQL requests = 6300, more than core's 5000, yet core had 3050 left.
+  const std::size_t bar = d.out.find(R"(<g class="bar" data-hour="2026-09-30T17:00Z")");
+  REQUIRE(bar != std::string::npos);
+  const auto num = [&](const char* name) { return std::stod(attribute(d.out, bar, name)); };
+  CHECK(num("data-requests") == 6300);
+  CHECK(num("data-rest") == 2500);
+  CHECK(num("data-graphql") == 3800);
+  CHECK(num("data-core-limit") == 5000);
+  CHECK(num("data-rest-y") > num("data-limit-y"));  // the REST bar's top is drawn below the line (y grows down)
+  const std::size_t bar_end = d.out.find("</g>", bar);
+  const std::size_t gql = d.out.find(R"(<rect class="graphql")", bar);
+  REQUIRE(gql < bar_end);
+  CHECK(std::stod(attribute(d.out, gql, "y")) > num("data-limit-y"));  // GraphQL is drawn apart, below the line too
+  CHECK(d.out.find(R"(<g class="exhausted">)") != std::string::npos);  // the core hour
+  CHECK(d.out.find(R"(<g class="limited">)") != std::string::npos);    // the search hour
+
+  // The hatch is painted: purple pixels (its stroke #5b3f8c, blended by antialiasing with
+  // its #ece6f5 ground); no other colour of the page has red and blue both well above green.
+  auto shoot = chromium(dir.file("profile-2"));
+  shoot.insert(shoot.end(), {"--screenshot=" + shot, "--window-size=1000,800", "file://" + page});
+  auto s = run_process(shoot, {.timeout = std::chrono::seconds(120)});
+  INFO(s.err);
+  REQUIRE(s.exit_code == 0);
+  Image img = decode_png(read_file(shot));
+  std::size_t hatch = 0;
+  for (std::size_t i = 0; i + 2 < img.rgb.size(); i += 3)
+    hatch += img.rgb[i] >= img.rgb[i + 1] + 15 && img.rgb[i + 2] >= img.rgb[i + 1] + 40 && img.rgb[i + 2] > img.rgb[i];
+  MESSAGE("hatch-coloured pixels: " << hatch);
+  CHECK(hatch > 600);  // the legend's swatch alone has at most 144
 }

@@ -1,6 +1,9 @@
 // `forgemeter report` as a process, over a multi-file fixture with known sums:
 // plain text (replica-a.log), JSON records with escaped dashes and quotes
-// (replica-b.json), gzip (replica-c.log.gz), partial hours, skipped garbage.
+// (replica-b.json), gzip (replica-c.log.gz), partial hours, skipped garbage;
+// and over two replicas' budgets per resource (resources-a.log, resources-b.log):
+// search runs out in the hour ending 15:00Z, core in 16:00Z, 17:00Z is
+// mostly GraphQL.
 #include <doctest/doctest.h>
 
 #include <zlib.h>
@@ -27,6 +30,17 @@ std::size_t occurrences(const std::string& hay, const std::string& needle) {
 }
 
 std::size_t line_count(const std::string& s) { return occurrences(s, "\n"); }
+
+const std::vector<std::string> kResources = {fixture("resources-a.log"), fixture("resources-b.log")};
+
+// The line of `text` that holds `needle` ("" when none does).
+std::string line_with(const std::string& text, const std::string& needle) {
+  auto at = text.find(needle);
+  if (at == std::string::npos) return {};
+  auto begin = text.rfind('\n', at), end = text.find('\n', at);
+  begin = begin == std::string::npos ? 0 : begin + 1;
+  return text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
 
 }  // namespace
 
@@ -81,17 +95,19 @@ TEST_CASE("--budget flags the hours the fleet went over; --source-field names re
 }
 
 TEST_CASE("--threads: tiny pieces read by several threads give one thread's report, byte for byte") {
-  for (const char* format : {"csv", "json", "table"}) {
-    std::vector<std::string> args = kAll;
-    args.insert(args.begin(), {"--format", format, "--source-field", "pod"});
-    auto one_args = args, many_args = args;
-    one_args.insert(one_args.begin(), {"--threads", "1"});
-    many_args.insert(many_args.begin(), {"--threads", "3", "--chunk-bytes", "16"});
-    auto one = report(one_args), many = report(many_args);
-    CHECK(one.exit_code == 0);
-    CHECK(many.exit_code == 0);
-    CHECK(many.out == one.out);
-    CHECK(many.err == one.err);
+  for (const auto& files : {kAll, kResources}) {
+    for (const char* format : {"csv", "json", "table"}) {
+      std::vector<std::string> args = files;
+      args.insert(args.begin(), {"--format", format, "--source-field", "pod"});
+      auto one_args = args, many_args = args;
+      one_args.insert(one_args.begin(), {"--threads", "1"});
+      many_args.insert(many_args.begin(), {"--threads", "3", "--chunk-bytes", "16"});
+      auto one = report(one_args), many = report(many_args);
+      CHECK(one.exit_code == 0);
+      CHECK(many.exit_code == 0);
+      CHECK(many.out == one.out);
+      CHECK(many.err == one.err);
+    }
   }
 }
 
@@ -171,4 +187,96 @@ TEST_CASE("a multi-member gzip and a large input are read whole") {
   CHECK(r.out.find("\n2026-09-30T15:00Z,3000,1,false,") != std::string::npos);  // 2 x 500 lines x 3
   auto piped = report({"--format", "csv"}, {.stdin_data = text});
   CHECK(piped.out.find("\n2026-09-30T15:00Z,1500,1,false,") != std::string::npos);
+}
+
+TEST_CASE("resources, csv: search at 0 is limited, not exhausted; core at 0 is; per-minute columns after the lanes") {
+  std::vector<std::string> args = kResources;
+  args.insert(args.begin(), {"--format", "csv"});
+  auto r = report(args);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out ==
+        "hour_ending,requests,replicas,partial,lowest_remaining,lowest_at,limit,over_limit,exhausted_at,"
+        "lane:other,lane:merge-gate-sweeper,lowest:code_search,limited_at:code_search,lowest:search,limited_at:search\n"
+        "2026-09-30T15:00Z,1500,2,false,3900,2026-09-30T14:40:00Z,5000,false,,100,1400,3,,0,2026-09-30T14:02:11Z\n"
+        "2026-09-30T16:00Z,5100,2,false,0,2026-09-30T15:48:09Z,5000,true,2026-09-30T15:48:09Z,0,5100,,,27,\n"
+        "2026-09-30T17:00Z,6300,2,false,1000,2026-09-30T16:50:00Z,5000,false,,1900,4400,,,,\n");
+}
+
+TEST_CASE("resources, json: a budget object per resource; the hour exhausted only by an hourly budget") {
+  std::vector<std::string> args = kResources;
+  args.insert(args.begin(), {"--format", "json"});
+  auto r = report(args);
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(line_count(r.out) == 3);
+  const std::string search_hour = line_with(r.out, R"("hour_ending":"2026-09-30T15:00Z")");
+  const std::string core_hour = line_with(r.out, R"("hour_ending":"2026-09-30T16:00Z")");
+  const std::string graphql_hour = line_with(r.out, R"("hour_ending":"2026-09-30T17:00Z")");
+
+  CHECK(search_hour.find(R"("exhausted":false,"first_exhausted_at":null,"limited":true,"first_limited_at":"2026-09-30T14:02:11Z"})") != std::string::npos);
+  CHECK(search_hour.find(R"({"host":"api.github.com","api":"rest","installation":101,"requests":1500,"lowest_remaining":3900,)") != std::string::npos);
+  CHECK(search_hour.find(R"("limit":5000,"over_limit":false,"exhausted_at":null,"resource":"core","hourly":true,"limited_at":null})") != std::string::npos);
+  CHECK(search_hour.find(R"({"host":"api.github.com","api":"rest","installation":101,"requests":null,"lowest_remaining":0,"lowest_at":"2026-09-30T14:02:11Z",)") != std::string::npos);
+  CHECK(search_hour.find(R"("limit":30,"over_limit":false,"exhausted_at":null,"resource":"search","hourly":false,"limited_at":"2026-09-30T14:02:11Z"})") != std::string::npos);
+  CHECK(search_hour.find(R"("lowest_remaining":3,"lowest_at":"2026-09-30T14:31:30Z")") != std::string::npos);
+  CHECK(search_hour.find(R"("resource":"code_search","hourly":false,"limited_at":null})") != std::string::npos);
+
+  CHECK(core_hour.find(R"("exhausted":true,"first_exhausted_at":"2026-09-30T15:48:09Z","limited":false,"first_limited_at":null})") != std::string::npos);
+  CHECK(core_hour.find(R"("requests":5100,"lowest_remaining":0,"lowest_at":"2026-09-30T15:48:09Z")") != std::string::npos);
+  CHECK(core_hour.find(R"("limit":5000,"over_limit":true,"exhausted_at":"2026-09-30T15:48:09Z","resource":"core")") != std::string::npos);
+  CHECK(core_hour.find(R"("lowest_remaining":27,)") != std::string::npos);
+
+  // 3800 GraphQL requests are the graphql budget's, never "over"; core had 2500 of 5000.
+  CHECK(graphql_hour.find(R"({"host":"api.github.com","api":"graphql","installation":101,"requests":3800,"lowest_remaining":1000,)") != std::string::npos);
+  CHECK(graphql_hour.find(R"("over_limit":false,"exhausted_at":null,"resource":"graphql","hourly":true,"limited_at":null})") != std::string::npos);
+  CHECK(graphql_hour.find(R"("installation":101,"requests":2500,"lowest_remaining":3050,)") != std::string::npos);
+  CHECK(graphql_hour.find(R"("exhausted":false)") != std::string::npos);
+}
+
+TEST_CASE("resources, table: the notes name the limited resource; EXHAUSTED only for the core hour") {
+  auto r = report(kResources);
+  REQUIRE(r.exit_code == 0);
+  // The first line with an hour is its row in the hourly table.
+  const std::string search_row = line_with(r.out, "2026-09-30T15:00Z");
+  CHECK(search_row.find("3900 at 14:40:00Z") != std::string::npos);  // the hour's lowest is core's, not search's 0
+  CHECK(search_row.find("installation 101 search limited at 14:02:11Z (0 of 30)") != std::string::npos);
+  CHECK(search_row.find("EXHAUSTED") == std::string::npos);
+  const std::string core_row = line_with(r.out, "2026-09-30T16:00Z");
+  CHECK(core_row.find("EXHAUSTED: installation 101 over its 5000 by 100; installation 101 out at 15:48:09Z") != std::string::npos);
+  const std::string graphql_row = line_with(r.out, "2026-09-30T17:00Z");
+  CHECK(graphql_row.find("1000 at 16:50:00Z (graphql)") != std::string::npos);
+  CHECK(graphql_row.find("EXHAUSTED") == std::string::npos);
+  CHECK(occurrences(r.out, "EXHAUSTED") == 1);
+  CHECK(r.out.find("RESOURCE") != std::string::npos);
+  CHECK(line_with(r.out, "code_search").find("3 at 14:31:30Z") != std::string::npos);
+}
+
+TEST_CASE("resources, --budget: overrides core's limit only") {
+  std::vector<std::string> args = kResources;
+  args.insert(args.begin(), {"--format", "json", "--budget", "1000"});
+  auto r = report(args);
+  REQUIRE(r.exit_code == 0);
+  const std::string search_hour = line_with(r.out, R"("hour_ending":"2026-09-30T15:00Z")");
+  CHECK(search_hour.find(R"("limit":1000,"over_limit":true,"exhausted_at":null,"resource":"core")") != std::string::npos);
+  CHECK(search_hour.find(R"("limit":30,"over_limit":false,"exhausted_at":null,"resource":"search")") != std::string::npos);
+  CHECK(search_hour.find(R"("exhausted":true)") != std::string::npos);  // 1500 core requests over 1000
+  const std::string graphql_hour = line_with(r.out, R"("hour_ending":"2026-09-30T17:00Z")");
+  CHECK(graphql_hour.find(R"("limit":5000,"over_limit":false,"exhausted_at":null,"resource":"graphql")") != std::string::npos);
+}
+
+TEST_CASE("resources, --html: REST held against the core line, GraphQL beside it; a milder mark for a limited hour") {
+  TempDir dir;
+  std::vector<std::string> args = kResources;
+  args.insert(args.begin(), {"--html", dir.file("report.html")});
+  REQUIRE(report(args).exit_code == 0);
+  std::string page = read_file(dir.file("report.html"));
+  CHECK(occurrences(page, "<g class=\"bar\"") == 3);
+  CHECK(occurrences(page, "<g class=\"exhausted\"") == 1);  // the core hour only
+  CHECK(occurrences(page, "<g class=\"limited\"") == 1);    // the search hour
+  CHECK(page.find("installation 101 search limited at 14:02:11Z (0 of 30): a per-minute limit") != std::string::npos);
+  CHECK(occurrences(page, "<rect class=\"graphql\"") == 1);
+  CHECK(page.find(R"(data-hour="2026-09-30T17:00Z" data-requests="6300" data-rest="2500" data-graphql="3800")") != std::string::npos);
+  CHECK(page.find(R"(data-core-limit="5000")") != std::string::npos);
+  CHECK(page.find("GraphQL (own budget)") != std::string::npos);  // the legend entry
+  CHECK(page.find("<td>code_search</td>") != std::string::npos);  // the budgets table names resources
 }
