@@ -46,12 +46,12 @@ bool Replica::wait_until(UtcMillis t, const std::stop_token& stop) {
   return clock_.wait_until(clock_.steady_now() + left, stop);
 }
 
-void Replica::get(const std::string& path, bool sweep) {
+void Replica::get(const std::string& path, std::optional<std::string_view> lane) {
   Request r;
   r.url = forge_.url(testforge::kHosts[0], path);
   r.bearer = fmt::format("inst-{}", plan_.installation);
   r.installation = plan_.installation;
-  if (sweep) r.lane = Lane(kSweepLane);
+  if (lane) r.lane = Lane(*lane);
   transport_.perform(r);  // a 403 (budget spent) or a refusal is counted, not retried
 }
 
@@ -60,8 +60,8 @@ void Replica::pass(int n, const std::stop_token& stop) {
   const int runs = deep ? plan_.deep_runs : plan_.light_runs;
   for (int run = 0; run < runs && !stop.stop_requested(); ++run) {
     int pull = 1000 + run;
-    get(fmt::format("/repos/acme/app/pulls/{}", pull), true);
-    get(fmt::format("/repos/acme/app/commits/{:040x}/status", pull), true);
+    get(fmt::format("/repos/acme/app/pulls/{}", pull), kSweepLane);
+    get(fmt::format("/repos/acme/app/commits/{:040x}/status", pull), kSweepLane);
   }
 }
 
@@ -95,7 +95,23 @@ void Replica::sweep_elected(LeaseStore& store, std::stop_token stop, std::vector
 void Replica::background(UtcMillis from, UtcMillis until, std::stop_token stop) {
   for (UtcMillis t = from + offset_ + std::chrono::seconds(5); t < until; t += std::chrono::minutes(2)) {
     if (!wait_until(t, stop)) return;
-    get("/repos/acme/app", false);
+    get("/repos/acme/app", std::nullopt);
+  }
+}
+
+void Replica::searches(UtcMillis from, UtcMillis until, std::stop_token stop, UtcMillis burst_at, int burst) {
+  const std::string query = "/search/issues?q=repo:acme/app+is:pr+is:open+label:merge-queue";
+  bool burst_done = index_ != 0 || burst == 0;
+  for (UtcMillis t = from + offset_ + std::chrono::seconds(20); t < until;) {
+    const bool bursting = !burst_done && burst_at <= t;
+    if (!wait_until(bursting ? burst_at : t, stop)) return;
+    if (bursting) {
+      for (int i = 0; i < burst && !stop.stop_requested(); ++i) get(query, kSearchLane);
+      burst_done = true;
+      continue;
+    }
+    get(query, kSearchLane);
+    t += std::chrono::minutes(5);
   }
 }
 

@@ -6,7 +6,9 @@
 // hour (`light_runs` runs, 2 requests each); every 30th pass of a term (and
 // the first) is deep: the runs of the last 8 days (`deep_runs`, 2 requests
 // each). Besides it, each replica sends one untagged request (lane `other`)
-// every 2 simulated minutes.
+// every 2 simulated minutes and one search (lane `pr-search`, GitHub's
+// per-minute `search` bucket) every 5; in hour 2 one replica runs a burst of
+// searches that spends that bucket: limited for a minute, not the hour's budget.
 //
 // Hour 1 every replica sweeps; from hour 2 on the sweep's lane is elected
 // through the lease (forgemeter::elect), so one replica sweeps.
@@ -19,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -32,6 +35,8 @@
 namespace forgemeter::cli {
 
 inline constexpr std::string_view kSweepLane = "merge-gate-sweeper";
+// Searches (GitHub's `search` bucket, 30 a minute, apart from `core`).
+inline constexpr std::string_view kSearchLane = "pr-search";
 
 struct DemoPlan {
   int replicas = 10;
@@ -58,15 +63,17 @@ class Replica {
   void sweep_unelected(UtcMillis from, UtcMillis freeze);
   // Later hours: campaigns for the sweep's lane; sweeps each term until `stop`.
   void sweep_elected(LeaseStore& store, std::stop_token stop, std::vector<std::string>& events, std::mutex& events_mu);
-  // The untagged requests, every 2 minutes from `from` while before `until` and not stopped.
+  // The untagged requests, every 2 minutes from `from` while before `until` and not stopped;
+  // and a search every 5 minutes (replica 0 also runs `burst` searches at once at `burst_at`).
   void background(UtcMillis from, UtcMillis until, std::stop_token stop);
+  void searches(UtcMillis from, UtcMillis until, std::stop_token stop, UtcMillis burst_at, int burst);
 
   void flush() { meter_.flush(); }
   std::vector<std::string> lines() const;
 
  private:
   void pass(int n, const std::stop_token& stop);
-  void get(const std::string& path, bool sweep);
+  void get(const std::string& path, std::optional<std::string_view> lane);
   bool wait_until(UtcMillis t, const std::stop_token& stop);
 
   const int index_;

@@ -1,5 +1,6 @@
 // `forgemeter demo` as a process: exits 0, its fleet report agrees with the
-// forge's own counts exactly, and the elected hour costs about 1/R.
+// forge's own counts exactly, the elected hour costs about 1/R, and a burst of
+// searches is reported as limited, not as the hour's budget running out.
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -28,6 +29,15 @@ TEST_CASE("demo: report == forge, budget out in hour 1, sweep cost ratio about R
   CHECK(ratio < 12.0);
   CHECK(h1 >= 11'700);
   CHECK(h1 <= 19'400);
+  // Searches spend their own bucket: the burst in hour 2 runs it out without any false alarm.
+  CHECK(r.out.find("hour 1         pr-search") != std::string::npos);
+  CHECK(r.out.find("reported as limited, and the hour is not exhausted") != std::string::npos);
+  // The report's row of hour 2 (the first line that begins with its hour).
+  const auto row_at = r.out.find("\n2026-09-30T11:00Z");
+  REQUIRE(row_at != std::string::npos);
+  const std::string row = r.out.substr(row_at + 1, r.out.find('\n', row_at + 1) - row_at - 1);
+  CHECK(row.find("installation 101 search limited at 10:20:") != std::string::npos);
+  CHECK(row.find("EXHAUSTED") == std::string::npos);
   std::string page = read_file(dir.file("demo.html"));
   CHECK(page.find("<g class=\"bar\"") != std::string::npos);
 }
