@@ -77,7 +77,7 @@ struct CountLine {
 
 // The bucket an API's answers are charged to when they name none: `core` for
 // REST, `graphql` for GraphQL (GitHub's names).
-std::string_view default_resource(Api api) noexcept;
+constexpr std::string_view default_resource(Api api) noexcept { return api == Api::graphql ? "graphql" : "core"; }
 
 template <class Text>
 struct BasicBudgetEntry {

@@ -8,8 +8,6 @@
 
 namespace forgemeter {
 
-std::string_view default_resource(Api api) noexcept { return api == Api::graphql ? "graphql" : "core"; }
-
 std::string_view meter::trim_header(std::string_view v) noexcept {
   while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
   while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r' || v.back() == '\n')) v.remove_suffix(1);
@@ -118,10 +116,8 @@ std::optional<Reading> read_budget(const RateLimitHeaders& headers, UtcMillis se
   return r;
 }
 
-bool ResourceName::assign(std::string_view raw, Api api) noexcept {
-  size_ = 0;
+bool ResourceName::assign_named(std::string_view raw, Api api) noexcept {
   const std::string_view fallback = default_resource(api);
-  if (raw.empty() || raw == fallback) return true;  // what nearly every answer says, without a call
   raw = trim_header(raw);
   if (raw.empty() || (raw.size() == fallback.size() && strncasecmp(raw.data(), fallback.data(), raw.size()) == 0))
     return true;

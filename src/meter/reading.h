@@ -84,11 +84,15 @@ class ResourceName {
  public:
   static constexpr std::size_t kMax = 64;  // longer names give no reading
   // False when `raw` (trimmed) is longer than kMax.
-  bool assign(std::string_view raw, Api api) noexcept;
+  bool assign(std::string_view raw, Api api) noexcept {
+    size_ = 0;
+    return raw.empty() || raw == default_resource(api) || assign_named(raw, api);  // the usual two inline
+  }
   std::string_view view() const noexcept { return {text_.data(), size_}; }
 
  private:
-  std::array<char, kMax> text_{};
+  bool assign_named(std::string_view raw, Api api) noexcept;
+  std::array<char, kMax> text_;  // the first size_ bytes hold the name
   std::size_t size_ = 0;
 };
 
