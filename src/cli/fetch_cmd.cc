@@ -1,5 +1,8 @@
 // forgemeter fetch: curl-like metered requests through the library's Transport.
+#include <unistd.h>
+
 #include <atomic>
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <mutex>
@@ -11,6 +14,8 @@
 
 #include "cli/command.h"
 #include "cli/errors.h"
+#include "cli/signal_watch.h"
+#include "cli/terminal_text.h"
 #include "forgemeter/transport.h"
 
 namespace forgemeter::cli {
@@ -18,9 +23,8 @@ namespace forgemeter::cli {
 namespace {
 
 struct FetchArgs {
-  std::string method = "GET", data, lane, bearer_file, cacert, urls_file;
+  std::string method = "GET", data, lane, bearer_file, cacert, urls_file, installation;
   std::vector<std::string> headers, resolve, urls;
-  std::uint64_t installation = 0;
   int max_redirs = 10, retry = 0, parallel = 1;
 };
 
@@ -30,6 +34,24 @@ std::optional<Lane> lane_of(const std::string& name, const std::string& where) {
   auto lane = Lane::parse(name, &why);
   if (!lane) throw UsageError(fmt::format("{}: lane '{}': {}", where, name, why));
   return lane;
+}
+
+// An installation id: digits only, 0 (none) to 2^64-1. A sign, a fraction or
+// a value past the range is a usage error, never wrapped.
+std::uint64_t installation_of(std::string_view text, const std::string& where) {
+  std::uint64_t id = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (text.empty() || text[0] == '+' || ec != std::errc{} || end != text.data() + text.size())
+    throw UsageError(fmt::format("{}: '{}' is not an installation id (a whole number from 0, none, to "
+                                 "18446744073709551615)",
+                                 where, terminal_text(text)));
+  return id;
+}
+
+// A method or URL with a control byte is refused, shown escaped.
+void check_text(std::string_view what, std::string_view text, const std::string& where) {
+  if (has_control_bytes(text))
+    throw UsageError(fmt::format("{}: the {} '{}' has a control byte; not sent", where, what, terminal_text(text)));
 }
 
 std::string read_secret(const std::string& path) {
@@ -54,6 +76,8 @@ std::vector<Request> read_url_file(const std::string& path, const Request& base)
     if (!(words >> method) || method[0] == '#') continue;
     std::string where = fmt::format("{}:{}", path, n);
     if (!(words >> url)) throw UsageError(fmt::format("{}: want 'METHOD URL [lane=L] [installation=N]'", where));
+    check_text("method", method, where);
+    check_text("URL", url, where);
     Request r = base;
     r.method = method;
     r.url = url;
@@ -61,13 +85,9 @@ std::vector<Request> read_url_file(const std::string& path, const Request& base)
       if (extra.rfind("lane=", 0) == 0) {
         r.lane = lane_of(extra.substr(5), where);
       } else if (extra.rfind("installation=", 0) == 0) {
-        try {
-          r.installation = std::stoull(extra.substr(13));
-        } catch (const std::exception&) {
-          throw UsageError(fmt::format("{}: installation wants a number (got '{}')", where, extra.substr(13)));
-        }
+        r.installation = installation_of(std::string_view(extra).substr(13), where);
       } else {
-        throw UsageError(fmt::format("{}: unknown field '{}' (want lane=L or installation=N)", where, extra));
+        throw UsageError(fmt::format("{}: unknown field '{}' (want lane=L or installation=N)", where, terminal_text(extra)));
       }
     }
     out.push_back(std::move(r));
@@ -83,14 +103,15 @@ std::string describe(const Request& req, const Response& res, std::chrono::stead
   std::string line = fmt::format("{} {} {} {:.1f}ms hops={} [{}]", res.status == kNoAnswer ? std::string("---") : std::to_string(res.status),
                                  req.method, req.url, ms, res.hops.size(), hops);
   if (res.error) line += fmt::format(" error={}: {}", to_string(res.error.code), res.error.message);
-  return line;
+  return terminal_text(line);  // hosts and messages come from a forge's redirects
 }
 
 int run_fetch(const FetchArgs& a) {
   Request base;
+  check_text("method", a.method, "--request");
   base.method = a.method;
   base.body = a.data;
-  base.installation = a.installation;
+  if (!a.installation.empty()) base.installation = installation_of(a.installation, "--installation");
   base.lane = lane_of(a.lane, "--lane");
   for (const auto& h : a.headers) {
     auto colon = h.find(':');
@@ -102,6 +123,7 @@ int run_fetch(const FetchArgs& a) {
   if (!a.bearer_file.empty()) base.bearer = read_secret(a.bearer_file);
   std::vector<Request> requests;
   for (const auto& u : a.urls) {
+    check_text("URL", u, "URL");
     Request r = base;
     r.url = u;
     requests.push_back(std::move(r));
@@ -126,6 +148,15 @@ int run_fetch(const FetchArgs& a) {
   }
   std::atomic<std::size_t> next{0}, failed{0};
   std::mutex out_mu;
+  // SIGINT/SIGTERM: the lines finished so far and what the meter counted
+  // (its hour marked `until …, stopping`) are written, then 128 + the signal.
+  SignalWatch signals([&](int sig) {
+    std::lock_guard lock(out_mu);
+    std::fflush(stdout);
+    meter.flush();
+    std::fflush(stderr);
+    ::_exit(128 + sig);
+  });
   auto worker = [&] {
     for (std::size_t i = next++; i < requests.size(); i = next++) {
       auto t0 = std::chrono::steady_clock::now();
@@ -155,7 +186,8 @@ void add_fetch(CLI::App& root, Action& action) {
       "fetch",
       "Send metered requests through forgemeter's Transport (curl-like). One line per request on stdout: final\n"
       "status, method, URL, time, hops with their hosts. At exit the meter's hourly lines go to stderr.\n"
-      "Exit 0 when every exchange completed (any HTTP status), 1 when one failed, 2 usage.");
+      "Exit 0 when every exchange completed (any HTTP status), 1 when one failed, 2 usage, 130/143 on\n"
+      "SIGINT/SIGTERM (after writing the lines finished so far and the meter's lines).");
   cmd->add_option("URL", a->urls, "URLs to request");
   cmd->add_option("-X,--request", a->method, "method (default GET)");
   cmd->add_option("-H,--header", a->headers, "extra header 'Name: value' (repeatable)")->allow_extra_args(false);

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include <thread>
+
+#include <signal.h>
 
 #include "forgemeter/lines.h"
 #include "process.h"
@@ -81,4 +84,53 @@ TEST_CASE("fetch errors: a refused connection is exit 1 with the error; a bad la
   CHECK(lane.err.find("lane 'Bad Lane'") != std::string::npos);
   auto none = run_process({forgemeter_bin(), "fetch"});
   CHECK(none.exit_code == 2);
+}
+
+TEST_CASE("fetch: ids are whole numbers in range, never wrapped; a method or URL with a control byte is refused, escaped") {
+  for (const std::string bad : {"-1", "18446744073709551616", "1.5", "+3", "x"}) {
+    CAPTURE(bad);
+    auto r = run_process({forgemeter_bin(), "fetch", "--installation", bad, "http://127.0.0.1:1/"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("is not an installation id") != std::string::npos);
+  }
+  TempDir dir;
+  write_file(dir.file("urls"), "GET http://127.0.0.1:1/ installation=-1\n");
+  auto in_file = run_process({forgemeter_bin(), "fetch", "--urls", dir.file("urls")});
+  CHECK(in_file.exit_code == 2);
+  CHECK(in_file.err.find(":1: '-1' is not an installation id") != std::string::npos);
+
+  auto method = run_process({forgemeter_bin(), "fetch", "-X", "GE\x1b[31mT", "http://127.0.0.1:1/"});
+  CHECK(method.exit_code == 2);
+  CHECK(method.err.find("GE\\x1b[31mT") != std::string::npos);
+  auto url = run_process({forgemeter_bin(), "fetch", "http://127.0.0.1:1/\x07\r"});
+  CHECK(url.exit_code == 2);
+  CHECK(url.err.find("\\x07\\x0d") != std::string::npos);
+  for (const auto& r : {method, url})
+    for (char c : r.err + r.out) CHECK((static_cast<unsigned char>(c) >= 0x20 || c == '\n'));
+}
+
+TEST_CASE("fetch: SIGINT or SIGTERM writes the lines finished so far and the meter's, then exits 128 + the signal") {
+  for (const int sig : {SIGINT, SIGTERM}) {
+    CAPTURE(sig);
+    testforge::Forge forge;
+    TempDir dir;
+    const std::string key = "fetch-" + std::to_string(sig);
+    auto args = fetch_args(forge);
+    args.insert(args.end(), {"--parallel", "2", forge.url("api.forge.test", "/repos/o/r"),
+                             forge.url("api.forge.test", "/hold/" + key)});
+    const auto child = spawn_process(args, dir.file("out"), dir.file("err"));
+    REQUIRE(forge.await_held(key, 1, std::chrono::seconds(20)));
+    // The first request's line is out before the signal (it finished while the second is held).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (read_file(dir.file("out")).find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ::kill(child.pid, sig);
+    CHECK(wait_exit(child.pid, std::chrono::seconds(20)) == 128 + sig);
+    const std::string out = read_file(dir.file("out")), err = read_file(dir.file("err"));
+    CHECK(out.find("200 GET " + forge.url("api.forge.test", "/repos/o/r")) == 0);
+    CHECK(std::count(out.begin(), out.end(), '\n') == 1);
+    std::uint64_t lines = 0;
+    CHECK(meter_counts(err, lines) == forge.truth().by_host());  // both requests were sent, and counted
+    CHECK(err.find("stopping)") != std::string::npos);
+  }
 }
