@@ -49,7 +49,7 @@ void read_piece(const Piece& piece, const LogReader::PlainFile& file, const Chun
   const std::uint64_t from = piece.begin == 0 ? 0 : piece.begin - 1;
   BlockScan scan{.skip_partial_first = piece.begin != 0};
   if (!piece.last) scan.stop = piece.end - from;
-  PreadSource bytes(name, file.fd, from);
+  PreadSource bytes(name, file.fd, from, file.size);
   const std::uint64_t read = scan_blocks(bytes, o.marker, scan, buffer, [&](std::string_view line, std::uint64_t offset) {
     switch (taker.take(line, source, name)) {
       case LineTaker::Took::none: return;

@@ -26,7 +26,7 @@ class FileReader final : public LogReader {
   FileReader& operator=(const FileReader&) = delete;
 
   Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line) override {
-    PreadSource source(name(), fd_, 0);
+    PreadSource source(name(), fd_, 0, size_);
     std::vector<char> buffer;
     Result result;
     result.bytes = scan_blocks(source, marker, BlockScan{}, buffer, [&](std::string_view line, std::uint64_t offset) {
@@ -55,6 +55,10 @@ class FileReader final : public LogReader {
 std::size_t PreadSource::read(char* dst, std::size_t n) {
   for (;;) {
     ssize_t r = ::pread(fd_, dst, n, static_cast<off_t>(at_));
+    if (r == 0 && at_ < size_)
+      throw Failure(fmt::format("'{}' shrank while it was read: it ends at byte {}, but held {} bytes when opened "
+                                "(truncated by logrotate's copytruncate?); report a rotated copy instead",
+                                name_, at_, size_));
     if (r >= 0) {
       at_ += static_cast<std::uint64_t>(r);
       return static_cast<std::size_t>(r);
@@ -66,7 +70,7 @@ std::size_t PreadSource::read(char* dst, std::size_t n) {
 std::uint64_t LineCounter::lines_before(std::uint64_t offset) {
   if (offset > at_) {
     buf_.resize(kBlock);
-    PreadSource source(name_, fd_, at_);
+    PreadSource source(name_, fd_, at_, 0);  // a shrink is the scan's to report
     while (at_ < offset) {
       std::size_t got = source.read(buf_.data(), static_cast<std::size_t>(std::min<std::uint64_t>(buf_.size(), offset - at_)));
       if (got == 0) break;  // the file shrank under us: count what there is

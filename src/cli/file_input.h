@@ -16,16 +16,20 @@
 
 namespace forgemeter::cli {
 
-// The file's bytes from `offset` to its end (as it is when read).
+// The file's bytes from `offset` to its end (as it is when read). A file
+// that ends before the `size` it had when opened shrank under the reader (a
+// log truncated by logrotate's copytruncate): read() throws Failure naming the
+// byte, rather than let the report sum part of it. size 0: no such check.
 class PreadSource final : public ByteSource {
  public:
-  PreadSource(const std::string& name, int fd, std::uint64_t offset) : name_(name), fd_(fd), at_(offset) {}
+  PreadSource(const std::string& name, int fd, std::uint64_t offset, std::uint64_t size)
+      : name_(name), fd_(fd), at_(offset), size_(size) {}
   std::size_t read(char* dst, std::size_t n) override;
 
  private:
   const std::string& name_;
   int fd_;
-  std::uint64_t at_;
+  std::uint64_t at_, size_;
 };
 
 // The number of '\n' bytes before an offset, counted by reading the file again:

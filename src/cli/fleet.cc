@@ -117,10 +117,18 @@ void Fleet::add(std::uint32_t source, const MeterLine& line) {
   add(source, v);
 }
 
+// `to += n`, noting the hour whose sum would pass 2^64-1 (an impossible log).
+void Fleet::add_sum(const Hour& h, std::uint64_t& to, std::uint64_t n) {
+  if (__builtin_add_overflow(to, n, &to)) [[unlikely]]
+    if (!overflowed_ || h.ending < *overflowed_) overflowed_ = h.ending;
+}
+
 void Fleet::add_count(Hour& h, const LineView& line) {
   for (const CountEntryView& e : line.counts) {
     const std::uint64_t ha = host_api(e.host, e.api);
-    h.requests += e.count;
+    // Lanes, hosts and installations split the hour's requests: none passes
+    // 2^64-1 unless the hour's total does.
+    add_sum(h, h.requests, e.count);
     h.lanes[std::uint64_t{lanes_.id(e.lane)} * 2 + static_cast<unsigned>(e.api)] += e.count;
     h.hosts[ha] += e.count;
     h.installations[e.installation] += e.count;
@@ -159,7 +167,7 @@ void Fleet::add_budget(Hour& h, std::uint32_t source, const LineView& line) {
 void Fleet::add_answers(Hour& h, const LineView& line) {
   for (const AnswersEntryView& e : line.answers) {
     AnswerCounts& c = h.answers[host_api(e.host, e.api)];
-    for (std::size_t i = 0; i < kAnswerClasses; ++i) c[i] += e.counts[i];
+    for (std::size_t i = 0; i < kAnswerClasses; ++i) add_sum(h, c[i], e.counts[i]);
   }
 }
 
@@ -182,7 +190,7 @@ void Fleet::absorb(const Fleet& later) {
   };
   for (const Hour& from : later.hours_) {
     Hour& h = hour(from.ending);
-    h.requests += from.requests;
+    add_sum(h, h.requests, from.requests);
     h.lines += from.lines;
     for (auto s : from.sources) insert_sorted(h.sources, source[s]);
     for (auto s : from.partial_sources) insert_sorted(h.partial_sources, source[s]);
@@ -191,7 +199,7 @@ void Fleet::absorb(const Fleet& later) {
     for (const auto& [id, n] : from.installations.items()) h.installations[id] += n;
     for (const auto& [id, c] : from.answers.items()) {
       AnswerCounts& to = h.answers[host(id)];
-      for (std::size_t i = 0; i < kAnswerClasses; ++i) to[i] += c[i];
+      for (std::size_t i = 0; i < kAnswerClasses; ++i) add_sum(h, to[i], c[i]);
     }
     for (const auto& [id, fb] : from.budgets.items()) h.budgets[budget(id)].merge(fb, source[fb.lowest_source]);
     for (const auto& [id, fb] : from.resources.items()) {
@@ -200,6 +208,7 @@ void Fleet::absorb(const Fleet& later) {
     }
   }
   lines_ += later.lines_;
+  if (later.overflowed_ && (!overflowed_ || *later.overflowed_ < *overflowed_)) overflowed_ = later.overflowed_;
 }
 
 BudgetView Fleet::view_of(const Budget& from, BudgetKind kind) const {

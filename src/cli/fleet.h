@@ -109,6 +109,8 @@ class Fleet {
   // Every hour that has a line, ascending, with the budget options applied.
   std::vector<FleetHour> hours() const;
   std::uint64_t lines() const { return lines_; }
+  // The earliest hour whose sums passed 2^64-1 (they are then wrong), if any.
+  std::optional<Instant> overflowed() const { return overflowed_; }
 
  private:
   // One budget's sums. A line's reading is merged as a one-reading Budget, so
@@ -142,6 +144,7 @@ class Fleet {
   FleetHour hour_of(const Hour& h) const;
   BudgetView view_of(const Budget& b, BudgetKind kind) const;
   BudgetKey key_of(std::uint64_t budget_key, std::string resource) const;
+  void add_sum(const Hour& h, std::uint64_t& to, std::uint64_t n);
   void add_count(Hour& h, const LineView& line);
   void add_budget(Hour& h, std::uint32_t source, const LineView& line);
   void add_answers(Hour& h, const LineView& line);
@@ -183,6 +186,7 @@ class Fleet {
   Interner sources_, lanes_, hosts_, resources_;
   PairIds installs_, resource_pairs_;
   std::uint64_t lines_ = 0;
+  std::optional<Instant> overflowed_;
 };
 
 // A reading's time of day placed in the hour it was reported for (the nearest

@@ -54,11 +54,23 @@ class LogReader {
   };
   virtual std::optional<PlainFile> plain_file() const { return std::nullopt; }
 
+  // A regular file's device and inode as opened (not stdin, not a pipe): the
+  // same file named twice, or a file replaced while read, is told by them.
+  struct FileId {
+    std::uint64_t device = 0, inode = 0;
+    friend bool operator==(const FileId&, const FileId&) = default;
+  };
+  const std::optional<FileId>& file_id() const { return id_; }
+  // Throws Failure when the path no longer names the file that was opened
+  // (renamed over or deleted while it was read); `bytes`: how far it was read.
+  void check_still_named(std::uint64_t bytes) const;
+
  protected:
   explicit LogReader(std::string name) : name_(std::move(name)) {}
 
  private:
   std::string name_;
+  std::optional<FileId> id_;
 };
 
 }  // namespace forgemeter::cli

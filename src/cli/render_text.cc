@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/render.h"
+#include "cli/terminal_text.h"
 #include "cli/timefmt.h"
 
 namespace forgemeter::cli {
@@ -21,7 +22,12 @@ namespace {
 using Row = std::vector<std::string>;
 
 // Columns right-aligned except the first and the last, two spaces apart.
-void print_rows(std::string& out, const std::vector<Row>& rows) {
+// Cells hold text from the logs (source names: file paths, --source-field
+// values): each is made safe for a terminal here, the table's one way out.
+void print_rows(std::string& out, std::vector<Row> rows) {
+  for (Row& r : rows)
+    for (std::string& cell : r)
+      if (has_control_bytes(cell)) cell = terminal_text(cell);
   std::vector<std::size_t> width;
   for (const Row& r : rows)
     for (std::size_t i = 0; i < r.size(); ++i) {
@@ -64,7 +70,7 @@ std::string render_table(const ReportData& r) {
     row.push_back((h.exhausted() ? "EXHAUSTED: " : "") + join(budget_notes(h), "; "));
     rows.push_back(std::move(row));
   }
-  print_rows(out, rows);
+  print_rows(out, std::move(rows));
 
   out += "\nby host and api\n";
   std::vector<Row> hosts{{"HOUR ENDING", "HOST", "API", "REQUESTS", "ANSWERS"}};
@@ -77,7 +83,7 @@ std::string render_table(const ReportData& r) {
             answers += fmt::format("{}{}={}", answers.empty() ? "" : " ", to_string(AnswerClass(c)), it->second[c]);
       hosts.push_back({hour_text(h.hour_ending), key.host, std::string(to_string(key.api)), fmt::to_string(n), answers});
     }
-  print_rows(out, hosts);
+  print_rows(out, std::move(hosts));
 
   out += "\nby installation\n";
   // One row per budget: requests only where they are credited (the API's default resource).
@@ -88,7 +94,7 @@ std::string render_table(const ReportData& r) {
                       std::string(key.resource_name()), key.credited() ? fmt::to_string(b.requests) : "-",
                       b.lowest ? fmt::format("{} at {}", *b.lowest, clock_text(b.lowest_at)) : "-",
                       b.lowest ? b.lowest_source : "-", b.limit ? fmt::to_string(*b.limit) : "-"});
-  if (inst.size() > 1) print_rows(out, inst);
+  if (inst.size() > 1) print_rows(out, std::move(inst));
   else out += "(no installation-labelled requests)\n";
   return out;
 }
@@ -97,9 +103,10 @@ std::string render_skipped(const ScanStats& s) {
   std::string out;
   if (s.skipped > 0) {
     out += fmt::format("skipped {} malformed meter line{}; first reasons:\n", s.skipped, s.skipped == 1 ? "" : "s");
-    for (const auto& reason : s.reasons) out += "  " + reason + "\n";
+    for (const auto& reason : s.reasons) out += "  " + terminal_text(reason) + "\n";
   }
-  for (const auto& p : s.problems) out += "input problem: " + p + "\n";
+  for (const auto& p : s.problems) out += "input problem: " + terminal_text(p) + "\n";
+  for (const auto& w : s.warnings) out += "warning: " + terminal_text(w) + "\n";
   return out;
 }
 

@@ -105,12 +105,23 @@ void Scanner::take(std::string_view line, std::uint32_t default_source, const st
 
 void Scanner::scan_inputs(const std::vector<std::string>& paths) {
   const unsigned threads = options_.threads != 0 ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::pair<LogReader::FileId, std::string>> opened;
   for (const std::string& path : paths) {
     auto reader = LogReader::open(path);
+    if (const auto& id = reader->file_id()) {
+      auto same = std::find_if(opened.begin(), opened.end(), [&](const auto& o) { return o.first == *id; });
+      if (same != opened.end()) {
+        stats_.warnings.push_back(fmt::format("'{}' is the same file as '{}': read once", path, same->second));
+        continue;
+      }
+      opened.emplace_back(*id, path);
+    }
     std::uint32_t source = options_.source_field.empty() ? fleet_.source(reader->name()) : 0;
     if (const auto file = reader->plain_file(); threads > 1 && file) {
+      const std::uint64_t before = stats_.bytes;
       scan_in_chunks(*file, reader->name(),
                      ChunkOptions{kMarker, options_.source_field, threads, options_.chunk_bytes}, fleet_, stats_);
+      reader->check_still_named(stats_.bytes - before);
       continue;
     }
     std::string_view current;
@@ -121,6 +132,7 @@ void Scanner::scan_inputs(const std::vector<std::string>& paths) {
     });
     stats_.bytes += result.bytes;
     if (!result.problem.empty()) stats_.problems.push_back(result.problem);
+    reader->check_still_named(result.bytes);
   }
 }
 

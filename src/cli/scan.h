@@ -20,6 +20,7 @@ struct ScanStats {
   std::uint64_t skipped = 0;  // meter lines that did not parse
   std::vector<std::string> reasons;   // the first kFirstReasons: "file:line: reason"
   std::vector<std::string> problems;  // inputs that lost data (corrupt/truncated gzip)
+  std::vector<std::string> warnings;  // nothing lost (e.g. a file named twice, read once)
 };
 
 struct ScanOptions {

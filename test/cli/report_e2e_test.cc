@@ -280,3 +280,33 @@ TEST_CASE("resources, --html: REST held against the core line, GraphQL beside it
   CHECK(page.find("GraphQL (own budget)") != std::string::npos);  // the legend entry
   CHECK(page.find("<td>code_search</td>") != std::string::npos);  // the budgets table names resources
 }
+
+TEST_CASE("hostile input: an hour's sums past 2^64-1 are an error naming it; a file named twice is read once") {
+  const std::string max = "18446744073709551615";
+  const std::string log = "forge HTTP: " + max + " requests in the hour ending 2026-09-30T16:00Z \u2014 h rest l=" + max +
+                          "\nforge HTTP: 1 requests in the hour ending 2026-09-30T16:00Z \u2014 h rest l=1\n";
+  auto wrapped = report({"--format", "csv"}, {.stdin_data = log});
+  CHECK(wrapped.exit_code == 1);
+  CHECK(wrapped.err.find("the sums of the hour ending 2026-09-30T16:00Z pass 2^64-1") != std::string::npos);
+  CHECK(wrapped.out.empty());
+
+  auto twice = report({"--format", "csv", fixture("replica-a.log"), fixture("replica-a.log")});
+  auto once = report({"--format", "csv", fixture("replica-a.log")});
+  CHECK(twice.exit_code == 0);
+  CHECK(twice.out == once.out);
+  CHECK(twice.err.find("warning: '" + fixture("replica-a.log") + "' is the same file as") != std::string::npos);
+}
+
+TEST_CASE("hostile input: source names reach a terminal escaped; JSON and CSV keep them exact") {
+  const std::string log =
+      R"({"pod":"web\u001b[2J\u0007-1","msg":"forge HTTP: 3 requests in the hour ending 2026-09-30T15:00Z \u2014 h rest installation 7 l=3"})"
+      "\n"
+      R"({"pod":"web\u001b[2J\u0007-1","msg":"forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 h rest installation 7: 9 at 14:10:00Z"})"
+      "\n";
+  auto table = report({"--source-field", "pod"}, {.stdin_data = log});
+  CHECK(table.exit_code == 0);
+  CHECK(table.out.find("web\\x1b[2J\\x07-1") != std::string::npos);
+  for (char c : table.out) CHECK((static_cast<unsigned char>(c) >= 0x20 || c == '\n'));
+  auto json = report({"--source-field", "pod", "--format", "json"}, {.stdin_data = log});
+  CHECK(json.out.find(R"("sources":["web\u001b[2J\u0007-1"])") != std::string::npos);
+}
