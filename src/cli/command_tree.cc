@@ -184,10 +184,17 @@ void CommandTree::signal(int sig) {
   sig_ = sig;
   told_.clear();
   if (!group_gone_ && ::kill(-pid_, sig) != 0 && errno == ESRCH) group_gone_ = true;
-  for (pid_t c : children_outside_group()) {
-    ::kill(c, sig);  // a child not yet reaped: its pid cannot have been reused
-    told_.push_back(c);
-  }
+  for (pid_t c : children_outside_group()) tell(c);
+}
+
+// A child of ours outside G left it (setsid, setpgid) and was orphaned; when
+// it leads a group of its own, its descendants are likely in that group: the
+// whole group gets the signal. Not yet reaped, its pid (and so that group's
+// id) cannot have been reused.
+void CommandTree::tell(pid_t child) {
+  if (::getpgid(child) == child) ::kill(-child, sig_);
+  else ::kill(child, sig_);
+  told_.push_back(child);
 }
 
 bool CommandTree::empty() {
@@ -204,11 +211,8 @@ void CommandTree::wake() {
 void CommandTree::wait_for(std::chrono::milliseconds timeout) {
   reap();
   if (sig_ != 0) {
-    for (pid_t c : children_outside_group()) {
-      if (std::find(told_.begin(), told_.end(), c) != told_.end()) continue;
-      ::kill(c, sig_);
-      told_.push_back(c);
-    }
+    for (pid_t c : children_outside_group())
+      if (std::find(told_.begin(), told_.end(), c) == told_.end()) tell(c);
   }
   // A failed pidfd (-1), or CMD's once it was reaped, is ignored: the timeout polls.
   struct pollfd fds[2] = {{status_ ? -1 : pidfd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};

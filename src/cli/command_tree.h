@@ -10,7 +10,7 @@
 //    started, however deep and whatever its group, stays its descendant; it
 //    reaps them (no zombie under an init that never reaps keeps G alive), and
 //    a child of its own outside G is a process that left G: it is signalled
-//    one by one.
+//    one by one (with its own group when it leads one).
 //  * a sentinel (sentinel.h) SIGKILLs G when forgemeter dies, however.
 // What escapes (README.md, lease run): after forgemeter is SIGKILLed, a
 // descendant that had left G (setsid, setpgid) survives; while forgemeter
@@ -67,6 +67,7 @@ class CommandTree {
  private:
   void reap();
   std::vector<pid_t> children_outside_group();
+  void tell(pid_t child);
   void stop_sentinel();
 
   pid_t pid_ = -1;
