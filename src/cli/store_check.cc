@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "cli/secrets.h"
+#include "forgemeter/postgres_store.h"
 
 namespace forgemeter::cli {
 
@@ -41,6 +42,56 @@ std::pair<bool, std::string> classify(const char* message) {
     text += (text.empty() ? "" : "; ") + line;
   }
   return {any && all, text};
+}
+
+using Until = std::chrono::steady_clock::time_point;
+
+// Waits until `conn`'s socket is ready for `events` or `until` passes (false).
+bool ready(PGconn* conn, short events, Until until) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+  if (left.count() <= 0) return false;
+  pollfd p{PQsocket(conn), events, 0};
+  return ::poll(&p, 1, static_cast<int>(left.count())) > 0 || errno == EINTR;
+}
+
+// Connected. The store creates its two tables (the default names: the CLI
+// sets none) on first use and then reads and writes them; a role that may
+// not (PostgreSQL 15 grants no CREATE on schema public; tables another role
+// created) can never campaign. Empty when it can, or when the answer did not
+// come in time.
+std::string tables_unusable(PGconn* conn, Until until) {
+  const std::string live = forgemeter::PostgresStoreOptions{}.table, terms = live + "_terms";
+  const std::string live_q = "\"" + live + "\"", terms_q = "\"" + terms + "\"";
+  const char* params[] = {live_q.c_str(), terms_q.c_str()};
+  const char* sql =
+      "SELECT CASE WHEN to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL THEN"
+      "  CASE WHEN has_table_privilege($1, 'SELECT') AND has_table_privilege($1, 'INSERT')"
+      "        AND has_table_privilege($1, 'UPDATE') AND has_table_privilege($2, 'SELECT')"
+      "        AND has_table_privilege($2, 'INSERT') AND has_table_privilege($2, 'UPDATE') THEN 'ok' ELSE 'use' END"
+      " WHEN coalesce(has_schema_privilege(current_schema(), 'CREATE'), false) THEN 'ok' ELSE 'create' END,"
+      " coalesce(current_schema(), '(no schema on the search_path)'), current_user";
+  if (PQsetnonblocking(conn, 1) != 0 || PQsendQueryParams(conn, sql, 2, nullptr, params, nullptr, nullptr, 0) == 0)
+    return {};
+  while (PQflush(conn) == 1)
+    if (!ready(conn, POLLOUT, until)) return {};
+  while (PQisBusy(conn) != 0) {
+    if (!ready(conn, POLLIN, until) || PQconsumeInput(conn) == 0) return {};
+  }
+  std::string why;
+  while (PGresult* r = PQgetResult(conn)) {
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) {
+      const std::string verdict = PQgetvalue(r, 0, 0), schema = PQgetvalue(r, 0, 1), role = PQgetvalue(r, 0, 2);
+      if (verdict == "create")
+        why = "42501: role \"" + role + "\" may not create the lease tables " + live + " and " + terms +
+              " in schema \"" + schema + "\", and they do not exist: GRANT CREATE ON SCHEMA " + schema + " TO " +
+              role + ", or create them as another role";
+      else if (verdict == "use")
+        why = "42501: role \"" + role + "\" may not read and write the lease tables " + live + " and " + terms +
+              ": GRANT SELECT, INSERT, UPDATE ON " + live + ", " + terms + " TO " + role;
+    }
+    PQclear(r);
+  }
+  return why;
 }
 
 }  // namespace
@@ -75,7 +126,7 @@ std::string store_misconfiguration(const std::string& store, std::chrono::millis
     if (::poll(&p, 1, static_cast<int>(left.count())) < 0 && errno != EINTR) return {};
     st = PQconnectPoll(conn.get());
   }
-  if (st == PGRES_POLLING_OK) return {};
+  if (st == PGRES_POLLING_OK) return scrub(tables_unusable(conn.get(), until));
   auto [permanent, text] = classify(PQerrorMessage(conn.get()));
   return permanent ? scrub(text) : std::string();
 }

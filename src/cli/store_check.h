@@ -9,7 +9,9 @@
 //   * the server refused us: 28P01 (password authentication failed), 28000
 //     (role does not exist, no pg_hba.conf entry), 3D000 (database does
 //     not exist), 42501 (no CONNECT privilege);
-//   * the server wants a password and none was given (`no password supplied`).
+//   * the server wants a password and none was given (`no password supplied`);
+//   * connected, the role finds neither the store's tables nor the right to
+//     create them in its schema (PostgreSQL 15 grants no CREATE on public).
 // Anything else — connection refused, a timeout, the server starting up or
 // shutting down (57P03), too many connections, a name that does not resolve
 // — may pass: the campaign keeps retrying it. So does a store that connects.

@@ -19,8 +19,9 @@ void check_store_kind(const std::string& uri) {
     if (scheme != "postgres" && scheme != "postgresql")
       throw UsageError(scrub(fmt::format("the store '{}://…' is not a store: use memory: or a PostgreSQL conninfo/URI", scheme)));
   } else if (uri.find('=') == std::string::npos) {
-    throw UsageError(scrub(fmt::format(
-        "the store '{}' is neither memory: nor a PostgreSQL conninfo (\"host=… dbname=…\") or postgresql:// URI", uri)));
+    // Not echoed: a text that is no conninfo may be a password pasted in the wrong place.
+    throw UsageError("the store given is neither memory: nor a PostgreSQL conninfo (\"host=… dbname=…\") or "
+                     "postgresql:// URI");
   }
 }
 
