@@ -121,6 +121,7 @@ TEST_CASE("a worker that leaves CMD's process group (setsid) and is orphaned is 
   // W0 forks W1 and exits; W1 calls setsid() (a new session and group) and
   // forks W2; bash exits 0 at once. forgemeter, the subreaper, inherits W1.
   Candidate& a = fleet.start("a", "\"$0\" \"$1\" exit setsid,linger=300 linger=300; true");
+  REQUIRE(fleet.await_workers(a, 1, kElect, false));  // a holds the lease before b campaigns
   Candidate& b = fleet.start("b", kChain);
   CHECK(fleet.wait(a, kElect) == 0);
   auto tree = a.beats();
