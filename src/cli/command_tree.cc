@@ -90,7 +90,6 @@ CommandTree::CommandTree(const std::vector<std::string>& argv, const Env& extra_
   // unguarded. EOF (forgemeter or the sentinel died first) means: do not run.
   int barrier[2];
   if (::pipe2(barrier, O_CLOEXEC) != 0) throw Failure(fmt::format("cannot start '{}': {}", argv[0], std::strerror(errno)));
-  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   pid_ = ::fork();
   if (pid_ < 0) {
     int e = errno;
@@ -127,6 +126,7 @@ CommandTree::CommandTree(const std::vector<std::string>& argv, const Env& extra_
     throw Failure(fmt::format("cannot start the sentinel for '{}': {}", argv[0], std::strerror(sentinel_errno)));
   }
   pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 
 CommandTree::~CommandTree() {
