@@ -29,14 +29,16 @@ bool permanent_line(std::string_view line) {
   return line.find("no password supplied") != std::string_view::npos;
 }
 
-// libpq's message without its LOCATION lines and hints, one line; permanent
+// libpq's message without its LOCATION, DETAIL and HINT lines, one line; permanent
 // when every failure line in it is (several hosts: each must refuse us).
 std::pair<bool, std::string> classify(const char* message) {
   std::istringstream in(message != nullptr ? message : "");
   std::string line, text;
   bool any = false, all = true;
   while (std::getline(in, line)) {
-    if (line.empty() || line.rfind("LOCATION:", 0) == 0 || line[0] == '\t' || line[0] == ' ') continue;
+    bool detail = false;
+    for (std::string_view d : {"LOCATION:", "DETAIL:", "HINT:", "CONTEXT:"}) detail = detail || line.rfind(d, 0) == 0;
+    if (line.empty() || detail || line[0] == '\t' || line[0] == ' ') continue;
     any = true;
     all = all && permanent_line(line);
     text += (text.empty() ? "" : "; ") + line;
