@@ -11,11 +11,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "cli/child.h"
 #include "cli/command.h"
+#include "cli/command_tree.h"
 #include "cli/duration.h"
 #include "cli/errors.h"
 #include "cli/lease_status.h"
+#include "cli/lease_term.h"
+#include "cli/store_arg.h"
+#include "cli/store_check.h"
 #include "cli/store_uri.h"
 #include "forgemeter/campaign.h"
 
@@ -24,25 +27,14 @@ namespace forgemeter::cli {
 namespace {
 
 struct RunArgs {
-  std::string store, name, owner, ttl = "90s", retry, grace;
+  StoreOptions store;
+  std::string name, owner, ttl = "90s", retry, grace;
   std::vector<std::string> cmd;
 };
 
-void say(const std::string& line) { std::fputs(("forgemeter: " + line + "\n").c_str(), stderr); }
-
-// What the signal thread and the term's work share.
-struct Supervision {
-  std::mutex mu;
-  Child* child = nullptr;  // while CMD runs
-  int signal = 0;          // the first SIGINT/SIGTERM received
-  std::stop_source campaign;
-  bool ran = false;
-  int status = 0;
-  bool ended_by_term = false;  // we stopped CMD because the term ended
-};
-
 // Blocks SIGINT/SIGTERM in every thread (call before any thread starts) and
-// takes them on one thread of its own.
+// takes them on one thread of its own: to the tree's supervisor while CMD
+// runs, else a stop of the campaign.
 class SignalThread {
  public:
   explicit SignalThread(Supervision& s) : s_(s) {
@@ -65,9 +57,9 @@ class SignalThread {
       if (sig <= 0) continue;
       std::lock_guard lock(s_.mu);
       if (s_.signal == 0) s_.signal = sig;
-      if (s_.child != nullptr) {
-        s_.child->signal(sig);  // forward; CMD decides, and its exit ends the term's work
-        s_.child->wake();
+      if (s_.tree != nullptr) {
+        s_.to_forward = sig;  // the term's thread sends it to the whole tree
+        s_.tree->wake();
       } else {
         s_.campaign.request_stop();
       }
@@ -79,49 +71,8 @@ class SignalThread {
   std::thread thread_;
 };
 
-void serve_term(Term& term, Supervision& s, const RunArgs& a, const CampaignSpec& spec, Duration grace) {
-  std::unique_ptr<Child> child;
-  {
-    std::lock_guard lock(s.mu);
-    if (s.signal != 0) return;
-    child = std::make_unique<Child>(a.cmd, std::vector<std::pair<std::string, std::string>>{
-                                               {"FORGEMETER_LEASE_NAME", spec.name},
-                                               {"FORGEMETER_LEASE_OWNER", spec.owner},
-                                               {"FORGEMETER_LEASE_TERM", std::to_string(term.number())}});
-    s.child = child.get();
-    s.ran = true;
-  }
-  say(fmt::format("lease \"{}\": term {}: started {} (pid {})", spec.name, term.number(), a.cmd[0], child->pid()));
-  std::stop_callback on_end(term.stop_token(), [&] { child->wake(); });
-  const Clock& clock = system_clock();
-  bool terminating = false, killed = false;
-  SteadyTime kill_at{};
-  std::optional<int> status;
-  while (!status) {
-    SteadyTime now = clock.steady_now();
-    if (!terminating && (term.stop_token().stop_requested() || !term.valid() || now >= term.deadline() - grace)) {
-      terminating = true;
-      kill_at = now + grace;
-      child->signal(SIGTERM);
-      say(fmt::format("lease \"{}\": term {} is ending: SIGTERM to {}, SIGKILL in {} if it is still running",
-                      spec.name, term.number(), a.cmd[0], format_duration(grace)));
-    } else if (terminating && !killed && now >= kill_at) {
-      killed = true;
-      child->signal(SIGKILL);
-      say(fmt::format("lease \"{}\": term {}: {} outlived the grace: SIGKILL", spec.name, term.number(), a.cmd[0]));
-    }
-    SteadyTime next = terminating ? (killed ? now + std::chrono::milliseconds(100) : kill_at) : term.deadline() - grace;
-    auto wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(next - now), std::chrono::milliseconds(1),
-                           std::chrono::milliseconds(100));
-    status = child->wait_for(wait);
-  }
-  std::lock_guard lock(s.mu);
-  s.child = nullptr;
-  s.status = *status;
-  s.ended_by_term = terminating;
-}
-
 int run_lease(const RunArgs& a) {
+  const std::string store_text = resolve_store(a.store);
   CampaignSpec spec;
   spec.name = a.name;
   spec.owner = a.owner.empty() ? make_owner_id() : a.owner;
@@ -135,13 +86,21 @@ int run_lease(const RunArgs& a) {
   if (std::string why = campaign_spec_error(spec); !why.empty()) throw UsageError(why);
   if (!find_program(a.cmd.at(0)))
     throw Failure(fmt::format("cannot run '{}': not found or not executable; check the command and PATH", a.cmd[0]));
-  auto store = open_store(a.store);
+  check_store_kind(store_text);
+  const auto check_bound = std::min<Duration>(std::chrono::seconds(10), spec.ttl / 3);
+  if (std::string why = store_misconfiguration(store_text, std::chrono::duration_cast<std::chrono::milliseconds>(check_bound));
+      !why.empty())
+    throw Failure(fmt::format("the lease store refuses this configuration, retrying cannot help: {}; fix the store "
+                              "(user, password, database, options: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
+                              why));
+  auto store = open_store(store_text);
   spec.on_loss = OnLoss::stop;
   spec.on_event = [](const LeaseEvent& e) { say(e.text); };
 
   Supervision s;
   SignalThread signals(s);
-  RunEnd end = run(*store, spec, s.campaign.get_token(), [&](Term& term) { serve_term(term, s, a, spec, grace); });
+  const TermPlan plan{a.cmd, spec.name, spec.owner, grace};
+  RunEnd end = run(*store, spec, s.campaign.get_token(), [&](Term& term) { serve_term(term, s, plan); });
   std::lock_guard lock(s.mu);
   if (!s.ran) {
     if (s.signal != 0) return 128 + s.signal;
@@ -167,10 +126,13 @@ void add_lease(CLI::App& root, Action& action) {
       "run",
       "Campaign for the lease NAME and run CMD only while this process holds it (fail-closed).\n"
       "CMD gets FORGEMETER_LEASE_NAME, FORGEMETER_LEASE_OWNER and FORGEMETER_LEASE_TERM (the fencing token).\n"
-      "When the term ends CMD gets SIGTERM, then SIGKILL after --grace, before the store could hand the lease\n"
-      "on. SIGINT/SIGTERM are forwarded to CMD. Exit: CMD's status when it exits by itself (or after a\n"
-      "forwarded signal); 1 when the term ended under it or nothing could run; 2 usage.");
-  run->add_option("--store", a->store, "memory: (this process only) or a PostgreSQL conninfo / postgresql:// URI")->required();
+      "CMD and every process it starts are one tree: when the term ends the tree gets SIGTERM, then SIGKILL\n"
+      "after --grace, before the store could hand the lease on; SIGINT/SIGTERM are forwarded to the tree; when\n"
+      "CMD exits, what is left of its tree is stopped the same way; the lease is released once none of it is\n"
+      "left. If forgemeter dies, the tree's process group is SIGKILLed. Exit: CMD's status when it exits by\n"
+      "itself (or after a forwarded signal); 1 when the term ended under it, the store refuses the\n"
+      "configuration, or nothing could run; 2 usage.");
+  add_store_options(*run, a->store);
   run->add_option("--name", a->name, "the lease's name, e.g. merge-gate-sweeper")->required();
   run->add_option("--ttl", a->ttl, "lease time to live (default 90s)");
   run->add_option("--retry", a->retry, "campaign interval (default TTL/3)");

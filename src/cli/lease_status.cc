@@ -8,6 +8,9 @@
 #include "cli/duration.h"
 #include "cli/errors.h"
 #include "cli/render.h"
+#include "cli/secrets.h"
+#include "cli/store_arg.h"
+#include "cli/store_check.h"
 #include "cli/store_uri.h"
 #include "cli/timefmt.h"
 
@@ -16,7 +19,8 @@ namespace forgemeter::cli {
 namespace {
 
 struct StatusArgs {
-  std::string store, name;
+  StoreOptions store;
+  std::string name;
   bool json = false;
 };
 
@@ -27,11 +31,17 @@ std::string iso_ms(UtcMillis t) {
 }
 
 int run_status(const StatusArgs& a) {
-  auto store = open_store(a.store);
+  const std::string store_text = resolve_store(a.store);
+  check_store_kind(store_text);
+  if (std::string why = store_misconfiguration(store_text, std::chrono::seconds(10)); !why.empty())
+    throw Failure(fmt::format("the lease store refuses this configuration: {}; fix the store (user, password, database, "
+                              "options: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
+                              why));
+  auto store = open_store(store_text);
   const Clock& clock = system_clock();
   LeaseResult r = store->inspect(a.name, Deadline::after(clock, std::chrono::seconds(10)));
   if (r.status == LeaseStatus::invalid) throw UsageError(r.error);
-  if (!r.answered()) throw Failure(fmt::format("the lease store did not answer: {}; check --store and the server", r.error));
+  if (!r.answered()) throw Failure(scrub(fmt::format("the lease store did not answer: {}; check the store and the server", r.error)));
   const bool held = r.status == LeaseStatus::granted;
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(r.expiry - clock.now()).count();
   std::string out;
@@ -50,7 +60,7 @@ int run_status(const StatusArgs& a) {
     out = fmt::format("lease \"{}\": held by {}, expired at {} ({} ago; anyone may take it), term {}", a.name, r.holder,
                       iso_ms(r.expiry), format_duration(std::chrono::milliseconds(-left)), r.term);
   }
-  std::puts(out.c_str());
+  std::puts(scrub(out).c_str());
   return kExitOk;
 }
 
@@ -59,7 +69,7 @@ int run_status(const StatusArgs& a) {
 void add_lease_status(CLI::App& lease, Action& action) {
   auto a = std::make_shared<StatusArgs>();
   CLI::App* cmd = lease.add_subcommand("status", "Print a lease's holder, expiry and term (or that it is free). Exit 1 when the store does not answer.");
-  cmd->add_option("--store", a->store, "memory: or a PostgreSQL conninfo / postgresql:// URI")->required();
+  add_store_options(*cmd, a->store);
   cmd->add_option("NAME", a->name, "the lease's name")->required();
   cmd->add_flag("--json", a->json, "one JSON object: name, held, holder, expiry, expires_in_ms, expired, term");
   cmd->callback([a, &action] { action = [a] { return run_status(*a); }; });

@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/errors.h"
+#include "cli/secrets.h"
 
 namespace {
 
@@ -38,12 +39,15 @@ int main(int argc, char** argv) {
   add_fetch(app, action);
   add_demo(app, action);
 
+  // A password on the command line (in --store, or a stray word of one) is
+  // never echoed, not even by a parse error.
+  for (int i = 1; i < argc; ++i) remember_secrets(argv[i]);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << fmt::format("forgemeter: {}; see '{}'\n", e.what(), help_hint(app));
+    std::cerr << scrub(fmt::format("forgemeter: {}; see '{}'\n", e.what(), help_hint(app)));
     return kExitUsage;
   }
   if (!action) {
@@ -53,10 +57,10 @@ int main(int argc, char** argv) {
   try {
     return action();
   } catch (const UsageError& e) {
-    std::cerr << fmt::format("forgemeter: {}; see '{}'\n", e.what(), help_hint(app));
+    std::cerr << scrub(fmt::format("forgemeter: {}; see '{}'\n", e.what(), help_hint(app)));
     return kExitUsage;
   } catch (const std::exception& e) {
-    std::cerr << fmt::format("forgemeter: {}\n", e.what());
+    std::cerr << scrub(fmt::format("forgemeter: {}\n", e.what()));
     return kExitFailure;
   }
 }

@@ -1,0 +1,160 @@
+// `lease run`: CMD's whole process tree is the command. Real forgemeter
+// processes on real PostgreSQL; each CMD is `bash -c` around a chain of
+// heartbeating workers (tree_worker.cc: a grandchild that forks a worker,
+// slow to exit after SIGTERM). Every worker stamps CLOCK_MONOTONIC into a file
+// of its own; a tree's last stamp must come before the next term's first,
+// and no worker may outlive its forgemeter.
+//
+// Margins are stated where they are checked; the machine may be loaded (2
+// shared cores), so "within a few ms" is checked against 250 ms and the
+// measured value printed.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include "support/pg_env.h"
+#include "support/pg_instance.h"
+#include "tree_fleet.h"
+
+using namespace forgemeter::test;
+using namespace std::chrono;
+
+namespace {
+
+double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
+std::int64_t ns(milliseconds d) { return duration_cast<nanoseconds>(d).count(); }
+
+// The next term's tree starts after every stamp of the last one.
+void check_no_overlap(const std::map<pid_t, Beats>& before, const std::map<pid_t, Beats>& after) {
+  const std::int64_t gap = earliest_beat(after) - latest_beat(before);
+  MESSAGE("the next term's first heartbeat came " << ms(gap) << " ms after the last one of the tree before it");
+  CHECK(gap > 0);
+}
+
+const milliseconds kElect = kTreeTtl + seconds(10);  // TTL + retry + process start-up on a loaded machine
+
+}  // namespace
+
+TEST_CASE("SIGKILL of forgemeter: its whole tree (shell, grandchild, worker) is gone within ms, before the next term") {
+  auto pg = fmtest::suite_pg();
+  if (!pg) return;
+  TreeFleet fleet(*pg);
+  Candidate& a = fleet.start("a", kChain);
+  REQUIRE(fleet.await_workers(a, 3, kElect));
+  Candidate& b = fleet.start("b", kChain);
+
+  const std::int64_t killed = mono_ns();
+  kill(a.proc.pid, SIGKILL);
+  auto tree = a.beats();
+  REQUIRE(tree.size() == 3);
+  REQUIRE(poll_ms([&] { return alive_count(tree) == 0; }, seconds(5)));
+  const std::int64_t gone = mono_ns();
+  MESSAGE("every worker of the SIGKILLed forgemeter's tree was gone " << ms(gone - killed) << " ms after the SIGKILL");
+  CHECK(ms(gone - killed) < 250);  // "a few ms"; the next candidate could take the lease only after TTL − T/6
+  CHECK(fleet.wait(a, seconds(5)) == 128 + SIGKILL);
+  tree = a.beats();
+  CHECK(latest_beat(tree) < gone);
+
+  REQUIRE(fleet.await_workers(b, 3, kElect));
+  check_no_overlap(tree, b.beats());
+}
+
+TEST_CASE("SIGTERM to forgemeter: the tree gets SIGTERM, SIGKILL after the grace; the lease goes only once none of it is left") {
+  auto pg = fmtest::suite_pg();
+  if (!pg) return;
+  TreeFleet fleet(*pg);
+  Candidate& a = fleet.start("a", kChain);
+  REQUIRE(fleet.await_workers(a, 3, kElect));
+  Candidate& b = fleet.start("b", kChain);
+
+  const std::int64_t termed = mono_ns();
+  kill(a.proc.pid, SIGTERM);
+  CHECK(fleet.wait(a, seconds(10)) == 128 + SIGTERM);  // bash's own status: it died of the forwarded SIGTERM
+  auto tree = a.beats();
+  CHECK(alive_count(tree) == 0);  // nothing survives its forgemeter
+  std::int64_t lingered = 0;
+  for (const auto& [pid, beats] : tree) {
+    CHECK_MESSAGE(beats.term.has_value(), "worker " << pid << " got no SIGTERM");
+    if (beats.term) lingered = std::max(lingered, beats.last - *beats.term);
+  }
+  // W2 works on through the grace after SIGTERM, then SIGKILL ends it: its
+  // last stamp lies within [grace − 100 ms, grace + 250 ms] of the SIGTERM.
+  MESSAGE("the slow worker stamped for " << ms(lingered) << " ms after its SIGTERM (grace 500 ms)");
+  CHECK(lingered >= ns(kTreeGrace - milliseconds(100)));
+  CHECK(latest_beat(tree) - termed <= ns(kTreeGrace + milliseconds(250)));
+
+  REQUIRE(fleet.await_workers(b, 3, kElect));
+  check_no_overlap(tree, b.beats());
+}
+
+TEST_CASE("CMD exits while the workers it started run: they are stopped before the lease is released") {
+  auto pg = fmtest::suite_pg();
+  if (!pg) return;
+  TreeFleet fleet(*pg);
+  // W0 lingers 200 ms; W1 forks W2 and exits at once (W2 becomes an orphan);
+  // bash exits 3 once the test creates "go".
+  Candidate& a = fleet.start(
+      "a", "\"$0\" \"$1\" linger=200 exit linger=2000 & while [ ! -e \"$1/go\" ]; do sleep 0.01; done; exit 3");
+  REQUIRE(fleet.await_workers(a, 3, kElect, false));
+  REQUIRE(fleet.await_workers(a, 2, seconds(5)));
+  Candidate& b = fleet.start("b", kChain);
+
+  const std::int64_t go = mono_ns();
+  write_file(a.dir + "/go", "");
+  CHECK(fleet.wait(a, seconds(10)) == 3);  // CMD's status, once the rest of its tree is gone
+  auto tree = a.beats();
+  CHECK(alive_count(tree) == 0);
+  std::size_t termed = 0;
+  for (const auto& [pid, beats] : tree) termed += beats.term.has_value();
+  CHECK(termed == 2);  // W0 and the orphan W2 (W1 had exited)
+  CHECK(latest_beat(tree) - go <= ns(kTreeGrace + milliseconds(500)));  // bash's exit is seen within its 10 ms poll
+
+  REQUIRE(fleet.await_workers(b, 3, kElect));
+  check_no_overlap(tree, b.beats());
+}
+
+TEST_CASE("a worker that leaves CMD's process group (setsid) and is orphaned is still stopped while forgemeter runs") {
+  auto pg = fmtest::suite_pg();
+  if (!pg) return;
+  TreeFleet fleet(*pg);
+  // W0 forks W1 and exits; W1 calls setsid() (a new session and group) and
+  // forks W2; bash exits 0 at once. forgemeter, the subreaper, inherits W1.
+  Candidate& a = fleet.start("a", "\"$0\" \"$1\" exit setsid,linger=300 linger=300; true");
+  REQUIRE(fleet.await_workers(a, 1, kElect, false));  // a holds the lease before b campaigns
+  Candidate& b = fleet.start("b", kChain);
+  CHECK(fleet.wait(a, kElect) == 0);
+  auto tree = a.beats();
+  REQUIRE(tree.size() == 3);
+  CHECK(alive_count(tree) == 0);
+  std::size_t termed = 0;
+  for (const auto& [pid, beats] : tree) termed += beats.term.has_value();
+  CHECK(termed == 2);  // W1 and W2 got SIGTERM (W0 had exited)
+
+  REQUIRE(fleet.await_workers(b, 3, kElect));
+  check_no_overlap(tree, b.beats());
+}
+
+TEST_CASE("the store stops: the holder's tree is gone by the step-down deadline, the next term starts once the store is back") {
+  if (fmtest::pg_skip_requested()) return;
+  fmtest::PrivatePg server;
+  TreeFleet fleet(server.conninfo());
+  Candidate& a = fleet.start("a", kChain);
+  REQUIRE(fleet.await_workers(a, 3, kElect));
+  Candidate& b = fleet.start("b", kChain);
+
+  server.stop();  // sessions terminated; no renewal can be granted from here on
+  const std::int64_t stopped = mono_ns();
+  CHECK(fleet.wait(a, seconds(15)) == 1);  // the term ended under CMD
+  auto tree = a.beats();
+  CHECK(alive_count(tree) == 0);
+  // The last granted renewal was sent at S < `stopped`: the tree got SIGTERM
+  // at S + 2.5 s − 500 ms and SIGKILL at D = S + 2.5 s; 100 ms margin for the kill.
+  MESSAGE("the tree's last heartbeat came " << ms(latest_beat(tree) - stopped) << " ms after the store stopped (D ≤ 2500 ms)");
+  CHECK(latest_beat(tree) - stopped <= ns(kTreeStepDown + milliseconds(100)));
+  for (const auto& [pid, beats] : tree) CHECK_MESSAGE(beats.term.has_value(), "worker " << pid << " got no SIGTERM");
+
+  server.start();
+  REQUIRE(fleet.await_workers(b, 3, kElect));
+  check_no_overlap(tree, b.beats());
+}
