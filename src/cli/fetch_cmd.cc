@@ -165,6 +165,7 @@ int run_fetch(const FetchArgs& a) {
       if (!res.ok()) ++failed;
       std::lock_guard lock(out_mu);
       std::puts(line.c_str());
+      std::fflush(stdout);  // a line per finished request, as it finishes (also into a file or pipe)
     }
   };
   {

@@ -17,6 +17,7 @@
 #include "cli/errors.h"
 #include "cli/lease_status.h"
 #include "cli/lease_term.h"
+#include "cli/signal_watch.h"
 #include "cli/store_arg.h"
 #include "cli/store_check.h"
 #include "cli/store_uri.h"
@@ -32,44 +33,18 @@ struct RunArgs {
   std::vector<std::string> cmd;
 };
 
-// Blocks SIGINT/SIGTERM in every thread (call before any thread starts) and
-// takes them on one thread of its own: to the tree's supervisor while CMD
-// runs, else a stop of the campaign.
-class SignalThread {
- public:
-  explicit SignalThread(Supervision& s) : s_(s) {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-    thread_ = std::thread([this] { loop(); });
+// SIGINT/SIGTERM (taken on a thread of their own: construct before any
+// thread starts) go to the tree's supervisor while CMD runs, else stop the campaign.
+void on_signal(Supervision& s, int sig) {
+  std::lock_guard lock(s.mu);
+  if (s.signal == 0) s.signal = sig;
+  if (s.tree != nullptr) {
+    s.to_forward = sig;  // the term's thread sends it to the whole tree
+    s.tree->wake();
+  } else {
+    s.campaign.request_stop();
   }
-  ~SignalThread() {
-    done_ = true;
-    thread_.join();
-  }
-
- private:
-  void loop() {
-    timespec tick{0, 100'000'000};
-    while (!done_) {
-      int sig = sigtimedwait(&set_, nullptr, &tick);
-      if (sig <= 0) continue;
-      std::lock_guard lock(s_.mu);
-      if (s_.signal == 0) s_.signal = sig;
-      if (s_.tree != nullptr) {
-        s_.to_forward = sig;  // the term's thread sends it to the whole tree
-        s_.tree->wake();
-      } else {
-        s_.campaign.request_stop();
-      }
-    }
-  }
-  Supervision& s_;
-  sigset_t set_;
-  std::atomic<bool> done_{false};
-  std::thread thread_;
-};
+}
 
 int run_lease(const RunArgs& a) {
   const std::string store_text = resolve_store(a.store);
@@ -98,7 +73,7 @@ int run_lease(const RunArgs& a) {
   spec.on_event = [](const LeaseEvent& e) { say(e.text); };
 
   Supervision s;
-  SignalThread signals(s);
+  SignalWatch signals([&s](int sig) { on_signal(s, sig); });
   const TermPlan plan{a.cmd, spec.name, spec.owner, grace};
   RunEnd end = run(*store, spec, s.campaign.get_token(), [&](Term& term) { serve_term(term, s, plan); });
   std::lock_guard lock(s.mu);

@@ -12,6 +12,7 @@
 #include "cli/store_arg.h"
 #include "cli/store_check.h"
 #include "cli/store_uri.h"
+#include "cli/terminal_text.h"
 #include "cli/timefmt.h"
 
 namespace forgemeter::cli {
@@ -60,7 +61,7 @@ int run_status(const StatusArgs& a) {
     out = fmt::format("lease \"{}\": held by {}, expired at {} ({} ago; anyone may take it), term {}", a.name, r.holder,
                       iso_ms(r.expiry), format_duration(std::chrono::milliseconds(-left)), r.term);
   }
-  std::puts(scrub(out).c_str());
+  std::puts(terminal_text(scrub(out)).c_str());  // names and holders are anyone's text
   return kExitOk;
 }
 

@@ -12,10 +12,13 @@
 #include "cli/command_tree.h"
 #include "cli/duration.h"
 #include "cli/secrets.h"
+#include "cli/terminal_text.h"
 
 namespace forgemeter::cli {
 
-void say(const std::string& line) { std::fputs(scrub("forgemeter: " + line + "\n").c_str(), stderr); }
+// A line on stderr: no password (scrub), no control byte (lease names, owners
+// and store messages are anyone's text).
+void say(const std::string& line) { std::fputs((terminal_text(scrub("forgemeter: " + line)) + "\n").c_str(), stderr); }
 
 namespace {
 

@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/errors.h"
 #include "cli/secrets.h"
+#include "cli/terminal_text.h"
 
 namespace {
 
@@ -40,14 +41,16 @@ int main(int argc, char** argv) {
   add_demo(app, action);
 
   // A password on the command line (in --store, or a stray word of one) is
-  // never echoed, not even by a parse error.
+  // never echoed, not even by a parse error; an error quoting input (a lease
+  // name, a path) reaches the terminal without its control bytes.
+  const auto complain = [](const std::string& line) { std::cerr << terminal_text(scrub(line)) << '\n'; };
   for (int i = 1; i < argc; ++i) remember_secrets(argv[i]);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << scrub(fmt::format("forgemeter: {}; see '{}'\n", e.what(), help_hint(app)));
+    complain(fmt::format("forgemeter: {}; see '{}'", e.what(), help_hint(app)));
     return kExitUsage;
   }
   if (!action) {
@@ -57,10 +60,10 @@ int main(int argc, char** argv) {
   try {
     return action();
   } catch (const UsageError& e) {
-    std::cerr << scrub(fmt::format("forgemeter: {}; see '{}'\n", e.what(), help_hint(app)));
+    complain(fmt::format("forgemeter: {}; see '{}'", e.what(), help_hint(app)));
     return kExitUsage;
   } catch (const std::exception& e) {
-    std::cerr << scrub(fmt::format("forgemeter: {}\n", e.what()));
+    complain(fmt::format("forgemeter: {}", e.what()));
     return kExitFailure;
   }
 }

@@ -124,6 +124,7 @@ TEST_CASE("fetch: SIGINT or SIGTERM writes the lines finished so far and the met
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (read_file(dir.file("out")).find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    REQUIRE(read_file(dir.file("out")).find('\n') != std::string::npos);  // written as it finished
     ::kill(child.pid, sig);
     CHECK(wait_exit(child.pid, std::chrono::seconds(20)) == 128 + sig);
     const std::string out = read_file(dir.file("out")), err = read_file(dir.file("err"));

@@ -198,3 +198,18 @@ TEST_CASE("three processes on PostgreSQL: one CMD at a time, SIGKILL hands over,
   auto done = stamps(log);
   CHECK(count_kind(done, "stop") == 2);
 }
+
+TEST_CASE("lease names and owners reach the terminal escaped; --json keeps them exact") {
+  const std::string name = "gate\x1b[2J\x07";
+  auto status = run_process({forgemeter_bin(), "lease", "status", "--store", "memory:", name});
+  CHECK(status.exit_code == 0);
+  CHECK(status.out == "lease \"gate\\x1b[2J\\x07\": free (never taken)\n");
+  auto json = run_process({forgemeter_bin(), "lease", "status", "--store", "memory:", "--json", name});
+  CHECK(json.out.find(R"("name":"gate\u001b[2J\u0007")") != std::string::npos);
+  auto run = run_process({forgemeter_bin(), "lease", "run", "--store", "memory:", "--name", name, "--owner", "o\x1b]0;x\x07",
+                          "--", "true"});
+  CHECK(run.exit_code == 0);
+  CHECK(run.err.find("gate\\x1b[2J\\x07") != std::string::npos);
+  for (const auto& r : {status, json, run})
+    for (char c : r.out + r.err) CHECK((static_cast<unsigned char>(c) >= 0x20 || c == '\n'));
+}
