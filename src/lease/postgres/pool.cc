@@ -42,7 +42,8 @@ Pool::Handle Pool::checkout(const CallBound& bound, std::string& error) {
       std::unique_lock lock(mu_);
       for (;;) {
         if (bound.passed()) {
-          error = "no answer: deadline passed waiting for a connection";
+          error = bound.stopped() ? "stopped waiting for a connection"
+                                  : "no answer: deadline passed waiting for a connection";
           return {};
         }
         if (!idle_.empty()) {
