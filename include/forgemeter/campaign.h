@@ -8,36 +8,26 @@
 //     while (!term.stop_token().stop_requested()) { sweep_once(term.number()); ... }
 //   });
 //
-// Timing, TTL `T` (whole milliseconds, as the stores keep it), serving window
-// `W` (CampaignSpec::serve_for; default T − ⌈T/6⌉). Why: docs/lease-timing.md.
-//   * campaign: an acquire every `retry` (default T/3) from the previous
-//     attempt's start, each bounded by T/3. held: work runs on its own thread
-//     with the term's stop token; a renewal every T/3 from the previous
-//     sending, bounded by T/3 and the step-down deadline.
-//   * the term ends (held cleared and work's stop token fired, then the event)
-//     when a renewal is refused, or at the step-down deadline
-//     D = S + W − (1 ms − 1 ns), S = the monotonic instant the last granted
-//     call was SENT: at least T − W ≥ T/6 before the expiry the store recorded
-//     from that call's whole-millisecond stamp, whatever its sub-millisecond
-//     offset. An unanswered renewal alone does not end the term.
-//   * a stop ends the store call in flight at once (Deadline::stop), then work
-//     is stopped and joined and the lease released, that release bounded by
-//     min(T/3, max(100 ms, 4 × the slowest answer this run got)): run()
-//     returns about one store round trip after the stop (plus work's return).
-//   * when work returns or throws, the lease is released on a call bounded by
-//     T/3 (a rollout hands over within one retry); an exception propagates
-//     after it. Also released after a step-down and after an attempt that
-//     got no answer (it may have taken the lease); never after a refusal.
-//   * store_unreachable once per outage (opened by an unanswered call a stop
-//     did not cut short), store_reachable once when an acquire or renewal is
-//     answered again; a release answering in between ends no outage.
-//   * sticky: a healthy holder keeps its term; each term calls `work` afresh.
+// Timing, TTL T (whole ms, as stores keep it), serving window W (serve_for;
+// default T − ⌈T/6⌉); the arithmetic is in docs/lease-timing.md:
+//   * an acquire every `retry` (default T/3) from the last attempt's start; a
+//     renewal every T/3 from the last sending; each call bounded by T/3.
+//   * a term ends (held cleared, work's stop token fired, then the event) when
+//     a renewal is refused, or at D = S + W − kStampSlack, S = the monotonic
+//     instant the last granted call was SENT: at least T − W ≥ T/6 before the
+//     expiry the store recorded, whatever the stamp's sub-ms offset.
+//   * a stop ends the store call in flight at once (Deadline::stop); work is
+//     stopped and joined, the lease released on a call bounded by
+//     min(T/3, max(100 ms, 4 × the slowest answer)) (docs/lease-stop.md).
+//   * released also when work returns or throws (bounded by T/3), after a
+//     step-down, after an attempt with no answer; never after a refusal.
+//   * store_unreachable once per outage (a call cut by the stop opens none),
+//     store_reachable once an acquire or renewal is answered again.
 // For load, not exclusion (lease.h): fence writes with Term::number().
 // Threads: run() blocks the caller; Term is readable from any thread; events
-// go out in order on run()'s own event thread, drained before run() returns.
-// run() borrows store and spec.clock. Throws std::invalid_argument for an
-// unusable spec (campaign_spec_error()) or empty `work`; rethrows what work
-// threw (after the release); store failures are events, never exceptions.
+// go out in order on run()'s event thread, drained before run() returns.
+// Errors: std::invalid_argument for an unusable spec or empty `work`; what
+// work threw, after the release; store failures are events, never thrown.
 #pragma once
 
 #include <cstdint>
@@ -146,7 +136,9 @@ enum class RunEnd : std::uint8_t {
 std::string_view to_string(RunEnd e) noexcept;  // "stopped", "work_returned", "term_ended"
 
 // Campaigns for spec.name on `store` until `stop`, serving each term won with
-// `work`. The store is a reference: "no store" is not expressible.
+// `work` (afresh for each term; a healthy holder keeps its term). The store is
+// a reference: "no store" is not expressible. Borrows `store` and spec.clock:
+// both must outlive the call.
 RunEnd run(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop, std::function<void(Term&)> work);
 
 // Host name + "-" + 12 random hex digits, e.g. `web-7-3f9a2c01b2d4`; the host
