@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <future>
+#include <stop_token>
 #include <string>
+#include <thread>
 
 #include "forgemeter/postgres_store.h"
 #include "lease/postgres/canceller.h"
@@ -193,6 +195,18 @@ TEST_CASE("postgres fault: every pooled connection stuck; a call waiting for one
   CHECK(r.error.find("waiting for a connection") != std::string::npos);
   CHECK(took >= 200ms);
   CHECK(took < 450ms);
+  // A stop ends that wait at once (within 50 ms, a loaded machine), not at the deadline.
+  std::stop_source stop;
+  auto waiting = std::async(std::launch::async, [&] {
+    return one.inspect("gate", Deadline::after(forgemeter::system_clock(), 10s, stop.get_token()));
+  });
+  std::this_thread::sleep_for(100ms);  // let it wait for the connection (a duration, not a sync)
+  const auto stop_at = std::chrono::steady_clock::now();
+  stop.request_stop();
+  auto stopped = waiting.get();
+  CHECK(std::chrono::steady_clock::now() - stop_at < 50ms);
+  CHECK(stopped.status == LeaseStatus::no_answer);
+  CHECK(stopped.error.find("stopped waiting for a connection") != std::string::npos);
   REQUIRE(locker.exec("COMMIT"));
   CHECK(stuck.get().status == LeaseStatus::granted);
   CHECK(one.inspect("gate", within(5s)).holder == "a");
