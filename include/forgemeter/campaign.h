@@ -8,51 +8,26 @@
 //     while (!term.stop_token().stop_requested()) { sweep_once(term.number()); ... }
 //   });
 //
-// Timing contract, TTL `T` (truncated to whole milliseconds, as the stores
-// keep it; every duration below is computed from that):
-//   * campaign: an acquire every `retry` (default T/3), measured from the
-//     start of the previous attempt (a slow store's attempts go back to back);
-//     each attempt bounded by T/3 — never by retry, so a retry shorter than
-//     the store's answer time still elects.
-//   * held: `work` runs on its own thread with the term's stop token; a
-//     renewal is sent every T/3 after the previous one was sent, each bounded
-//     by T/3 (and by the step-down deadline). The term ends — `held` is
-//     cleared and work's stop token fires, then the event is reported — when
-//       - a renewal is refused (at once: the store said another owner holds it), or
-//       - the step-down deadline passes: S + T − T/6, where S is the monotonic
-//         instant at which the last granted acquire/renewal was SENT (read just
-//         before its wall stamp), so a slow answer buys no time and a wall-clock
-//         step changes nothing. The store stamped that call's expiry at
-//         floor_ms(now) + T, so the step-down lands at least T/6 − 1 ms (the
-//         truncation of the stamp) before the recorded expiry.
-//   * a renewal that got no answer does not end the term by itself: the
-//     holder rides out a store blip shorter than the step-down margin.
-//   * when work returns or throws, the lease is released on its own call
-//     bounded by T/3 that `stop` does not cancel, so a rollout hands over
-//     within one retry; an exception propagates after the release. The lease
-//     is also released after a stop and after a step-down (the store may
-//     still hold it for us), never after a refusal (someone else holds it).
-//   * an attempt whose answer was lost (or that answered after `stop` was
-//     requested) is followed by a release: it may have taken the lease.
-//   * a stop requested while a store call is out takes effect when that call
-//     returns (at most T/3 later); then work is stopped and joined, and the
-//     lease released.
-//   * the lease is sticky: a healthy holder keeps its term indefinitely; each
-//     new term calls `work` afresh (on a new thread, after the previous term's
-//     work returned).
-// The lease is for load, not exclusion (forgemeter/lease.h): work that must
-// never run twice checks Term::number() (the fencing token) where it writes.
-//
-// Thread-safety: run() blocks its calling thread (the campaign thread), which
-// is the only writer of the campaign's leadership state; Term may be read from
-// any thread. Events are delivered one at a time, in order, on an event thread
-// of run()'s own, so a slow `on_event` delays no stop, renewal or step-down;
-// run() returns only after the last event was delivered.
-// Ownership: run() borrows the store and spec.clock; both must outlive it.
-// Errors: run() throws std::invalid_argument for an unusable spec (see
-// campaign_spec_error()) or an empty `work` before anything runs, and rethrows
-// what `work` threw after releasing. Store failures are never thrown: they are
-// events. An exception thrown by on_event is caught and dropped.
+// Timing, TTL T (whole ms, as stores keep it), serving window W (serve_for;
+// default T − ⌈T/6⌉); the arithmetic is in docs/lease-timing.md:
+//   * an acquire every `retry` (default T/3) from the last attempt's start; a
+//     renewal every T/3 from the last sending; each call bounded by T/3.
+//   * a term ends (held cleared, work's stop token fired, then the event) when
+//     a renewal is refused, or at D = S + W − kStampSlack, S = the monotonic
+//     instant the last granted call was SENT: at least T − W ≥ T/6 before the
+//     expiry the store recorded, whatever the stamp's sub-ms offset.
+//   * a stop ends the store call in flight at once (Deadline::stop); work is
+//     stopped and joined, the lease released on a call bounded by
+//     min(T/3, max(100 ms, 4 × the slowest answer)) (docs/lease-stop.md).
+//   * released also when work returns or throws (bounded by T/3), after a
+//     step-down, after an attempt with no answer; never after a refusal.
+//   * store_unreachable once per outage (a call cut by the stop opens none),
+//     store_reachable once an acquire or renewal is answered again.
+// For load, not exclusion (lease.h): fence writes with Term::number().
+// Threads: run() blocks the caller; Term is readable from any thread; events
+// go out in order on run()'s event thread, drained before run() returns.
+// Errors: std::invalid_argument for an unusable spec or empty `work`; what
+// work threw, after the release; store failures are events, never thrown.
 #pragma once
 
 #include <cstdint>
@@ -102,8 +77,14 @@ std::string_view to_string(LeaseEvent::Kind k) noexcept;  // "elected", "renewed
 struct CampaignSpec {
   std::string name;                    // the lease; see lease.h for what a name may be
   std::string owner;                   // this candidate, unique among candidates (make_owner_id())
-  Duration ttl{};                      // at least 3 ms (so that T/3 is at least 1 ms), at most 366 days
+  Duration ttl{};                      // at least 3 ms (docs/lease-timing.md), at most 366 days
   std::optional<Duration> retry;       // nullopt: ttl / 3; a value must be > 0 and < ttl
+  // The serving window W: how long after the SENDING of its last proven call a
+  // term may serve (see D above). nullopt: T − ⌈T/6⌉. A value must be at least
+  // T/3 + 1 ms (a renewal sent at T/3 can still prove within it, whatever the
+  // stamp's sub-millisecond offset) and at most T − ⌈T/6⌉ (the step-down keeps
+  // T/6 before the recorded expiry); T being the TTL truncated to whole ms.
+  std::optional<Duration> serve_for;
   const Clock* clock = nullptr;        // nullptr: system_clock()
   std::function<void(const LeaseEvent&)> on_event;  // on run()'s event thread, after any stop it reports
   OnLoss on_loss = OnLoss::recampaign;
@@ -112,12 +93,20 @@ struct CampaignSpec {
 // Why `spec` is unusable, or empty when run() would accept it.
 std::string campaign_spec_error(const CampaignSpec& spec);
 
+// The serving window run() uses for `spec` (serve_for, or its default), and
+// the slack D subtracts for the stamp's millisecond: a term ends at most
+// serving_window(spec) − kStampSlack after its last proven call was sent, and
+// at least lease_ttl(spec.ttl) − serving_window(spec) before the expiry the
+// store recorded. For a spec campaign_spec_error() accepts.
+inline constexpr Duration kStampSlack = std::chrono::milliseconds(1) - std::chrono::nanoseconds(1);
+Duration serving_window(const CampaignSpec& spec);
+
 // The self-invalidating gate handed to work for one term. Cheap to copy; a
 // copy reads the same term. Once a term has ended, its Term reads false
 // forever (a later term of the same campaign has a Term of its own).
 class Term {
  public:
-  // Held and steady_now() before the step-down deadline, read from the
+  // Held and steady_now() before the step-down deadline D, read from the
   // campaign's state (two atomics and a clock reading) on every call — no
   // watcher thread, so it turns false on time even if the campaign thread is
   // stalled in a store call.
@@ -147,7 +136,9 @@ enum class RunEnd : std::uint8_t {
 std::string_view to_string(RunEnd e) noexcept;  // "stopped", "work_returned", "term_ended"
 
 // Campaigns for spec.name on `store` until `stop`, serving each term won with
-// `work`. The store is a reference: "no store" is not expressible.
+// `work` (afresh for each term; a healthy holder keeps its term). The store is
+// a reference: "no store" is not expressible. Borrows `store` and spec.clock:
+// both must outlive the call.
 RunEnd run(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop, std::function<void(Term&)> work);
 
 // Host name + "-" + 12 random hex digits, e.g. `web-7-3f9a2c01b2d4`; the host

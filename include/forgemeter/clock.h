@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <mutex>
 #include <stop_token>
+#include <utility>
 
 namespace forgemeter {
 
@@ -75,13 +76,21 @@ class ManualClock final : public Clock {
   mutable std::size_t waiting_ = 0;
 };
 
-// A point on a clock's steady face by which a call must have answered.
+// A point on a clock's steady face by which a call must have answered, and
+// the caller's stop: once `stop` is requested the caller no longer waits for
+// the answer, and a call honouring it gives up at once (a lease store answers
+// `no_answer`, forgemeter/lease.h). A default stop_token never stops.
 struct Deadline {
   const Clock* clock = &system_clock();
   SteadyTime at{};
+  std::stop_token stop{};
 
-  static Deadline after(const Clock& c, Duration d) { return {&c, c.steady_now() + d}; }
-  bool passed() const { return clock->steady_now() >= at; }
+  static Deadline after(const Clock& c, Duration d, std::stop_token stop = {}) {
+    return {&c, c.steady_now() + d, std::move(stop)};
+  }
+  bool passed() const { return clock->steady_now() >= at; }  // the time only
+  bool stopped() const { return stop.stop_requested(); }
+  bool over() const { return stopped() || passed(); }  // either: the call must end
   Duration remaining() const {
     auto r = at - clock->steady_now();
     return r > Duration::zero() ? std::chrono::duration_cast<Duration>(r) : Duration::zero();

@@ -31,9 +31,14 @@
 //     holder too); the holder's acquire/renew keep it, and so does release, so
 //     a term is never reused. A name never taken has term 0.
 //   * A free lease reports holder "" and expiry = the epoch (UtcMillis{}).
-//   * A call whose deadline has already passed answers `no_answer` and changes
-//     nothing. `no_answer` in general means the answer did not arrive by the
-//     deadline — NOT that nothing happened: the write may have landed.
+//   * A call whose deadline has already passed, or whose Deadline::stop was
+//     already requested, answers `no_answer` and changes nothing. A stop
+//     requested while a call waits ends it promptly (well within a round
+//     trip of the store's, never at the deadline): `no_answer` with an error
+//     saying it was stopped, and what the call had sent is abandoned
+//     (PostgreSQL: ended on the server). `no_answer` in general means the
+//     answer did not arrive by the deadline or the stop — NOT that nothing
+//     happened: the write may have landed.
 //   * Names and owners: non-blank (not only ASCII whitespace) valid UTF-8 of
 //     at most 200 bytes with no NUL byte; anything else (quotes, backslashes,
 //     newlines, any language) is kept byte for byte. TTL >= 1 ms. Else

@@ -5,7 +5,7 @@
 // process. It keeps the contract of forgemeter/lease.h exactly (the same
 // conformance suite as every store), including the millisecond truncation of
 // instants and TTLs, fencing terms, and `no_answer` for a call whose deadline
-// has already passed.
+// has already passed or whose stop was already requested.
 //
 //   auto store = std::make_shared<forgemeter::MemoryStore>();
 //   auto r = store->acquire("merge-gate-sweeper", owner, clock.now(), 90s,
@@ -13,7 +13,8 @@
 //
 // Thread-safety: every method may be called from any number of threads at
 // once; each call is atomic (one mutex) and never waits on anything else, so
-// it always answers before its deadline unless the deadline had passed.
+// it always answers before its deadline unless the deadline had passed (or the
+// caller had stopped) before the call: a stop cannot find it waiting.
 // Ownership: the store owns its leases; nothing is persisted.
 // Errors: outcomes are values; methods throw only std::bad_alloc.
 #pragma once

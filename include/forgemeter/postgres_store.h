@@ -71,28 +71,34 @@
 // the row lock and each sees the outcome of the one before. The answers taken
 // from the statement's snapshot instead are acquire's refusal of a lease
 // someone else held unexpired at that snapshot — true at that instant, so a
-// candidate's polling writes and locks nothing — and the terms row read
-// beside it: its values only rise and it is written only by a statement that
+// candidate's polling writes and locks nothing —, release's answer for a
+// lease the caller did not hold at that snapshot (below), and the terms row
+// read beside them: its values only rise and it is written only by a statement that
 // holds the live row's lock, so a stale read of it can only cause a
 // redundant write, never a missed one. Each call's answer is the lease's
 // state at one instant during the call; no stronger isolation level is
 // needed. (release tells a free lease, `not_held`, from another's, `lost`,
-// on the locked row.)
+// on the locked row when the caller's own lease changed hands meanwhile; from
+// the snapshot, true at that instant, when the caller did not hold it there,
+// so a candidate's release never waits for another session's row lock.)
 //
-// Deadlines: every call is bounded by its Deadline, connecting included
-// (asynchronous libpq driven by poll()). A deadline already passed fails at
-// once and sends nothing. When a deadline passes while a statement is out, the
-// call cancels the statement (the cancel request goes out on a background
-// thread, so the caller does not wait for it), drops the connection and
-// answers `no_answer` — the write may still have landed. The next call
-// connects afresh. The wait is measured both on the Deadline's clock and on
-// the real monotonic clock, so a ManualClock deadline cannot hang a call.
-// Connections also set libpq's connect_timeout, TCP keepalives (first probe
-// after `keepalive_idle`, then 3 probes 3 s apart) and tcp_user_timeout, so a
-// dead peer is noticed on idle connections and by the cancel requests too.
-// One step is outside our hands: libpq resolves a host NAME synchronously
-// (getaddrinfo); give an address (host=10.0.0.5, or hostaddr=) where even the
-// resolver must not hold a call past its deadline.
+// Deadlines and stops: every call is bounded by its Deadline, connecting and
+// resolving host names included (asynchronous libpq driven by poll(); the
+// connection attempt, whose getaddrinfo() blocks inside libpq, runs on a
+// helper thread the call waits for within its bound), and ends at once when
+// the Deadline's stop is requested. A deadline passed or a stop requested
+// before the call fails at once and sends nothing. When either comes while a
+// statement is out, the call closes the connection and answers `no_answer`
+// — the write may still have landed — and the statement is ended on the
+// server: PostgreSQL 14+ sessions set client_connection_check_interval
+// (100 ms), so the server ends a statement whose client has gone (a lock wait
+// included) without any cancel request, which a frozen server (SIGSTOP) could
+// hold; older servers get libpq's cancel request on a background thread. The
+// next call connects afresh. Waits are measured both on the Deadline's clock
+// and on the real monotonic clock, so a ManualClock deadline cannot hang a
+// call. Connections also set libpq's connect_timeout, TCP keepalives (first
+// probe after `keepalive_idle`, then 3 probes 3 s apart) and
+// tcp_user_timeout, so a dead peer is noticed on idle connections too.
 //
 // Connections: each store keeps a small pool (up to `max_connections`), opened
 // lazily; a call takes an idle connection or opens one, so concurrent

@@ -20,13 +20,24 @@ namespace {
 using lease_detail::EventPump;
 using lease_detail::EventText;
 
+using namespace std::chrono_literals;
+
 // Every duration of the contract, from the TTL truncated as the stores keep it.
 struct Timing {
   explicit Timing(const CampaignSpec& s)
-      : ttl(lease_ttl(s.ttl)), third(ttl / 3), margin(ttl / 6), retry(s.retry.value_or(third)) {}
-  Duration ttl, third, margin, retry;
-  Duration proof_window() const { return ttl - margin; }  // from a call's sending to its step-down
+      : ttl(lease_ttl(s.ttl)), third(ttl / 3), retry(s.retry.value_or(third)), window(serving_window(s)) {}
+  Duration ttl, third, retry;
+  Duration window;                                             // W: the serving window
+  Duration proof_window() const { return window - kStampSlack; }  // from a call's sending to its step-down
 };
+
+// The release after a stop: bounded by about a round trip of this store (the
+// in-flight call was just abandoned; a store that answered in ~1 ms should
+// not hold a stopping process for T/3), never below 100 ms and never above
+// T/3. Measured on the campaign's clock; the slowest answer includes a
+// store's connecting (its first call).
+constexpr Duration kStopReleaseFloor = 100ms;
+constexpr int kStopReleaseRoundTrips = 4;
 
 // When a call was sent: the monotonic instant first, then the wall stamp, so
 // the store's expiry is at most ttl after the monotonic instant.
@@ -60,10 +71,11 @@ class Campaign {
       if (!clock_.wait_until(next, stop_)) break;
       const Sent sent = stamp();
       next = sent.steady + t_.retry;
-      LeaseResult r = store_.acquire(spec_.name, spec_.owner, sent.wall, t_.ttl, bound(sent.steady + t_.third));
-      heard(r);
+      LeaseResult r =
+          store_.acquire(spec_.name, spec_.owner, sent.wall, t_.ttl, bound(sent.steady + t_.third, stop_));
+      heard(r, sent.steady, /*decides=*/true, stop_);
       if (r.status == LeaseStatus::no_answer) {
-        release(/*after_unanswered_attempt=*/true);  // it may have taken the lease
+        release(/*after_unanswered_attempt=*/true);  // it may have taken the lease; after a stop too
         continue;
       }
       if (r.status != LeaseStatus::granted) continue;
@@ -85,25 +97,36 @@ class Campaign {
     const SteadyTime s = clock_.steady_now();
     return {s, clock_.now()};
   }
-  Deadline bound(SteadyTime at) const { return {&clock_, at}; }
+  Deadline bound(SteadyTime at, std::stop_token stop = {}) const { return {&clock_, at, std::move(stop)}; }
 
-  // Outage episodes: the first unanswered call opens one, the first answer closes it.
-  void heard(const LeaseResult& r) {
-    const bool failed = r.status == LeaseStatus::no_answer || r.status == LeaseStatus::invalid;
-    if (failed && !outage_) {
+  // A call sent at `sent` answered `r`. Outage episodes, one report each way:
+  // an unanswered call opens one, unless `cut` (the call's stop) was requested
+  // — the campaign gave up on it; only an answered call that `decides` (an
+  // acquire or renewal) closes it: a store can answer releases while every
+  // acquire hangs (a row lock), and that is one outage, not one per attempt.
+  void heard(const LeaseResult& r, SteadyTime sent, bool decides, const std::stop_token& cut) {
+    const SteadyTime now = clock_.steady_now();
+    if (r.answered()) slowest_ = std::max<Duration>(slowest_, now - sent);
+    const bool failed = !r.answered();
+    if (failed && !outage_ && !cut.stop_requested()) {
       outage_ = true;
-      outage_since_ = clock_.steady_now();
+      outage_since_ = now;
       events_.post(text_.unreachable(r.error));
-    } else if (!failed && outage_) {
+    } else if (!failed && outage_ && decides) {
       outage_ = false;
-      events_.post(text_.reachable(clock_.steady_now() - outage_since_));
+      events_.post(text_.reachable(now - outage_since_));
     }
   }
 
-  // On its own call bounded by TTL/3; `stop` does not cancel it.
+  // On a call of its own that no stop cancels, bounded by TTL/3 — after a
+  // stop, by about a round trip of this store (kStopReleaseFloor).
   void release(bool after_unanswered_attempt) {
-    LeaseResult r = store_.release(spec_.name, spec_.owner, bound(clock_.steady_now() + t_.third));
-    heard(r);
+    const SteadyTime sent = clock_.steady_now();
+    Duration limit = t_.third;
+    if (stop_.stop_requested())
+      limit = std::min(limit, std::max(kStopReleaseFloor, kStopReleaseRoundTrips * slowest_));
+    LeaseResult r = store_.release(spec_.name, spec_.owner, bound(sent + limit));
+    heard(r, sent, /*decides=*/false, {});
     if (r.status == LeaseStatus::released) events_.post(text_.released(r.term, after_unanswered_attempt));
   }
 
@@ -111,7 +134,8 @@ class Campaign {
   // after work has returned and the lease was released (unless refused).
   // Rethrows what work threw, after the release.
   Ending serve(std::uint64_t number, const Sent& sent) {
-    auto state = std::make_shared<Term::State>(clock_, number, lease_stamp(sent.wall), sent.steady + t_.proof_window());
+    auto state =
+        std::make_shared<Term::State>(clock_, number, lease_stamp(sent.wall), sent.steady + t_.proof_window());
     std::stop_source wake;  // requested by `stop` or by work's return: both end the term
     std::stop_callback on_stop(stop_, [&wake] { wake.request_stop(); });
     std::atomic<bool> done{false};
@@ -144,7 +168,7 @@ class Campaign {
     }
     state->end();  // stop first ...
     if (held.how == Ending::refused) events_.post(text_.lost(number, held.holder));  // ... log after
-    if (held.how == Ending::stepped_down) events_.post(text_.stepped_down(number, t_.proof_window()));
+    if (held.how == Ending::stepped_down) events_.post(text_.stepped_down(number, t_.window));
     worker.join();
     if (held.how != Ending::refused) release(false);
     if (failure) std::rethrow_exception(failure);
@@ -164,8 +188,10 @@ class Campaign {
       if (clock_.steady_now() < next_renew) continue;
       const Sent sent = stamp();
       next_renew = sent.steady + t_.third;
-      LeaseResult r = store_.renew(spec_.name, spec_.owner, sent.wall, t_.ttl, bound(std::min(next_renew, deadline)));
-      heard(r);
+      // `wake`: a stop, or work's return, abandons the renewal at once.
+      LeaseResult r =
+          store_.renew(spec_.name, spec_.owner, sent.wall, t_.ttl, bound(std::min(next_renew, deadline), wake));
+      heard(r, sent.steady, /*decides=*/true, wake);
       if (r.status == LeaseStatus::refused) return {Ending::refused, std::move(r.holder)};
       if (r.status != LeaseStatus::granted) {
         ++unanswered;  // rides out a blip: only the deadline ends the term
@@ -187,6 +213,7 @@ class Campaign {
   const EventText text_;
   bool outage_ = false;
   SteadyTime outage_since_{};
+  Duration slowest_{};  // the slowest answer so far (send to answer)
   EventPump events_;  // last: destroyed (drained) first, before what its events describe
 };
 

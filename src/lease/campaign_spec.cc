@@ -5,6 +5,11 @@
 #include "lease/duration_text.h"
 
 namespace forgemeter {
+namespace {
+
+Duration default_window(Duration ttl) { return ttl - (ttl + std::chrono::nanoseconds(5)) / 6; }  // T − ⌈T/6⌉
+
+}  // namespace
 
 std::string campaign_spec_error(const CampaignSpec& spec) {
   using namespace std::chrono;
@@ -18,7 +23,19 @@ std::string campaign_spec_error(const CampaignSpec& spec) {
   if (spec.retry && (*spec.retry <= Duration::zero() || *spec.retry >= spec.ttl))
     return fmt::format("campaign: retry {} must be above zero and under the TTL {} (leave it unset for TTL/3)",
                        duration_text(*spec.retry), duration_text(spec.ttl));
+  if (spec.serve_for) {
+    // Exact in nanoseconds: W − kStampSlack > T/3 ⇔ 3·(W − kStampSlack) > T,
+    // whose least solution is ⌊T/3⌋ + 1 ms; W ≤ T − ⌈T/6⌉ ⇔ 6·(T − W) ≥ T.
+    const Duration t = ttl, w = *spec.serve_for, lo = t / 3 + 1ms, hi = default_window(t);
+    if (3 * (w - kStampSlack) <= t || w > hi)
+      return fmt::format("campaign: serving window {} must be from {} (TTL/3 + 1ms) to {} (TTL − TTL/6) for TTL {}",
+                         duration_text(w), duration_text(lo), duration_text(hi), duration_text(ttl));
+  }
   return {};
+}
+
+Duration serving_window(const CampaignSpec& spec) {
+  return spec.serve_for.value_or(default_window(lease_ttl(spec.ttl)));
 }
 
 std::string_view to_string(LeaseEvent::Kind k) noexcept {

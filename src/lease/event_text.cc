@@ -54,10 +54,10 @@ LeaseEvent EventText::lost(std::uint64_t term, std::string_view holder) const {
               fmt::format("lost the lease{} (term {} ended: renewal refused)", to, term));
 }
 
-LeaseEvent EventText::stepped_down(std::uint64_t term, Duration proof_window) const {
+LeaseEvent EventText::stepped_down(std::uint64_t term, Duration window) const {
   return make(LeaseEvent::Kind::stepped_down, term,
               fmt::format("stepped down (term {} ended: no renewal proven within {} of its sending)", term,
-                          duration_text(proof_window)));
+                          duration_text(window)));
 }
 
 LeaseEvent EventText::released(std::uint64_t term, bool after_unanswered_attempt) const {

@@ -20,7 +20,7 @@ class EventText {
   LeaseEvent elected(std::uint64_t term, Duration ttl) const;
   LeaseEvent renewed_late(std::uint64_t term, int unanswered) const;
   LeaseEvent lost(std::uint64_t term, std::string_view holder) const;
-  LeaseEvent stepped_down(std::uint64_t term, Duration proof_window) const;
+  LeaseEvent stepped_down(std::uint64_t term, Duration window) const;
   LeaseEvent released(std::uint64_t term, bool after_unanswered_attempt) const;
   LeaseEvent unreachable(std::string_view error) const;
   LeaseEvent reachable(Duration outage) const;

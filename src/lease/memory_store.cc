@@ -14,7 +14,11 @@ struct Entry {
 
 LeaseResult answer(LeaseStatus status, const Entry& e) { return {status, e.holder, e.expiry, e.term, {}}; }
 LeaseResult failed(LeaseStatus status, std::string error) { return {status, {}, {}, 0, std::move(error)}; }
-LeaseResult too_late() { return failed(LeaseStatus::no_answer, "the call's deadline had passed before it was made"); }
+// The call never waits, so a stop can only have come before it.
+LeaseResult too_late(const Deadline& d) {
+  return failed(LeaseStatus::no_answer, d.stopped() ? "stopped: the caller had stopped before the call was made"
+                                                    : "the call's deadline had passed before it was made");
+}
 
 }  // namespace
 
@@ -36,7 +40,7 @@ MemoryStore::~MemoryStore() = default;
 LeaseResult MemoryStore::acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                                  const Deadline& deadline) {
   if (auto e = lease_args_error(name, owner, ttl); !e.empty()) return failed(LeaseStatus::invalid, std::move(e));
-  if (deadline.passed()) return too_late();
+  if (deadline.over()) return too_late(deadline);
   const UtcMillis at = lease_stamp(now), until = at + lease_ttl(ttl);
   std::lock_guard lock(impl_->mu);
   auto it = impl_->leases.find(name);
@@ -55,7 +59,7 @@ LeaseResult MemoryStore::acquire(std::string_view name, std::string_view owner, 
 LeaseResult MemoryStore::renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                                const Deadline& deadline) {
   if (auto e = lease_args_error(name, owner, ttl); !e.empty()) return failed(LeaseStatus::invalid, std::move(e));
-  if (deadline.passed()) return too_late();
+  if (deadline.over()) return too_late(deadline);
   const UtcMillis until = lease_stamp(now) + lease_ttl(ttl);
   std::lock_guard lock(impl_->mu);
   auto it = impl_->leases.find(name);
@@ -66,7 +70,7 @@ LeaseResult MemoryStore::renew(std::string_view name, std::string_view owner, Wa
 
 LeaseResult MemoryStore::release(std::string_view name, std::string_view owner, const Deadline& deadline) {
   if (auto e = lease_args_error(name, owner); !e.empty()) return failed(LeaseStatus::invalid, std::move(e));
-  if (deadline.passed()) return too_late();
+  if (deadline.over()) return too_late(deadline);
   std::lock_guard lock(impl_->mu);
   auto it = impl_->leases.find(name);
   if (it == impl_->leases.end() || it->second.holder.empty()) return answer(LeaseStatus::not_held, impl_->find(name));
@@ -79,7 +83,7 @@ LeaseResult MemoryStore::release(std::string_view name, std::string_view owner, 
 
 LeaseResult MemoryStore::inspect(std::string_view name, const Deadline& deadline) {
   if (auto e = lease_name_error(name); !e.empty()) return failed(LeaseStatus::invalid, std::move(e));
-  if (deadline.passed()) return too_late();
+  if (deadline.over()) return too_late(deadline);
   std::lock_guard lock(impl_->mu);
   const Entry& e = impl_->find(name);
   return answer(e.holder.empty() ? LeaseStatus::not_held : LeaseStatus::granted, e);

@@ -17,8 +17,9 @@ using namespace std::chrono_literals;
 using Kind = LeaseEvent::Kind;
 
 inline constexpr std::string_view kLease = "merge-gate-sweeper";
-// TTL 90 s: renewals every 30 s, the step-down 75 s after a proven call's sending.
-inline constexpr Duration kTtl = 90s, kThird = 30s, kProof = 75s;
+// TTL 90 s: renewals every 30 s, the step-down 75 s (the serving window)
+// less the stamp's millisecond (1 ms − 1 ns) after a proven call's sending.
+inline constexpr Duration kTtl = 90s, kThird = 30s, kWindow = 75s, kProof = kWindow - kStampSlack;
 
 struct Sim {
   SimClock clock{UtcMillis(std::chrono::milliseconds(1'790'000'000'000))};

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "lease/sim_clock.h"
 
 namespace forgemeter::testing {
@@ -53,7 +55,7 @@ Candidate::~Candidate() {
   store_->unblock();
   auto* sim = dynamic_cast<SimClock*>(&clock_);
   for (int i = 0; sim && thread_.joinable() && i < 100'000 && !await_finished(std::chrono::milliseconds(1)); ++i)
-    sim->advance(std::chrono::seconds(1));
+    sim->advance(std::max<Duration>(std::chrono::seconds(1), sim->next_parked_in()));  // a call's bound may be days away
   join();
 }
 
@@ -92,6 +94,7 @@ void Candidate::default_work(Term& term) {
   {
     std::lock_guard lock(mu_);
     terms_.push_back(r);
+    gates_.push_back(term);
   }
   cv_.notify_all();
   {
@@ -160,6 +163,12 @@ std::size_t Candidate::serving_terms() const {
   std::lock_guard lock(mu_);
   return static_cast<std::size_t>(
       std::count_if(terms_.begin(), terms_.end(), [](auto& t) { return t.ended == SteadyTime{}; }));
+}
+
+std::optional<Term> Candidate::gate(std::size_t i) const {
+  std::lock_guard lock(mu_);
+  if (i >= gates_.size()) return std::nullopt;
+  return gates_[i];
 }
 
 }  // namespace forgemeter::testing

@@ -47,6 +47,7 @@ class Ledger {
  private:
   mutable std::mutex mu_;
   std::vector<TermRecord> terms_;
+  std::vector<Term> gates_;
   int serving_ = 0, max_serving_ = 0;
 };
 
@@ -86,6 +87,8 @@ class Candidate {
   // own thread, so a parked campaign does not mean its work has begun).
   bool await_terms(std::size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(20)) const;
   std::size_t serving_terms() const;  // terms begun whose stop token has not fired
+  // The gate the default work was handed for its i-th term (from 0).
+  std::optional<Term> gate(std::size_t i) const;
 
  private:
   void default_work(Term& term);
@@ -101,6 +104,7 @@ class Candidate {
   mutable std::condition_variable cv_;
   std::vector<LeaseEvent> events_;
   std::vector<TermRecord> terms_;
+  std::vector<Term> gates_;
   std::optional<RunEnd> end_;
   std::exception_ptr error_;
   std::thread thread_;

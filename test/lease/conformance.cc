@@ -2,7 +2,9 @@
 #include "lease/conformance.h"
 
 #include <array>
+#include <atomic>
 #include <barrier>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -168,6 +170,55 @@ void passed_deadline_changes_nothing(StoreFactory& f) {
   EXPECT_STATUS(s->release("sweep", "a", gone()), S::no_answer);
   EXPECT_STATUS(p->acquire("sweep", "b", t0 + 20s, 10s, gone()), S::no_answer);
   EXPECT_LEASE(p->inspect("sweep", ok()), S::granted, "a", at(t0 + 10s), 1u);
+}
+
+void stopped_call_changes_nothing(StoreFactory& f) {
+  auto s = f.fresh();
+  auto p = f.peer(s);
+  std::stop_source before;
+  before.request_stop();
+  const Deadline stopped{&system_clock(), system_clock().steady_now() + 10s, before.get_token()};
+  auto said_stopped = [](const LeaseResult& r) {
+    INFO(to_string(r.status) << " error=" << r.error);
+    CHECK(r.status == S::no_answer);
+    CHECK(r.error.find("stop") != std::string::npos);
+  };
+  said_stopped(s->acquire("sweep", "a", t0, 10s, stopped));
+  said_stopped(s->inspect("sweep", stopped));
+  EXPECT_LEASE(p->inspect("sweep", ok()), S::not_held, "", kFree, 0u);
+  EXPECT_LEASE(s->acquire("sweep", "a", t0, 10s, ok()), S::granted, "a", at(t0 + 10s), 1u);
+  said_stopped(s->renew("sweep", "a", t0 + 5s, 10s, stopped));
+  said_stopped(s->release("sweep", "a", stopped));
+  said_stopped(p->acquire("sweep", "b", t0 + 20s, 10s, stopped));
+  EXPECT_LEASE(p->inspect("sweep", ok()), S::granted, "a", at(t0 + 10s), 1u);
+  EXPECT_STATUS(s->acquire("", "a", t0, 10s, stopped), S::invalid);  // validation still comes first
+
+  // A stop while renewals go on: the call in flight ends within 1 s of it
+  // (answered or abandoned), and every call after it is refused at once.
+  std::stop_source during;
+  std::atomic<bool> stop_seen{false};
+  std::atomic<int> answered_after{0}, calls{0};
+  SteadyTime last_return{};
+  std::jthread renewer([&] {
+    for (int i = 1; i < 100'000 && !stop_seen.load(); ++i) {
+      const bool after = during.stop_requested();
+      auto r = s->renew("sweep", "a", t0 + 1ms * i, 10s, Deadline::after(system_clock(), 10s, during.get_token()));
+      ++calls;
+      last_return = system_clock().steady_now();
+      if (after && r.status != S::no_answer) ++answered_after;
+      if (r.status == S::no_answer) stop_seen = true;
+    }
+  });
+  while (calls.load() < 3) std::this_thread::yield();
+  during.request_stop();
+  const SteadyTime stop_at = system_clock().steady_now();
+  renewer.join();
+  CHECK(stop_seen.load());
+  CHECK(answered_after.load() == 0);
+  CHECK(last_return - stop_at < 1s);
+  const LeaseResult now = p->inspect("sweep", ok());
+  CHECK(now.holder == "a");
+  CHECK(now.term == 1u);
 }
 
 void release_of_free_lease_is_noop(StoreFactory& f) {

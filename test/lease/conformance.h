@@ -52,6 +52,7 @@ struct StoreFactory {
   X(label, Factory, expired_unowned_lease_is_renewable, "an expired lease nobody took is renewable by its owner") \
   X(label, Factory, expiry_never_moves_backward, "the expiry never moves backward under out-of-order stamps") \
   X(label, Factory, passed_deadline_changes_nothing, "a call whose deadline has passed fails and changes nothing") \
+  X(label, Factory, stopped_call_changes_nothing, "a stopped call answers no_answer at once; a stop ends calls in flight") \
   X(label, Factory, release_of_free_lease_is_noop, "releasing a free lease is a no-op")                  \
   X(label, Factory, leases_are_independent_by_name, "leases are independent by name")                    \
   X(label, Factory, race_for_new_lease_elects_one, "8 candidates racing for a new lease elect exactly one") \

@@ -87,17 +87,22 @@ LeaseResult FaultyStore::call(Op op, WallTime now, const Deadline& deadline,
     case Fault::none: r = forward(deadline); break;
     case Fault::unreachable: r = no_answer("injected: store unreachable"); break;
     case Fault::hang:
-      clock.wait_until(deadline.at, {});
-      r = no_answer("injected: no answer by the deadline");
+      r = clock.wait_until(deadline.at, deadline.stop) ? no_answer("injected: no answer by the deadline")
+                                                       : no_answer("stopped: injected hang abandoned");
       break;
     case Fault::slow:
       if (sent + plan.delay <= deadline.at) {
-        clock.wait_until(sent + plan.delay, {});
-        r = forward(late);
+        if (clock.wait_until(sent + plan.delay, deadline.stop)) {
+          r = forward(late);
+        } else {
+          if (plan.lands) forward(late);
+          r = no_answer("stopped: injected slow answer abandoned");
+        }
       } else {
-        clock.wait_until(deadline.at, {});
+        const bool reached = clock.wait_until(deadline.at, deadline.stop);
         if (plan.lands) forward(late);
-        r = no_answer("injected: slow answer abandoned at the deadline");
+        r = no_answer(reached ? "injected: slow answer abandoned at the deadline"
+                              : "stopped: injected slow answer abandoned");
       }
       break;
     case Fault::lose_answer:

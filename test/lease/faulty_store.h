@@ -7,8 +7,10 @@
 //   hang         waits until the call's deadline, then no_answer; nothing reaches the store
 //   slow         answers after `delay`; when the deadline comes first: no_answer at the
 //                deadline, and the write still lands if `lands`
+//   (hang and slow end at once, no_answer "stopped: ...", when the Deadline's stop is
+//   requested, as lease.h asks of every store; a slow write that `lands` lands then too)
 //   lose_answer  forwards (the write lands), then answers no_answer
-//   block        waits, ignoring the deadline, until unblock(); then forwards
+//   block        waits, ignoring the deadline and the stop, until unblock(); then forwards
 // Waits are on the Deadline's clock (Deadline::clock->wait_until), so a
 // SimClock drives them; `block` waits in real time, outside any clock.
 // Every call is logged with its send and return instants on that clock.

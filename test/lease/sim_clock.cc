@@ -59,6 +59,14 @@ std::size_t SimClock::parked() const {
   return parked_locked();
 }
 
+Duration SimClock::next_parked_in() const {
+  std::lock_guard lock(mu_);
+  Duration d = Duration::max();
+  for (const Waiter* w : waiters_)
+    if (w->deadline > steady_ && !w->stop.stop_requested()) d = std::min<Duration>(d, w->deadline - steady_);
+  return d == Duration::max() ? Duration::zero() : d;
+}
+
 bool SimClock::await_parked(std::size_t n, std::chrono::milliseconds timeout) const {
   const auto until = std::chrono::steady_clock::now() + timeout;
   std::unique_lock lock(mu_);

@@ -36,6 +36,8 @@ class SimClock final : public Clock {
   void set_wall(WallTime t);  // steps the wall alone (an NTP step)
 
   std::size_t parked() const;
+  // How far ahead the earliest parked deadline is (zero when none is parked).
+  Duration next_parked_in() const;
   // Blocks in real time (at most `timeout`) until at least n threads are parked.
   bool await_parked(std::size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(20)) const;
   // await_parked(n) (failing the test if they never park), then advances to

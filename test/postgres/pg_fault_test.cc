@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <future>
+#include <stop_token>
 #include <string>
+#include <thread>
 
 #include "forgemeter/postgres_store.h"
 #include "lease/postgres/canceller.h"
@@ -121,6 +123,7 @@ TEST_CASE("postgres fault (4): a statement stuck on a lock is abandoned at its d
   REQUIRE(f.locker.exec("BEGIN"));
   REQUIRE(f.locker.exec("SELECT * FROM " + f.q() + " WHERE name = 'gate' FOR UPDATE"));
   const auto cancels_before = forgemeter::pg::cancels_sent();
+  const auto abandoned_before = forgemeter::pg::statements_abandoned();
 
   auto start = std::chrono::steady_clock::now();
   auto r = f.store.acquire("gate", "a", t0 + 5s, 10s, within(300ms));
@@ -130,10 +133,14 @@ TEST_CASE("postgres fault (4): a statement stuck on a lock is abandoned at its d
   CHECK(took >= 300ms);
   CHECK(took < 550ms);
 
-  // The cancel went out and the abandoned backend is gone while the lock is
-  // still held: without the cancel it would wait for the lock and then write.
-  CHECK(fmtest::eventually([&] { return forgemeter::pg::cancels_sent() > cancels_before; }));
+  // The abandoned backend is gone while the lock is still held: without it
+  // the statement would wait for the lock and then write. The server (15
+  // here) ended it itself when the connection closed
+  // (client_connection_check_interval): no cancel request was needed.
+  CHECK(forgemeter::pg::statements_abandoned() > abandoned_before);
+  CHECK(r.error.find("the server ends the statement") != std::string::npos);
   CHECK(fmtest::eventually([&] { return backends_of(f.admin, f.app) == 0; }));
+  CHECK(forgemeter::pg::cancels_sent() == cancels_before);
   REQUIRE(f.locker.exec("COMMIT"));
   auto now = f.store.inspect("gate", within(5s));
   CHECK(now.holder == "old");  // the abandoned acquire never landed
@@ -188,6 +195,18 @@ TEST_CASE("postgres fault: every pooled connection stuck; a call waiting for one
   CHECK(r.error.find("waiting for a connection") != std::string::npos);
   CHECK(took >= 200ms);
   CHECK(took < 450ms);
+  // A stop ends that wait at once (within 50 ms, a loaded machine), not at the deadline.
+  std::stop_source stop;
+  auto waiting = std::async(std::launch::async, [&] {
+    return one.inspect("gate", Deadline::after(forgemeter::system_clock(), 10s, stop.get_token()));
+  });
+  std::this_thread::sleep_for(100ms);  // let it wait for the connection (a duration, not a sync)
+  const auto stop_at = std::chrono::steady_clock::now();
+  stop.request_stop();
+  auto stopped = waiting.get();
+  CHECK(std::chrono::steady_clock::now() - stop_at < 50ms);
+  CHECK(stopped.status == LeaseStatus::no_answer);
+  CHECK(stopped.error.find("stopped waiting for a connection") != std::string::npos);
   REQUIRE(locker.exec("COMMIT"));
   CHECK(stuck.get().status == LeaseStatus::granted);
   CHECK(one.inspect("gate", within(5s)).holder == "a");

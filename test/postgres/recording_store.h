@@ -18,6 +18,7 @@ struct RecordedCall {
   std::string owner;
   std::chrono::steady_clock::time_point sent, answered;
   forgemeter::LeaseStatus status;
+  std::string error;
 };
 
 class RecordingStore final : public forgemeter::LeaseStore {
@@ -50,7 +51,7 @@ class RecordingStore final : public forgemeter::LeaseStore {
     auto sent = std::chrono::steady_clock::now();
     auto r = call();
     std::lock_guard lock(mu_);
-    calls_.push_back({op, std::string(owner), sent, std::chrono::steady_clock::now(), r.status});
+    calls_.push_back({op, std::string(owner), sent, std::chrono::steady_clock::now(), r.status, r.error});
     return r;
   }
 

@@ -64,4 +64,11 @@ void cancel_in_background(PGcancel* cancel) {
 
 std::size_t cancels_sent() { return canceller().sent.load(std::memory_order_relaxed); }
 
+namespace {
+std::atomic<std::size_t> abandoned{0};
+}  // namespace
+
+void note_abandoned() { abandoned.fetch_add(1, std::memory_order_relaxed); }
+std::size_t statements_abandoned() { return abandoned.load(std::memory_order_relaxed); }
+
 }  // namespace forgemeter::pg

@@ -2,6 +2,10 @@
 
 #include <poll.h>
 
+#include <condition_variable>
+#include <mutex>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "lease/postgres/canceller.h"
@@ -27,12 +31,58 @@ std::string conninfo_error(const std::string& conninfo) {
   return why;
 }
 
+// One connection attempt handed to a helper thread: the caller waits for it
+// within its bound, and what an abandoned attempt opens, the helper closes.
+struct Connection::Attempt {
+  std::mutex mu;
+  std::condition_variable_any cv;
+  bool done = false, abandoned = false;
+  std::unique_ptr<Connection> conn;
+  std::string error;
+};
+
 std::unique_ptr<Connection> Connection::open(const ConnectSettings& s, const CallBound& bound,
                                              std::string& error) {
   if (bound.passed()) {
-    error = "deadline passed before connecting";
+    error = bound.stopped() ? "stopped before connecting" : "deadline passed before connecting";
     return nullptr;
   }
+  // libpq resolves host names with a blocking getaddrinfo(), in
+  // PQconnectStartParams (and in PQconnectPoll for a later host of a list):
+  // the whole attempt runs on a helper thread, on the real clock with the
+  // same time left and the same stop, so the caller waits no longer than its
+  // bound even while the resolver hangs.
+  auto attempt = std::make_shared<Attempt>();
+  try {
+    std::thread([attempt, settings = s, d = bound.on_real_clock()] {
+      CallBound b(d);
+      std::string why;
+      auto c = connect_here(settings, b, why);
+      std::lock_guard lock(attempt->mu);
+      if (attempt->abandoned) return;  // `c` is closed here
+      attempt->conn = std::move(c);
+      attempt->error = std::move(why);
+      attempt->done = true;
+      attempt->cv.notify_all();
+    }).detach();
+  } catch (const std::system_error&) {  // no thread to spare: connect here, as libpq would
+    return connect_here(s, bound, error);
+  }
+  std::unique_lock lock(attempt->mu);
+  while (!attempt->done && !bound.passed())
+    attempt->cv.wait_for(lock, bound.deadline().stop, std::chrono::milliseconds(bound.poll_ms()),
+                         [&] { return attempt->done; });
+  if (attempt->done) {
+    error = std::move(attempt->error);
+    return std::move(attempt->conn);
+  }
+  attempt->abandoned = true;
+  error = bound.stopped() ? "stopped while connecting" : "no answer: connecting did not finish by the deadline";
+  return nullptr;
+}
+
+std::unique_ptr<Connection> Connection::connect_here(const ConnectSettings& s, const CallBound& bound,
+                                                     std::string& error) {
   const std::string timeout = std::to_string(s.connect_timeout.count());
   const std::string idle = std::to_string(s.keepalive_idle.count());
   const std::string user_timeout = std::to_string((s.keepalive_idle.count() + 3 * 3) * 1000);
@@ -65,8 +115,8 @@ std::unique_ptr<Connection> Connection::open(const ConnectSettings& s, const Cal
       continue;
     }
     Ready r = wait_socket(PQsocket(raw), st == PGRES_POLLING_READING, st == PGRES_POLLING_WRITING, bound);
-    if (r == Ready::timed_out) {
-      error = "no answer: connecting did not finish by the deadline";
+    if (r == Ready::timed_out || r == Ready::stopped) {
+      error = r == Ready::stopped ? "stopped while connecting" : "no answer: connecting did not finish by the deadline";
       return nullptr;
     }
     if (r == Ready::failed) {
@@ -98,24 +148,42 @@ bool Connection::usable_when_idle() {
   return ::poll(&p, 1, 0) == 0;
 }
 
+namespace {
+
+Outcome not_sent(const CallBound& bound) {
+  return {Outcome::Kind::no_answer, {},
+          bound.stopped() ? "stopped before the statement was sent" : "deadline passed before the statement was sent",
+          {}};
+}
+
+}  // namespace
+
 Outcome Connection::exec_prepared(const char* statement, std::span<const char* const> params,
                                   const CallBound& bound) {
-  if (bound.passed()) return {Outcome::Kind::no_answer, {}, "deadline passed before the statement was sent", {}};
+  if (bound.passed()) return not_sent(bound);
   int ok = PQsendQueryPrepared(conn_, statement, static_cast<int>(params.size()), params.data(), nullptr, nullptr, 0);
   return finish_call(ok != 0, bound);
 }
 
 Outcome Connection::exec_simple(const char* sql, const CallBound& bound) {
-  if (bound.passed()) return {Outcome::Kind::no_answer, {}, "deadline passed before the statement was sent", {}};
+  if (bound.passed()) return not_sent(bound);
   return finish_call(PQsendQuery(conn_, sql) != 0, bound);
 }
 
-Outcome Connection::abandon(std::string why) {
+Outcome Connection::abandon(Ready why, bool sending) {
   if (!broken_) {
     broken_ = true;
-    cancel_in_background(PQgetCancel(conn_));
+    // The pool closes a broken connection at once. A server that checks its
+    // client (server_ends_abandoned) ends the statement on its own when it
+    // sees the socket closed; any other gets a cancel request.
+    note_abandoned();
+    if (!server_ends_abandoned_) cancel_in_background(PQgetCancel(conn_));
   }
-  return {Outcome::Kind::no_answer, {}, std::move(why), {}};
+  std::string text = why == Ready::stopped ? "stopped: the caller gave up" : "no answer by the deadline";
+  if (sending) text += " (still sending)";
+  text += server_ends_abandoned_ ? "; connection closed, the server ends the statement"
+                                 : "; statement cancelled, connection dropped";
+  return {Outcome::Kind::no_answer, {}, std::move(text), {}};
 }
 
 bool Connection::flush(const CallBound& bound, Outcome& out) {
@@ -128,8 +196,8 @@ bool Connection::flush(const CallBound& bound, Outcome& out) {
       return false;
     }
     Ready r = wait_socket(PQsocket(conn_), true, true, bound);
-    if (r == Ready::timed_out) {
-      out = abandon("no answer by the deadline (still sending); statement cancelled, connection dropped");
+    if (r == Ready::timed_out || r == Ready::stopped) {
+      out = abandon(r, /*sending=*/true);
       return false;
     }
     if (r == Ready::failed || PQconsumeInput(conn_) == 0) {
@@ -153,7 +221,7 @@ Outcome Connection::finish_call(bool sent, const CallBound& bound) {
   for (;;) {
     while (PQisBusy(conn_)) {
       Ready r = wait_socket(PQsocket(conn_), true, false, bound);
-      if (r == Ready::timed_out) return abandon("no answer by the deadline; statement cancelled, connection dropped");
+      if (r == Ready::timed_out || r == Ready::stopped) return abandon(r, /*sending=*/false);
       if (r == Ready::failed || PQconsumeInput(conn_) == 0) {
         broken_ = true;
         return {Outcome::Kind::no_answer, {}, "connection lost: " + trimmed(PQerrorMessage(conn_)), {}};

@@ -1,5 +1,14 @@
 // Internal: one libpq connection driven asynchronously, every step bounded.
 //
+// Every wait ends at the call's bound or its stop (wait.h). Connecting runs
+// on a helper thread the caller waits for within its bound, because libpq
+// resolves host names with a blocking getaddrinfo(). A statement abandoned
+// (deadline or stop) marks the connection broken; the pool closes it at once,
+// and the statement is ended on the server: by the server itself when it
+// checks its client (client_connection_check_interval, PostgreSQL 14+, set by
+// the store's setup: set_server_ends_abandoned), else by a cancel request
+// sent off the caller's thread (canceller.h).
+//
 // Not thread-safe: one caller at a time (the pool hands it to one call).
 #pragma once
 
@@ -71,15 +80,23 @@ class Connection {
   // server went away): the pool drops it.
   bool broken() const { return broken_; }
   int backend_pid() const { return PQbackendPID(conn_); }
+  int server_version() const { return PQserverVersion(conn_); }
+  // The server ends a statement whose client went away on its own (set once
+  // the session's client_connection_check_interval is on): no cancel request.
+  void set_server_ends_abandoned(bool on) { server_ends_abandoned_ = on; }
 
  private:
+  struct Attempt;
   explicit Connection(PGconn* c) : conn_(c) {}
+  static std::unique_ptr<Connection> connect_here(const ConnectSettings& s, const CallBound& bound,
+                                                  std::string& error);
   Outcome finish_call(bool sent, const CallBound& bound);
   bool flush(const CallBound& bound, Outcome& out);
-  Outcome abandon(std::string why);  // cancel in the background, mark broken
+  Outcome abandon(Ready why, bool sending);  // mark broken; end the statement on the server
 
   PGconn* conn_;
   bool broken_ = false;
+  bool server_ends_abandoned_ = false;
 };
 
 }  // namespace forgemeter::pg

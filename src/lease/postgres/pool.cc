@@ -42,7 +42,8 @@ Pool::Handle Pool::checkout(const CallBound& bound, std::string& error) {
       std::unique_lock lock(mu_);
       for (;;) {
         if (bound.passed()) {
-          error = "no answer: deadline passed waiting for a connection";
+          error = bound.stopped() ? "stopped waiting for a connection"
+                                  : "no answer: deadline passed waiting for a connection";
           return {};
         }
         if (!idle_.empty()) {
@@ -55,7 +56,8 @@ Pool::Handle Pool::checkout(const CallBound& bound, std::string& error) {
           open_new = true;
           break;
         }
-        cv_.wait_for(lock, std::chrono::milliseconds(bound.poll_ms()));
+        cv_.wait_for(lock, bound.deadline().stop, std::chrono::milliseconds(bound.poll_ms()),
+                     [&] { return !idle_.empty() || open_ < max_; });
       }
     }
     if (conn) {

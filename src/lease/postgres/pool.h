@@ -55,7 +55,7 @@ class Pool {
   const std::size_t max_;
   const Setup setup_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
+  std::condition_variable_any cv_;  // waits also end on the call's stop
   std::vector<std::unique_ptr<Connection>> idle_;
   std::size_t open_ = 0;  // idle + checked out + being opened
 };

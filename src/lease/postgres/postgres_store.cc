@@ -16,6 +16,8 @@ namespace {
 using std::chrono::duration_cast;
 using std::chrono::milliseconds;
 
+constexpr const char* kClientCheck = "SET client_connection_check_interval = 100";  // milliseconds
+
 // The contract's millisecond truncation (floor), as text parameters.
 std::string to_ms(WallTime t) { return std::to_string(lease_stamp(t).time_since_epoch().count()); }
 
@@ -67,6 +69,16 @@ struct PostgresStore::Impl {
              options.max_connections, [this](pg::Connection& c, const pg::CallBound& b) { return setup(c, b); }) {}
 
   std::string setup(pg::Connection& c, const pg::CallBound& bound) {
+    // PostgreSQL 14+ ends a statement whose client closed the connection
+    // within client_connection_check_interval (where the server's platform
+    // can tell; else the SET fails and abandoned statements get a cancel
+    // request instead): an abandoned call then needs no cancel request, which
+    // a frozen server could hold (lease/postgres/connection.h).
+    if (c.server_version() >= 140000) {
+      auto checked = c.exec_simple(kClientCheck, bound);
+      if (checked.kind == pg::Outcome::Kind::no_answer) return "setting up the session: " + checked.error;
+      c.set_server_ends_abandoned(checked.ok());
+    }
     if (options.create_table && !table_ready.load(std::memory_order_acquire)) {
       auto made = c.exec_simple(pg::create_tables_serialised_sql(tables).c_str(), bound);
       // Serialised by an advisory lock; should another client create it
@@ -85,7 +97,9 @@ struct PostgresStore::Impl {
   LeaseResult call(const char* statement, std::initializer_list<const char*> params, const Deadline& deadline,
                    Read read) {
     pg::CallBound bound(deadline);
-    if (bound.passed()) return failed(LeaseStatus::no_answer, "deadline passed before the call; nothing sent");
+    if (bound.passed())
+      return failed(LeaseStatus::no_answer, bound.stopped() ? "stopped before the call; nothing sent"
+                                                            : "deadline passed before the call; nothing sent");
     std::string error;
     auto conn = pool.checkout(bound, error);
     if (!conn) return failed(LeaseStatus::no_answer, error);

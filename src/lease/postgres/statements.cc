@@ -41,10 +41,16 @@ namespace forgemeter::pg {
 // `rec` as in acquire (only a larger TTL can need it).
 //
 // release: one UPDATE conditioned on the owner (re-checked on the latest
-// version); only when it matched nothing, the row is read FOR UPDATE (its
-// latest version) to report who holds it — so release tells "free"
-// (not_held) from "another's" (lost) on the locked row, never on a stale
-// snapshot.
+// version after any wait). When it matched nothing and the statement's
+// snapshot shows the lease free or another's, that is the answer: the UPDATE
+// judged that same version (a row not the caller's in the snapshot is skipped
+// without waiting for its lock), so "free" (not_held) or "another's" (lost)
+// is the lease's state at the snapshot's instant, and a caller that does not
+// hold the lease never waits for another session's row lock (a candidate's
+// release after an abandoned attempt is answered while the row is locked).
+// Only when the snapshot shows the caller's lease but the UPDATE, re-checking
+// the latest version, no longer matched (it changed hands meanwhile) is the
+// row read FOR UPDATE, its latest version, to tell free from another's.
 //
 // renew_covered: renew's UPDATE alone, for a renewal whose TTL the durable
 // record is known to cover (lease/postgres/proven.h): `rec` could not fire.
@@ -118,8 +124,13 @@ std::string prepare_sql(const Tables& t) {
       "{release_update};\n"
       "PREPARE {rel}(text, text) AS\n"
       "WITH upd AS ({release_update}),\n"
-      "held AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM upd) FOR UPDATE)\n"
-      "SELECT true, NULL::text, 0::bigint, term FROM upd UNION ALL SELECT false, owner, expiry_ms, term FROM held;\n"
+      "seen AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1),\n"
+      "held AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM upd)\n"
+      "         AND EXISTS (SELECT 1 FROM seen WHERE owner = $2) FOR UPDATE)\n"
+      "SELECT true, NULL::text, 0::bigint, term FROM upd\n"
+      "UNION ALL SELECT false, owner, expiry_ms, term FROM seen\n"
+      "  WHERE owner IS DISTINCT FROM $2 AND NOT EXISTS (SELECT 1 FROM upd)\n"
+      "UNION ALL SELECT false, owner, expiry_ms, term FROM held;\n"
       "PREPARE {ins}(text) AS\n"
       "SELECT l.owner, l.expiry_ms, coalesce(l.term, (SELECT term FROM {d} WHERE name = $1), 0)\n"
       "FROM (SELECT) one LEFT JOIN {t} l ON l.name = $1;\n",

@@ -1,0 +1,116 @@
+// Campaign tests, deterministic on a SimClock: a stop takes effect at once
+// (the store call in flight is abandoned, not waited out), the release after
+// a stop is bounded by about one of the store's round trips, and an outage is
+// reported once however the store fails.
+#include <doctest/doctest.h>
+
+#include "lease/campaign_fixture.h"
+
+namespace forgemeter::testing {
+namespace {
+
+std::vector<CallRecord> of(const std::vector<CallRecord>& calls, Op op) {
+  std::vector<CallRecord> out;
+  for (const auto& c : calls)
+    if (c.op == op) out.push_back(c);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("campaign: a stop during a renewal the store does not answer takes effect at once, not at TTL/3") {
+  Sim sim;
+  auto a = sim.candidate("host-a");
+  a->start();
+  REQUIRE(a->await_terms(1));
+  a->store().set(Op::renew, {Fault::hang});
+  sim.clock.run_for(kThird + 10s, 1);  // the renewal went out 10 s ago; its bound is 20 s away
+  REQUIRE(a->store().count(Op::renew) == 0);
+  const SteadyTime stopped = sim.clock.steady_now();
+  a->stop();
+  REQUIRE(a->await_finished());
+  CHECK(sim.clock.steady_now() == stopped);  // no simulated time passed
+  CHECK(a->end() == RunEnd::stopped);
+  const auto renewals = of(a->store().calls(), Op::renew);
+  REQUIRE(renewals.size() == 1);
+  CHECK(renewals[0].status == LeaseStatus::no_answer);
+  CHECK(renewals[0].returned == stopped);
+  CHECK(a->terms()[0].ended == stopped);
+  CHECK(sim.inspect().status == LeaseStatus::not_held);  // released after the stop
+  CHECK(a->count(Kind::released) == 1);
+  CHECK(a->count(Kind::store_unreachable) == 0);  // the campaign gave up on the call: no outage
+}
+
+TEST_CASE("campaign: after a stop the release is bounded by about a round trip of the store, not by TTL/3") {
+  Sim sim;
+  auto a = sim.candidate("host-a");
+  Duration expected{};
+  SUBCASE("a store that answers at once: the 100 ms floor") { expected = 100ms; }
+  SUBCASE("the slowest answer took 2 s: 4 round trips") {
+    a->store().set(Op::acquire, {Fault::slow, 2s});
+    expected = 8s;
+  }
+  SUBCASE("the slowest answer took 20 s: never more than TTL/3") {
+    a->store().set(Op::acquire, {Fault::slow, 20s});
+    expected = kThird;
+  }
+  a->start();
+  REQUIRE(sim.step_until(1, [&] { return !a->terms().empty(); }, kTtl));
+  REQUIRE(sim.clock.await_parked(1));
+  a->store().set(Op::release, {Fault::hang});
+  const SteadyTime stopped = sim.clock.steady_now();
+  a->stop();
+  REQUIRE(sim.step_until(1, [&] { return a->finished(); }, kTtl));
+  const auto releases = of(a->store().calls(), Op::release);
+  REQUIRE(releases.size() == 1);
+  CHECK(releases[0].sent == stopped);
+  CHECK(releases[0].returned - releases[0].sent == expected);
+  CHECK(releases[0].status == LeaseStatus::no_answer);
+  CHECK(sim.clock.steady_now() - stopped == expected);
+  CHECK(sim.inspect().holder == "host-a");  // unreleased: it expires, as after a crash
+}
+
+TEST_CASE("campaign: a release after a term's end (not a stop) keeps its TTL/3 bound") {
+  Sim sim;
+  auto a = sim.candidate("host-a");
+  a->store().set(Op::release, {Fault::hang});
+  a->start([](Term&) {});  // work returns at once
+  REQUIRE(sim.step_until(1, [&] { return a->finished(); }, kTtl));
+  const auto releases = of(a->store().calls(), Op::release);
+  REQUIRE(releases.size() == 1);
+  CHECK(releases[0].returned - releases[0].sent == kThird);
+  CHECK(a->end() == RunEnd::work_returned);
+}
+
+TEST_CASE("campaign: acquires that hang while the releases after them answer are one outage, reported once") {
+  Sim sim;
+  auto a = sim.candidate("host-a");
+  a->store().set(Op::acquire, {Fault::hang});  // a row lock, say: the release's statement still answers
+  a->start();
+  sim.clock.run_for(5 * kTtl, 1);
+  const std::size_t attempts = a->store().count(Op::acquire, LeaseStatus::no_answer);
+  CHECK(attempts >= 14);
+  CHECK(a->store().count(Op::release, LeaseStatus::not_held) == attempts);  // each answered
+  a->store().heal();
+  REQUIRE(sim.step_until(1, [&] { return !a->terms().empty(); }, kTtl));
+  sim.clock.run_for(kTtl, 1);
+  a->store().set(Op::renew, {Fault::unreachable, {}, false, 1});  // a second outage: one renewal
+  sim.clock.run_for(2 * kTtl, 1);
+  a->stop();
+  REQUIRE(a->await_finished());  // every event delivered
+  CHECK(a->count(Kind::elected) == 1);
+  const auto down = a->texts(Kind::store_unreachable), up = a->texts(Kind::store_reachable);
+  REQUIRE(down.size() == 2);
+  REQUIRE(up.size() == 2);
+  CHECK(down[0] == "lease \"merge-gate-sweeper\": host-a cannot reach the lease store (injected: no answer by the deadline)");
+  CHECK(down[1] == "lease \"merge-gate-sweeper\": host-a cannot reach the lease store (injected: store unreachable)");
+  CHECK(up[1] == "lease \"merge-gate-sweeper\": host-a reaches the lease store again (after 30s)");
+  // In order: down, up, down, up.
+  std::vector<Kind> order;
+  for (const auto& e : a->events())
+    if (e.kind == Kind::store_unreachable || e.kind == Kind::store_reachable) order.push_back(e.kind);
+  CHECK(order == std::vector<Kind>{Kind::store_unreachable, Kind::store_reachable, Kind::store_unreachable,
+                                   Kind::store_reachable});
+}
+
+}  // namespace forgemeter::testing
