@@ -29,7 +29,7 @@ namespace {
 
 struct RunArgs {
   StoreOptions store;
-  std::string name, owner, ttl = "90s", retry, grace;
+  std::string name, owner, ttl = "90s", retry, grace, serve_for;
   std::vector<std::string> cmd;
 };
 
@@ -53,6 +53,7 @@ int run_lease(const RunArgs& a) {
   spec.owner = a.owner.empty() ? make_owner_id() : a.owner;
   spec.ttl = parse_duration(a.ttl, "--ttl");
   spec.retry = a.retry.empty() ? spec.ttl / 3 : parse_duration(a.retry, "--retry");
+  if (!a.serve_for.empty()) spec.serve_for = parse_duration(a.serve_for, "--serve-for");
   Duration grace = a.grace.empty() ? std::min<Duration>(std::chrono::seconds(10), spec.ttl / 6) : parse_duration(a.grace, "--grace");
   if (grace > spec.ttl / 6)
     throw UsageError(fmt::format("--grace {} is more than TTL/6 ({}): CMD could outlive the lease; use a shorter "
@@ -113,6 +114,9 @@ void add_lease(CLI::App& root, Action& action) {
   run->add_option("--retry", a->retry, "campaign interval (default TTL/3)");
   run->add_option("--owner", a->owner, "this candidate's id (default: host name + random suffix)");
   run->add_option("--grace", a->grace, "time between SIGTERM and SIGKILL when the term ends; at most TTL/6 (default: 10s, or TTL/6 when less)");
+  run->add_option("--serve-for", a->serve_for,
+                  "how long after a renewal was sent CMD may run without a later one proven (default: TTL - TTL/6;\n"
+                  "from TTL/3 + 1ms): CMD gets SIGTERM that long after it, less --grace, and SIGKILL by then");
   run->add_option("CMD", a->cmd, "the command and its arguments, after --")->required();
   run->callback([a, &action] { action = [a] { return run_lease(*a); }; });
 

@@ -213,3 +213,15 @@ TEST_CASE("lease names and owners reach the terminal escaped; --json keeps them 
   for (const auto& r : {status, json, run})
     for (char c : r.out + r.err) CHECK((static_cast<unsigned char>(c) >= 0x20 || c == '\n'));
 }
+
+TEST_CASE("--serve-for narrows the serving window within its bounds; outside them it is a usage error") {
+  auto ok = run_process({forgemeter_bin(), "lease", "run", "--store", "memory:", "--name", "w", "--ttl", "9s",
+                         "--serve-for", "4s", "--", "true"});
+  CHECK(ok.exit_code == 0);
+  for (const char* bad : {"3s", "8s", "soon"}) {  // at most T/3; past T - T/6; not a duration
+    CAPTURE(bad);
+    auto r = run_process({forgemeter_bin(), "lease", "run", "--store", "memory:", "--name", "w", "--ttl", "9s",
+                          "--serve-for", bad, "--", "true"});
+    CHECK(r.exit_code == 2);
+  }
+}
