@@ -92,7 +92,9 @@ TEST_CASE("campaign: acquires that hang while the releases after them answer are
   CHECK(attempts >= 14);
   CHECK(a->store().count(Op::release, LeaseStatus::not_held) == attempts);  // each answered
   a->store().heal();
-  REQUIRE(sim.step_until(1, [&] { return !a->terms().empty(); }, kTtl));
+  // Elected within a TTL; its work thread records the term when it runs,
+  // which a sanitizer's slowdown may leave to a later step (renewals keep it).
+  REQUIRE(sim.step_until(1, [&] { return !a->terms().empty(); }, 10 * kTtl));
   sim.clock.run_for(kTtl, 1);
   a->store().set(Op::renew, {Fault::unreachable, {}, false, 1});  // a second outage: one renewal
   sim.clock.run_for(2 * kTtl, 1);
