@@ -8,17 +8,6 @@
 #include "lease/campaign_fixture.h"
 
 namespace forgemeter::testing {
-namespace {
-
-std::vector<CallRecord> of(const std::vector<CallRecord>& calls, Op op) {
-  std::vector<CallRecord> out;
-  for (const auto& c : calls)
-    if (c.op == op) out.push_back(c);
-  return out;
-}
-
-}  // namespace
-
 TEST_CASE("campaign: elected at once, renews every TTL/3 from the sending, keeps its term (sticky)") {
   Sim sim;
   auto spec = Sim::spec(3min);

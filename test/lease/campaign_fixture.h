@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <vector>
 
 #include "forgemeter/campaign.h"
 #include "forgemeter/memory_store.h"
@@ -59,5 +60,13 @@ struct Sim {
     }
   }
 };
+
+// The calls of one kind, in order.
+inline std::vector<CallRecord> of(const std::vector<CallRecord>& calls, Op op) {
+  std::vector<CallRecord> out;
+  for (const auto& c : calls)
+    if (c.op == op) out.push_back(c);
+  return out;
+}
 
 }  // namespace forgemeter::testing

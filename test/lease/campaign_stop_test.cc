@@ -7,17 +7,6 @@
 #include "lease/campaign_fixture.h"
 
 namespace forgemeter::testing {
-namespace {
-
-std::vector<CallRecord> of(const std::vector<CallRecord>& calls, Op op) {
-  std::vector<CallRecord> out;
-  for (const auto& c : calls)
-    if (c.op == op) out.push_back(c);
-  return out;
-}
-
-}  // namespace
-
 TEST_CASE("campaign: a stop during a renewal the store does not answer takes effect at once, not at TTL/3") {
   Sim sim;
   auto a = sim.candidate("host-a");
