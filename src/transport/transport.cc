@@ -7,8 +7,8 @@
 #include <array>
 #include <stdexcept>
 
-#include "transport/easy_options.h"
 #include "meter/civil.h"
+#include "transport/easy_options.h"
 #include "transport/errors.h"
 #include "transport/handle_pool.h"
 #include "transport/hop_counter.h"
@@ -135,21 +135,22 @@ struct Transport::Impl {
   // pause of its installation. Refusals are counted; the error says why not.
   TransportError admit(const Request& req, Lane lane, const std::string& url, std::uint64_t installation,
                        Duration timeout) {
-    if (gates.allows(lane) && reserves.empty() && (installation == 0 || !pauses.any())) return {};  // the usual case
-    return admit_slowly(req, lane, url, installation, timeout);
+    const bool gate_open = gates.allows(lane);  // asked once: a gate is the caller's code
+    if (gate_open && reserves.empty() && (installation == 0 || !pauses.any())) return {};  // the usual case
+    return admit_slowly(req, lane, gate_open, url, installation, timeout);
   }
-  TransportError admit_slowly(const Request& req, Lane lane, const std::string& url, std::uint64_t installation,
-                              Duration timeout);
+  TransportError admit_slowly(const Request& req, Lane lane, bool gate_open, const std::string& url,
+                              std::uint64_t installation, Duration timeout);
   // What an answer means for later requests: a secondary limit pauses its
   // installation; a reading feeds the reserves. Returns the hop's outcome.
   HopOutcome note_answer(const HopCounter& counter, const std::string& body, int status, std::uint64_t installation);
 };
 
-TransportError Transport::Impl::admit_slowly(const Request& req, Lane lane, const std::string& url,
+TransportError Transport::Impl::admit_slowly(const Request& req, Lane lane, bool gate_open, const std::string& url,
                                              std::uint64_t installation, Duration timeout) {
   std::string why;
   TransportErrc code = TransportErrc::lane_refused;
-  if (!gates.allows(lane)) {
+  if (!gate_open) {
     why = "lane " + std::string(lane.name()) + " is elected and this process holds no valid term: request not sent";
   } else if (!reserves.empty() && installation != 0 && reserves.reserves(lane)) {
     why = reserves.refusal(lane, installation, resource_of_path(path_of(url)), clock->now());
@@ -185,22 +186,23 @@ HopOutcome Transport::Impl::note_answer(const HopCounter& counter, const std::st
   // Below 400 an answer neither limits nor is retried: only a reserve reads it.
   if (status == kNoAnswer || (status < 400 && reserves.empty())) return o;
   const RateLimitHeaders h = counter.rate_headers();
+  const UtcMillis wall_now = clock->now();
   const auto remaining = meter::parse_header_uint(meter::budget_headers(h).remaining);
   o.budget_spent = remaining && *remaining == 0;
   if ((status == 403 || status == 429) && meter::classify(status, h, body) == AnswerClass::secondary) {
     o.secondary = true;
-    const auto asked = retry_after_wait(h.retry_after, clock->now());
+    const auto asked = retry_after_wait(h.retry_after, wall_now);
     o.retry_after_given = asked.has_value();
     o.secondary_wait = asked.value_or(options.secondary_wait);
     if (installation != 0) {
       const SteadyTime now = clock->steady_now();
-      pauses.pause(installation, {now + o.secondary_wait, clock->now() + o.secondary_wait}, now);
+      pauses.pause(installation, {now + o.secondary_wait, wall_now + o.secondary_wait}, now);
     }
   }
   if (!reserves.empty() && installation != 0 && remaining) {
     meter::ResourceName resource;
     const Api api = counter.hops().back().api;  // an answer had a hop
-    if (const auto reading = meter::read_budget(h, clock->now()); reading && resource.assign(h.resource, api))
+    if (const auto reading = meter::read_budget(h, wall_now); reading && resource.assign(h.resource, api))
       reserves.offer(installation, resource.view().empty() ? default_resource(api) : resource.view(), *reading);
   }
   return o;
