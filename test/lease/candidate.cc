@@ -47,10 +47,23 @@ Candidate::Candidate(std::string owner, std::shared_ptr<LeaseStore> shared, Cloc
     }
     cv_.notify_all();
   };
+  store_->harness_hooks([this](Op) { unhold_clock(); },
+                        [this](const CallRecord& c) {
+                          if (c.op == Op::acquire && c.status == LeaseStatus::granted) hold_clock();
+                        });
+}
+
+void Candidate::hold_clock() {
+  if (auto* sim = dynamic_cast<SimClock*>(&clock_); sim && !holding_.exchange(true)) sim->hold();
+}
+
+void Candidate::unhold_clock() {
+  if (auto* sim = dynamic_cast<SimClock*>(&clock_); sim && holding_.exchange(false)) sim->unhold();
 }
 
 Candidate::~Candidate() {
   stop();
+  unhold_clock();
   store_->heal();
   store_->unblock();
   auto* sim = dynamic_cast<SimClock*>(&clock_);
@@ -59,8 +72,14 @@ Candidate::~Candidate() {
   join();
 }
 
-void Candidate::start(Work work) {
-  if (!work) work = [this](Term& t) { default_work(t); };
+void Candidate::start(Work work, WorkTime time) {
+  if (!work)
+    work = [this](Term& t) { default_work(t); };
+  else if (time == WorkTime::waits)
+    work = [this, given = std::move(work)](Term& t) {
+      unhold_clock();
+      given(t);
+    };
   thread_ = std::thread([this, work = std::move(work)] {
     std::optional<RunEnd> end;
     std::exception_ptr error;
@@ -97,6 +116,7 @@ void Candidate::default_work(Term& term) {
     gates_.push_back(term);
   }
   cv_.notify_all();
+  unhold_clock();
   {
     // Runs on the thread that ends the term (the campaign's), at that instant.
     std::stop_callback on_end(term.stop_token(), [&] {

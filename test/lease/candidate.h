@@ -6,6 +6,9 @@
 // term's stop token (not on the clock, so a SimClock sees only the campaign
 // thread park) and records the term's interval on the campaign's clock. A
 // Ledger shared by candidates checks that no two terms are ever served at once.
+// On a SimClock, a granted acquire holds the clock until the term's work has
+// begun (or the campaign calls the store again instead), so a step never runs
+// ahead of a work thread the clock cannot see.
 //
 // Thread-safety: the accessors may be called from any thread while it runs.
 #pragma once
@@ -65,7 +68,12 @@ class Candidate {
   void before_event(std::function<void(const LeaseEvent&)> f) { before_event_ = std::move(f); }
 
   // Starts run(); `work` replaces the default (wait for the stop token).
-  void start(Work work = {});
+  // `instant` work returns without waiting on anything: the grant's hold on a
+  // SimClock then lasts until the campaign calls the store after it (its
+  // release), so no step can come between the work's return and the campaign
+  // seeing it.
+  enum class WorkTime : bool { waits, instant };
+  void start(Work work = {}, WorkTime time = WorkTime::waits);
   void stop() { stop_.request_stop(); }
   void join();
   bool finished() const { return finished_.load(); }
@@ -92,6 +100,8 @@ class Candidate {
 
  private:
   void default_work(Term& term);
+  void hold_clock();  // a term's work is about to start
+  void unhold_clock();
 
   std::shared_ptr<FaultyStore> store_;
   CampaignSpec spec_;
@@ -100,6 +110,7 @@ class Candidate {
   std::function<void(const LeaseEvent&)> before_event_;
   std::stop_source stop_;
   std::atomic<bool> finished_{false};
+  std::atomic<bool> holding_{false};
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
   std::vector<LeaseEvent> events_;

@@ -67,6 +67,12 @@ void FaultyStore::on_call(std::function<void(const CallRecord&)> f) {
   on_call_ = std::move(f);
 }
 
+void FaultyStore::harness_hooks(std::function<void(Op)> sending, std::function<void(const CallRecord&)> answered) {
+  std::lock_guard lock(mu_);
+  harness_sending_ = std::move(sending);
+  harness_answered_ = std::move(answered);
+}
+
 FaultPlan FaultyStore::take(Op op) {
   std::lock_guard lock(mu_);
   FaultPlan& p = plans_[op];
@@ -78,6 +84,7 @@ FaultPlan FaultyStore::take(Op op) {
 LeaseResult FaultyStore::call(Op op, WallTime now, const Deadline& deadline,
                               const Forward& forward) {
   const Clock& clock = *deadline.clock;
+  if (harness_sending_) harness_sending_(op);  // set before the calls begin
   // A write that lands after its caller gave up is not bound by the caller's deadline.
   const Deadline late = Deadline::after(system_clock(), std::chrono::seconds(10));
   const SteadyTime sent = clock.steady_now();
@@ -128,6 +135,7 @@ LeaseResult FaultyStore::call(Op op, WallTime now, const Deadline& deadline,
     hook = on_call_;
   }
   cv_.notify_all();
+  if (harness_answered_) harness_answered_(rec);
   if (hook) hook(rec);
   return r;
 }

@@ -66,6 +66,9 @@ class FaultyStore final : public LeaseStore {
   std::size_t count(Op op, LeaseStatus status) const;
   // Called (with the record) at the end of every call, outside the lock.
   void on_call(std::function<void(const CallRecord&)> f);
+  // For the test harness (test/lease/candidate.h), apart from on_call: `sending`
+  // runs as every call begins, `answered` where on_call does.
+  void harness_hooks(std::function<void(Op)> sending, std::function<void(const CallRecord&)> answered);
 
   LeaseResult acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                       const Deadline& deadline) override;
@@ -87,7 +90,8 @@ class FaultyStore final : public LeaseStore {
   bool unblocked_ = false;
   std::size_t blocked_ = 0;
   std::vector<CallRecord> calls_;
-  std::function<void(const CallRecord&)> on_call_;
+  std::function<void(const CallRecord&)> on_call_, harness_answered_;
+  std::function<void(Op)> harness_sending_;
 };
 
 }  // namespace forgemeter::testing

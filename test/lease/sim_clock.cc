@@ -48,7 +48,21 @@ void SimClock::set_wall(WallTime t) {
   wall_ = t;
 }
 
+void SimClock::hold() {
+  std::lock_guard lock(mu_);
+  ++holds_;
+}
+
+void SimClock::unhold() {
+  {
+    std::lock_guard lock(mu_);
+    --holds_;
+  }
+  cv_.notify_all();
+}
+
 std::size_t SimClock::parked_locked() const {
+  if (holds_ > 0) return 0;
   return static_cast<std::size_t>(std::count_if(waiters_.begin(), waiters_.end(), [&](const Waiter* w) {
     return w->deadline > steady_ && !w->stop.stop_requested();
   }));

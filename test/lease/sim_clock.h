@@ -5,7 +5,9 @@
 // PARKED while it waits in wait_until() for a deadline still ahead of the
 // clock (and its stop token is not requested). ManualClock::waiting() also
 // counts a waiter that advance() has already released but that has not run
-// yet, so "every campaign is asleep again" cannot be told from it.
+// yet, so "every campaign is asleep again" cannot be told from it. A thread
+// the clock cannot see (a term's work, about to start) holds it: while any
+// hold is out, nobody counts as parked, so no step can run ahead of it.
 //
 //   clock.step(3);              // all 3 campaigns parked: jump to the earliest deadline
 //   clock.run_for(10min, 3);    // keep stepping until 10 minutes have passed
@@ -35,6 +37,9 @@ class SimClock final : public Clock {
   void advance(Duration d);
   void set_wall(WallTime t);  // steps the wall alone (an NTP step)
 
+  void hold();  // until the matching unhold(), no thread counts as parked
+  void unhold();
+
   std::size_t parked() const;
   // How far ahead the earliest parked deadline is (zero when none is parked).
   Duration next_parked_in() const;
@@ -59,6 +64,7 @@ class SimClock final : public Clock {
   WallTime wall_;
   SteadyTime steady_;
   mutable std::list<Waiter*> waiters_;
+  int holds_ = 0;
 };
 
 }  // namespace forgemeter::testing
