@@ -103,10 +103,10 @@ void add_lease(CLI::App& root, Action& action) {
       "Campaign for the lease NAME and run CMD only while this process holds it (fail-closed).\n"
       "CMD gets FORGEMETER_LEASE_NAME, FORGEMETER_LEASE_OWNER and FORGEMETER_LEASE_TERM (the fencing token).\n"
       "CMD and every process it starts are one tree: when the term ends the tree gets SIGTERM, then SIGKILL\n"
-      "after --grace, before the store could hand the lease on; SIGINT/SIGTERM are forwarded to the tree; when\n"
+      "after --grace, before the store could hand the lease on; SIGINT/SIGTERM to forgemeter stop it the same way; when\n"
       "CMD exits, what is left of its tree is stopped the same way; the lease is released once none of it is\n"
       "left. If forgemeter dies, the tree's process group is SIGKILLed. Exit: CMD's status when it exits by\n"
-      "itself (or after a forwarded signal); 1 when the term ended under it, the store refuses the\n"
+      "itself (or after SIGINT/SIGTERM); 1 when the term ended under it, the store refuses the\n"
       "configuration, or nothing could run; 2 usage.");
   add_store_options(*run, a->store);
   run->add_option("--name", a->name, "the lease's name, e.g. merge-gate-sweeper")->required();

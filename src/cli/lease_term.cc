@@ -66,7 +66,7 @@ void serve_term(Term& term, Supervision& s, const TermPlan& p) {
       std::lock_guard lock(s.mu);
       std::swap(forward, s.to_forward);
     }
-    if (forward != 0) stop_tree(forward, now, fmt::format("forgemeter got {}", signame(forward)));
+    if (forward != 0) stop_tree(SIGTERM, now, fmt::format("forgemeter got {}", signame(forward)));
     if (!term_ended && (term.stop_token().stop_requested() || !term.valid() || now >= term.deadline() - grace)) {
       term_ended = true;
       if (!stopping) {

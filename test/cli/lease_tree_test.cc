@@ -60,17 +60,20 @@ TEST_CASE("SIGKILL of forgemeter: its whole tree (shell, grandchild, worker) is 
   check_no_overlap(tree, b.beats());
 }
 
-TEST_CASE("SIGTERM to forgemeter: the tree gets SIGTERM, SIGKILL after the grace; the lease goes only once none of it is left") {
+TEST_CASE("SIGTERM or SIGINT to forgemeter: the tree gets SIGTERM, SIGKILL after the grace; the lease goes only once none of it is left") {
   auto pg = fmtest::suite_pg();
   if (!pg) return;
+  int sig = SIGTERM;
+  SUBCASE("SIGTERM") {}
+  SUBCASE("SIGINT (a Ctrl-C reaches forgemeter's group, not the tree's)") { sig = SIGINT; }
   TreeFleet fleet(*pg);
   Candidate& a = fleet.start("a", kChain);
   REQUIRE(fleet.await_workers(a, 3, kElect));
   Candidate& b = fleet.start("b", kChain);
 
   const std::int64_t termed = mono_ns();
-  kill(a.proc.pid, SIGTERM);
-  CHECK(fleet.wait(a, seconds(10)) == 128 + SIGTERM);  // bash's own status: it died of the forwarded SIGTERM
+  kill(a.proc.pid, sig);
+  CHECK(fleet.wait(a, seconds(10)) == 128 + SIGTERM);  // bash's own status: it died of the tree's SIGTERM
   auto tree = a.beats();
   CHECK(alive_count(tree) == 0);  // nothing survives its forgemeter
   std::int64_t lingered = 0;
