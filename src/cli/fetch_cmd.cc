@@ -15,10 +15,13 @@
 #include "cli/command.h"
 #include "cli/errors.h"
 #include "cli/signal_watch.h"
-#include "cli/terminal_text.h"
+#include "report/terminal_text.h"
 #include "forgemeter/transport.h"
 
 namespace forgemeter::cli {
+
+using report::terminal_text;
+using report::has_control_bytes;
 
 namespace {
 

@@ -7,15 +7,19 @@
 
 #include "cli/duration.h"
 #include "cli/errors.h"
-#include "cli/render.h"
+#include "report/render.h"
 #include "cli/secrets.h"
 #include "cli/store_arg.h"
 #include "cli/store_check.h"
 #include "cli/store_uri.h"
-#include "cli/terminal_text.h"
-#include "cli/timefmt.h"
+#include "report/terminal_text.h"
+#include "report/timefmt.h"
 
 namespace forgemeter::cli {
+
+using report::terminal_text;
+using report::json_quote;
+using report::instant_text;
 
 namespace {
 

@@ -12,9 +12,11 @@
 #include "cli/command_tree.h"
 #include "cli/duration.h"
 #include "cli/secrets.h"
-#include "cli/terminal_text.h"
+#include "report/terminal_text.h"
 
 namespace forgemeter::cli {
+
+using report::terminal_text;
 
 // A line on stderr: no password (scrub), no control byte (lease names, owners
 // and store messages are anyone's text).

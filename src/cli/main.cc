@@ -1,5 +1,5 @@
 // forgemeter — the command: fleet report from logs, a command under a lease,
-// metered fetch, and the fleet demo. Exit codes: 0 ok, 1 failure, 2 usage.
+// and metered fetch. Exit codes: 0 ok, 1 failure, 2 usage.
 #include <exception>
 #include <iostream>
 
@@ -9,7 +9,7 @@
 #include "cli/command.h"
 #include "cli/errors.h"
 #include "cli/secrets.h"
-#include "cli/terminal_text.h"
+#include "report/terminal_text.h"
 
 namespace {
 
@@ -30,6 +30,7 @@ std::string help_hint(const CLI::App& root) {
 
 int main(int argc, char** argv) {
   using namespace forgemeter::cli;
+  using forgemeter::report::terminal_text;
   CLI::App app{"forgemeter: forge HTTP metering and leader leases for replicated services.\n"
                "Exit codes: 0 ok, 1 failure, 2 usage error.",
                "forgemeter"};
@@ -38,7 +39,6 @@ int main(int argc, char** argv) {
   add_report(app, action);
   add_lease(app, action);
   add_fetch(app, action);
-  add_demo(app, action);
 
   // A password on the command line (in --store, or a stray word of one) is
   // never echoed, not even by a parse error; an error quoting input (a lease

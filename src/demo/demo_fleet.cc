@@ -1,0 +1,120 @@
+#include "demo/demo_fleet.h"
+
+#include <fmt/format.h>
+
+#include "report/timefmt.h"
+#include "forgemeter/elected_lane.h"
+
+namespace forgemeter::demo {
+
+using report::clock_text;
+
+namespace {
+
+MeterOptions meter_options(FastClock& clock, std::mutex& mu, std::vector<std::string>& lines) {
+  MeterOptions o;
+  o.clock = &clock;
+  o.sink = [&mu, &lines](std::string_view line) {
+    std::lock_guard lock(mu);
+    lines.emplace_back(line);
+  };
+  return o;
+}
+
+TransportOptions transport_options(Meter& meter, FastClock& clock, const testforge::Forge& forge) {
+  TransportOptions o;
+  o.meter = &meter;
+  o.clock = &clock;
+  o.resolve = forge.resolve();
+  o.lane_header = std::string(testforge::kLaneHeader);
+  return o;
+}
+
+}  // namespace
+
+Replica::Replica(int index, const DemoPlan& plan, FastClock& clock, const testforge::Forge& forge)
+    : index_(index), name_(fmt::format("web-{}", index)), plan_(plan), clock_(clock), forge_(forge),
+      meter_(meter_options(clock, lines_mu_, lines_)), transport_(transport_options(meter_, clock, forge)),
+      offset_(std::chrono::seconds((index * 37) % 50)) {}
+
+std::vector<std::string> Replica::lines() const {
+  std::lock_guard lock(lines_mu_);
+  return lines_;
+}
+
+bool Replica::wait_until(UtcMillis t, const std::stop_token& stop) {
+  auto left = t - clock_.now();
+  if (left <= Duration::zero()) return !stop.stop_requested();
+  return clock_.wait_until(clock_.steady_now() + left, stop);
+}
+
+void Replica::get(const std::string& path, std::optional<std::string_view> lane) {
+  Request r;
+  r.url = forge_.url(testforge::kHosts[0], path);
+  r.bearer = fmt::format("inst-{}", plan_.installation);
+  r.installation = plan_.installation;
+  if (lane) r.lane = Lane(*lane);
+  transport_.perform(r);  // a 403 (budget spent) or a refusal is counted, not retried
+}
+
+void Replica::pass(int n, const std::stop_token& stop) {
+  const bool deep = n % 30 == 0;
+  const int runs = deep ? plan_.deep_runs : plan_.light_runs;
+  for (int run = 0; run < runs && !stop.stop_requested(); ++run) {
+    int pull = 1000 + run;
+    get(fmt::format("/repos/acme/app/pulls/{}", pull), kSweepLane);
+    get(fmt::format("/repos/acme/app/commits/{:040x}/status", pull), kSweepLane);
+  }
+}
+
+void Replica::sweep_unelected(UtcMillis from, UtcMillis freeze) {
+  std::stop_token none;
+  int n = 0;
+  for (UtcMillis t = from + offset_; t < freeze; t += std::chrono::minutes(1)) {
+    wait_until(t, none);
+    pass(n++, none);
+  }
+}
+
+void Replica::sweep_elected(LeaseStore& store, std::stop_token stop, std::vector<std::string>& events,
+                            std::mutex& events_mu) {
+  CampaignSpec spec;
+  spec.owner = name_;
+  spec.ttl = std::chrono::minutes(3);   // three sweep intervals
+  spec.retry = std::chrono::minutes(1);  // one interval
+  spec.clock = &clock_;
+  spec.on_event = [this, &events, &events_mu](const LeaseEvent& e) {
+    std::lock_guard lock(events_mu);
+    events.push_back(clock_text(std::chrono::floor<std::chrono::seconds>(clock_.now())) + " " + e.text);
+  };
+  elect(transport_, Lane(kSweepLane), store, spec, stop, [this](Term& term) {
+    std::stop_token ts = term.stop_token();
+    int n = 0;
+    for (UtcMillis t = clock_.now(); wait_until(t, ts); t += std::chrono::minutes(1)) pass(n++, ts);
+  });
+}
+
+void Replica::background(UtcMillis from, UtcMillis until, std::stop_token stop) {
+  for (UtcMillis t = from + offset_ + std::chrono::seconds(5); t < until; t += std::chrono::minutes(2)) {
+    if (!wait_until(t, stop)) return;
+    get("/repos/acme/app", std::nullopt);
+  }
+}
+
+void Replica::searches(UtcMillis from, UtcMillis until, std::stop_token stop, UtcMillis burst_at, int burst) {
+  const std::string query = "/search/issues?q=repo:acme/app+is:pr+is:open+label:merge-queue";
+  bool burst_done = index_ != 0 || burst == 0;
+  for (UtcMillis t = from + offset_ + std::chrono::seconds(20); t < until;) {
+    const bool bursting = !burst_done && burst_at <= t;
+    if (!wait_until(bursting ? burst_at : t, stop)) return;
+    if (bursting) {
+      for (int i = 0; i < burst && !stop.stop_requested(); ++i) get(query, kSearchLane);
+      burst_done = true;
+      continue;
+    }
+    get(query, kSearchLane);
+    t += std::chrono::minutes(5);
+  }
+}
+
+}  // namespace forgemeter::demo

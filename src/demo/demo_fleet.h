@@ -1,0 +1,91 @@
+// demo_fleet.h — the demo's replicas: each its own Meter and Transport, all on
+// one accelerated clock, sweeping a merge gate against the loopback forge.
+//
+// The sweep (ADR-117's merge-gate sweeper, sized by DemoPlan): every simulated
+// minute a pass re-reads the pull and the status of each run gated in the last
+// hour (`light_runs` runs, 2 requests each); every 30th pass of a term (and
+// the first) is deep: the runs of the last 8 days (`deep_runs`, 2 requests
+// each). Besides it, each replica sends one untagged request (lane `other`)
+// every 2 simulated minutes and one search (lane `pr-search`, GitHub's
+// per-minute `search` bucket) every 5; in hour 2 one replica runs a burst of
+// searches that spends that bucket: limited for a minute, not the hour's budget.
+//
+// Hour 1 every replica sweeps; from hour 2 on the sweep's lane is elected
+// through the lease (forgemeter::elect), so one replica sweeps.
+//
+// Thread-safety: a Replica's loops run on threads of their own; lines() is
+// read after they are joined.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "demo/fast_clock.h"
+#include "forgemeter/lease.h"
+#include "forgemeter/meter.h"
+#include "forgemeter/transport.h"
+#include "testforge/forge.h"
+
+namespace forgemeter::demo {
+
+inline constexpr std::string_view kSweepLane = "merge-gate-sweeper";
+// Searches (GitHub's `search` bucket, 30 a minute, apart from `core`).
+inline constexpr std::string_view kSearchLane = "pr-search";
+
+struct DemoPlan {
+  int replicas = 10;
+  int hours = 2;
+  double speed = 600;
+  int light_runs = 11;
+  int deep_runs = 120;
+  std::uint64_t installation = 101;
+  std::uint64_t budget = 12'500;
+  UtcMillis start{};  // the first hour's start (on the hour)
+
+  UtcMillis hour_start(int h) const { return start + std::chrono::hours(h - 1); }  // h from 1
+  // Per replica per hour, unelected: 2 x (58 light + 2 deep) passes' reads.
+  std::uint64_t sweep_per_replica_hour() const { return 2u * (58u * light_runs + 2u * deep_runs); }
+};
+
+class Replica {
+ public:
+  Replica(int index, const DemoPlan& plan, FastClock& clock, const testforge::Forge& forge);
+
+  const std::string& name() const { return name_; }
+
+  // Hour 1: passes at each minute (plus this replica's offset) before `freeze`.
+  void sweep_unelected(UtcMillis from, UtcMillis freeze);
+  // Later hours: campaigns for the sweep's lane; sweeps each term until `stop`.
+  void sweep_elected(LeaseStore& store, std::stop_token stop, std::vector<std::string>& events, std::mutex& events_mu);
+  // The untagged requests, every 2 minutes from `from` while before `until` and not stopped;
+  // and a search every 5 minutes (replica 0 also runs `burst` searches at once at `burst_at`).
+  void background(UtcMillis from, UtcMillis until, std::stop_token stop);
+  void searches(UtcMillis from, UtcMillis until, std::stop_token stop, UtcMillis burst_at, int burst);
+
+  void flush() { meter_.flush(); }
+  std::vector<std::string> lines() const;
+
+ private:
+  void pass(int n, const std::stop_token& stop);
+  void get(const std::string& path, std::optional<std::string_view> lane);
+  bool wait_until(UtcMillis t, const std::stop_token& stop);
+
+  const int index_;
+  const std::string name_;
+  const DemoPlan& plan_;
+  FastClock& clock_;
+  const testforge::Forge& forge_;
+  mutable std::mutex lines_mu_;
+  std::vector<std::string> lines_;
+  Meter meter_;
+  Transport transport_;
+  std::chrono::seconds offset_;
+};
+
+}  // namespace forgemeter::demo

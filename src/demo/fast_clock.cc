@@ -1,0 +1,77 @@
+#include "demo/fast_clock.h"
+
+#include <stdexcept>
+
+namespace forgemeter::demo {
+
+FastClock::FastClock(UtcMillis start, double speed)
+    : start_wall_(start), start_steady_(std::chrono::steady_clock::now()), speed_(speed),
+      real_base_(start_steady_) {
+  if (!(speed > 0)) throw std::invalid_argument("FastClock: speed must be positive");
+}
+
+Duration FastClock::elapsed_locked() const {
+  if (frozen_) return base_elapsed_;
+  auto real = std::chrono::steady_clock::now() - real_base_;
+  return base_elapsed_ + Duration(static_cast<Duration::rep>(static_cast<double>(real.count()) * speed_));
+}
+
+UtcMillis FastClock::now() const {
+  std::lock_guard lock(mu_);
+  return start_wall_ + std::chrono::floor<std::chrono::milliseconds>(elapsed_locked());
+}
+
+SteadyTime FastClock::steady_now() const {
+  std::lock_guard lock(mu_);
+  return start_steady_ + elapsed_locked();
+}
+
+bool FastClock::wait_until(SteadyTime deadline, std::stop_token stop) const {
+  std::unique_lock lock(mu_);
+  const Duration target = deadline - start_steady_;
+  for (;;) {
+    if (elapsed_locked() >= target) return true;
+    if (stop.stop_requested()) return false;
+    const std::uint64_t gen = generation_;
+    auto changed = [&] { return generation_ != gen; };
+    if (frozen_) {
+      cv_.wait(lock, stop, changed);
+    } else {
+      auto left = target - base_elapsed_;
+      auto real_at = real_base_ + Duration(static_cast<Duration::rep>(static_cast<double>(left.count()) / speed_)) +
+                     std::chrono::microseconds(50);
+      cv_.wait_until(lock, stop, real_at, changed);
+    }
+  }
+}
+
+void FastClock::freeze() {
+  std::lock_guard lock(mu_);
+  if (frozen_) return;
+  base_elapsed_ = elapsed_locked();
+  frozen_ = true;
+  ++generation_;
+  cv_.notify_all();
+}
+
+void FastClock::resume() {
+  std::lock_guard lock(mu_);
+  if (!frozen_) return;
+  real_base_ = std::chrono::steady_clock::now();
+  frozen_ = false;
+  ++generation_;
+  cv_.notify_all();
+}
+
+void FastClock::jump_to(UtcMillis t) {
+  std::lock_guard lock(mu_);
+  Duration want = t - start_wall_;
+  Duration now = elapsed_locked();
+  if (want <= now) return;
+  base_elapsed_ = want;
+  real_base_ = std::chrono::steady_clock::now();
+  ++generation_;
+  cv_.notify_all();
+}
+
+}  // namespace forgemeter::demo

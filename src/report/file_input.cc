@@ -1,0 +1,88 @@
+#include "report/file_input.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "report/errors.h"
+#include "report/find_marker.h"
+
+namespace forgemeter::report {
+
+namespace {
+
+class FileReader final : public LogReader {
+ public:
+  FileReader(std::string name, int fd, std::uint64_t size)
+      : LogReader(std::move(name)), fd_(fd), size_(size), counter_(this->name(), fd) {
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  }
+  ~FileReader() override { ::close(fd_); }
+  FileReader(const FileReader&) = delete;
+  FileReader& operator=(const FileReader&) = delete;
+
+  Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line) override {
+    PreadSource source(name(), fd_, 0, size_);
+    std::vector<char> buffer;
+    Result result;
+    result.bytes = scan_blocks(source, marker, BlockScan{}, buffer, [&](std::string_view line, std::uint64_t offset) {
+      current_ = line.data();
+      current_offset_ = offset;
+      on_line(line);
+    });
+    return result;
+  }
+  std::uint64_t line_number(std::string_view line) override {
+    std::uint64_t offset = current_offset_ + static_cast<std::uint64_t>(line.data() - current_);
+    return counter_.lines_before(offset) + 1;
+  }
+  std::optional<PlainFile> plain_file() const override { return PlainFile{fd_, size_}; }
+
+ private:
+  int fd_;
+  std::uint64_t size_;
+  LineCounter counter_;
+  const char* current_ = nullptr;  // the view last handed over, and its offset in the file
+  std::uint64_t current_offset_ = 0;
+};
+
+}  // namespace
+
+std::size_t PreadSource::read(char* dst, std::size_t n) {
+  for (;;) {
+    ssize_t r = ::pread(fd_, dst, n, static_cast<off_t>(at_));
+    if (r == 0 && at_ < size_)
+      throw Failure(fmt::format("'{}' shrank while it was read: it ends at byte {}, but held {} bytes when opened "
+                                "(truncated by logrotate's copytruncate?); report a rotated copy instead",
+                                name_, at_, size_));
+    if (r >= 0) {
+      at_ += static_cast<std::uint64_t>(r);
+      return static_cast<std::size_t>(r);
+    }
+    if (errno != EINTR) throw Failure(fmt::format("cannot read '{}': {}", name_, std::strerror(errno)));
+  }
+}
+
+std::uint64_t LineCounter::lines_before(std::uint64_t offset) {
+  if (offset > at_) {
+    buf_.resize(kBlock);
+    PreadSource source(name_, fd_, at_, 0);  // a shrink is the scan's to report
+    while (at_ < offset) {
+      std::size_t got = source.read(buf_.data(), static_cast<std::size_t>(std::min<std::uint64_t>(buf_.size(), offset - at_)));
+      if (got == 0) break;  // the file shrank under us: count what there is
+      lines_ += count_newlines(buf_.data(), buf_.data() + got);
+      at_ += got;
+    }
+  }
+  return lines_;
+}
+
+std::unique_ptr<LogReader> make_file_reader(std::string name, int fd, std::uint64_t size) {
+  return std::make_unique<FileReader>(std::move(name), fd, size);
+}
+
+}  // namespace forgemeter::report

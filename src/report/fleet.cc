@@ -1,0 +1,298 @@
+#include "report/fleet.h"
+
+#include <algorithm>
+#include <exception>
+#include <system_error>
+#include <thread>
+
+namespace forgemeter::report {
+
+namespace {
+
+void insert_sorted(std::vector<std::uint32_t>& v, std::uint32_t x) {
+  auto it = std::lower_bound(v.begin(), v.end(), x);
+  if (it == v.end() || *it != x) v.insert(it, x);
+}
+
+// Whether reading (remaining, at) is lower than (than, than_at): lower
+// remaining first, then the earlier reading.
+bool lower(std::uint64_t remaining, Instant at, std::uint64_t than, Instant than_at) {
+  return remaining != than ? remaining < than : at < than_at;
+}
+
+std::optional<Instant> earliest(const std::map<BudgetKey, BudgetView>& budgets,
+                                std::optional<Instant> BudgetView::*field) {
+  std::optional<Instant> first;
+  for (const auto& [key, b] : budgets)
+    if (b.*field && (!first || *(b.*field) < *first)) first = b.*field;
+  return first;
+}
+
+}  // namespace
+
+bool LaneOrder::operator()(const std::string& a, const std::string& b) const {
+  bool ao = a == "other", bo = b == "other";
+  if (ao != bo) return ao;
+  return a < b;
+}
+
+Instant instant_in_hour(Instant hour_ending, TimeOfDay at) {
+  using namespace std::chrono;
+  Instant start = hour_ending - hours(1);
+  Instant t = floor<days>(start) + at;
+  if (t > hour_ending + hours(12)) t -= days(1);
+  if (t < start - hours(12)) t += days(1);
+  return t;
+}
+
+std::uint64_t FleetHour::graphql_requests() const {
+  std::uint64_t n = 0;
+  for (const auto& [lane, count] : graphql_lanes) n += count;
+  return n;
+}
+
+bool FleetHour::exhausted() const {
+  return std::any_of(budgets.begin(), budgets.end(), [](const auto& kv) { return kv.second.exhausted(); });
+}
+
+std::optional<Instant> FleetHour::first_exhausted_at() const { return earliest(budgets, &BudgetView::exhausted_at); }
+
+std::optional<Instant> FleetHour::first_limited_at() const { return earliest(budgets, &BudgetView::limited_at); }
+
+const BudgetView* FleetHour::lowest_budget() const {
+  const BudgetView* best = nullptr;
+  for (const auto& [key, b] : budgets)
+    if (b.hourly() && b.lowest && (best == nullptr || lower(*b.lowest, b.lowest_at, *best->lowest, best->lowest_at))) best = &b;
+  return best;
+}
+
+std::uint64_t Fleet::PairIds::id(std::uint64_t a, std::uint64_t b) {
+  auto [it, fresh] = ids_.try_emplace({a, b}, pairs_.size());
+  if (fresh) pairs_.emplace_back(a, b);
+  return it->second;
+}
+
+Fleet::Hour& Fleet::hour(Instant ending) {
+  if (last_slot_ < hours_.size() && hours_[last_slot_].ending == ending) return hours_[last_slot_];
+  auto [it, fresh] = hour_slots_.try_emplace(ending.time_since_epoch().count(), hours_.size());
+  if (fresh) hours_.emplace_back().ending = ending;
+  last_slot_ = it->second;
+  return hours_[last_slot_];
+}
+
+void Fleet::add(std::uint32_t source, const LineView& line) {
+  Hour& h = hour(Instant(line.hour_ending));
+  insert_sorted(h.sources, source);
+  if (!line.note.whole()) insert_sorted(h.partial_sources, source);
+  ++h.lines;
+  ++lines_;
+  switch (line.kind) {
+    case LineView::Kind::count: add_count(h, line); break;
+    case LineView::Kind::budget: add_budget(h, source, line); break;
+    case LineView::Kind::answers: add_answers(h, line); break;
+  }
+}
+
+void Fleet::add(std::uint32_t source, const MeterLine& line) {
+  LineView v;
+  std::visit(
+      [&](const auto& l) {
+        v.hour_ending = l.hour_ending;
+        v.note = l.note;
+        using T = std::decay_t<decltype(l)>;
+        if constexpr (std::is_same_v<T, CountLine>) {
+          v.kind = LineView::Kind::count;
+          v.total = l.total;
+          for (const auto& e : l.entries) v.counts.push_back({e.host, e.api, e.installation, e.lane, e.count});
+        } else if constexpr (std::is_same_v<T, BudgetLine>) {
+          v.kind = LineView::Kind::budget;
+          for (const auto& e : l.entries)
+            v.budgets.push_back({e.host, e.api, e.installation, e.resource, e.remaining, e.limit, e.at, e.resets});
+        } else {
+          v.kind = LineView::Kind::answers;
+          for (const auto& e : l.entries) v.answers.push_back({e.host, e.api, e.counts});
+        }
+      },
+      line);
+  add(source, v);
+}
+
+// `to += n`, noting the hour whose sum would pass 2^64-1 (an impossible log).
+void Fleet::add_sum(const Hour& h, std::uint64_t& to, std::uint64_t n) {
+  if (__builtin_add_overflow(to, n, &to)) [[unlikely]]
+    if (!overflowed_ || h.ending < *overflowed_) overflowed_ = h.ending;
+}
+
+void Fleet::add_count(Hour& h, const LineView& line) {
+  for (const CountEntryView& e : line.counts) {
+    const std::uint64_t ha = host_api(e.host, e.api);
+    // Lanes, hosts and installations split the hour's requests: none passes
+    // 2^64-1 unless the hour's total does.
+    add_sum(h, h.requests, e.count);
+    h.lanes[std::uint64_t{lanes_.id(e.lane)} * 2 + static_cast<unsigned>(e.api)] += e.count;
+    h.hosts[ha] += e.count;
+    h.installations[e.installation] += e.count;
+    if (e.installation != 0) h.budgets[budget_key(ha, e.installation)].requests += e.count;
+  }
+}
+
+void Fleet::Budget::merge(const Budget& later, std::uint32_t source) {
+  requests += later.requests;
+  // A full tie keeps ours (the earlier line's).
+  if (later.lowest && (!lowest || lower(*later.lowest, later.lowest_at, *lowest, lowest_at))) {
+    lowest = later.lowest;
+    lowest_at = later.lowest_at;
+    lowest_source = source;
+  }
+  if (later.limit && (!limit || *later.limit > *limit)) limit = later.limit;
+  if (later.zero_at && (!zero_at || *later.zero_at < *zero_at)) zero_at = later.zero_at;
+}
+
+void Fleet::add_budget(Hour& h, std::uint32_t source, const LineView& line) {
+  for (const BudgetEntryView& e : line.budgets) {
+    const Instant at = instant_in_hour(h.ending, e.at);
+    Budget reading;
+    reading.lowest = e.remaining;
+    reading.lowest_at = at;
+    reading.limit = e.limit;
+    if (e.remaining == 0) reading.zero_at = at;
+    const std::uint64_t key = budget_key(host_api(e.host, e.api), e.installation);
+    // A line may name the default resource (`core` on REST): the same budget as none.
+    const bool named = !e.resource.empty() && e.resource != default_resource(e.api);
+    Budget& b = named ? h.resources[resource_key(key, resources_.id(e.resource))] : h.budgets[key];
+    b.merge(reading, source);
+  }
+}
+
+void Fleet::add_answers(Hour& h, const LineView& line) {
+  for (const AnswersEntryView& e : line.answers) {
+    AnswerCounts& c = h.answers[host_api(e.host, e.api)];
+    for (std::size_t i = 0; i < kAnswerClasses; ++i) add_sum(h, c[i], e.counts[i]);
+  }
+}
+
+void Fleet::absorb(const Fleet& later) {
+  // Later's ids in this fleet's terms, each name looked up once.
+  auto remap = [](Interner& to, const Interner& from) {
+    std::vector<std::uint32_t> ids(from.names().size());
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = to.id(from.name(static_cast<std::uint32_t>(i)));
+    return ids;
+  };
+  const auto source = remap(sources_, later.sources_), lane = remap(lanes_, later.lanes_),
+             resource = remap(resources_, later.resources_);
+  auto host = [&](std::uint64_t id) {
+    HostApi k = later.host_api_of(id);
+    return host_api(k.host, k.api);
+  };
+  auto budget = [&](std::uint64_t key) {
+    auto [ha, inst] = later.budget_pair(key);
+    return budget_key(host(ha), inst);
+  };
+  for (const Hour& from : later.hours_) {
+    Hour& h = hour(from.ending);
+    add_sum(h, h.requests, from.requests);
+    h.lines += from.lines;
+    for (auto s : from.sources) insert_sorted(h.sources, source[s]);
+    for (auto s : from.partial_sources) insert_sorted(h.partial_sources, source[s]);
+    for (const auto& [id, n] : from.lanes.items()) h.lanes[std::uint64_t{lane[id / 2]} * 2 + id % 2] += n;
+    for (const auto& [id, n] : from.hosts.items()) h.hosts[host(id)] += n;
+    for (const auto& [id, n] : from.installations.items()) h.installations[id] += n;
+    for (const auto& [id, c] : from.answers.items()) {
+      AnswerCounts& to = h.answers[host(id)];
+      for (std::size_t i = 0; i < kAnswerClasses; ++i) add_sum(h, to[i], c[i]);
+    }
+    for (const auto& [id, fb] : from.budgets.items()) h.budgets[budget(id)].merge(fb, source[fb.lowest_source]);
+    for (const auto& [id, fb] : from.resources.items()) {
+      auto [key, name] = later.resource_pairs_.pair(id);
+      h.resources[resource_key(budget(key), resource[name])].merge(fb, source[fb.lowest_source]);
+    }
+  }
+  lines_ += later.lines_;
+  if (later.overflowed_ && (!overflowed_ || *later.overflowed_ < *overflowed_)) overflowed_ = later.overflowed_;
+}
+
+BudgetView Fleet::view_of(const Budget& from, BudgetKind kind) const {
+  BudgetView b;
+  b.kind = kind;
+  b.requests = from.requests;
+  b.lowest = from.lowest;
+  b.lowest_at = from.lowest_at;
+  if (from.lowest) b.lowest_source = sources_.name(from.lowest_source);
+  b.limit = kind == BudgetKind::core && options_.budget ? options_.budget : from.limit;
+  (kind == BudgetKind::other ? b.limited_at : b.exhausted_at) = from.zero_at;
+  return b;
+}
+
+BudgetKey Fleet::key_of(std::uint64_t budget_key, std::string resource) const {
+  auto [ha, inst] = budget_pair(budget_key);
+  HostApi k = host_api_of(ha);
+  return BudgetKey{std::move(k.host), k.api, inst, std::move(resource)};
+}
+
+FleetHour Fleet::hour_of(const Hour& from) const {
+  FleetHour h;
+  h.hour_ending = from.ending;
+  h.requests = from.requests;
+  h.lines = from.lines;
+  h.sources = from.sources;
+  h.partial_sources = from.partial_sources;
+  for (const auto& [id, n] : from.lanes.items()) {
+    const std::string& name = lanes_.name(static_cast<std::uint32_t>(id / 2));
+    h.lanes[name] += n;
+    if (Api(id % 2) == Api::graphql) h.graphql_lanes[name] += n;
+  }
+  for (const auto& [id, n] : from.hosts.items()) h.hosts.emplace(host_api_of(id), n);
+  for (const auto& [id, n] : from.installations.items()) h.installations.emplace(id, n);
+  for (const auto& [id, c] : from.answers.items()) h.answers.emplace(host_api_of(id), c);
+  auto emplace = [&](BudgetKey key, const Budget& b) {
+    const BudgetKind kind = key.kind();
+    h.budgets.emplace(std::move(key), view_of(b, kind));
+  };
+  for (const auto& [id, b] : from.budgets.items()) emplace(key_of(id, {}), b);
+  for (const auto& [id, b] : from.resources.items()) {
+    auto [budget, name] = resource_pairs_.pair(id);
+    emplace(key_of(budget, resources_.name(static_cast<std::uint32_t>(name))), b);
+  }
+  return h;
+}
+
+std::vector<FleetHour> Fleet::hours() const {
+  std::vector<const Hour*> order;
+  order.reserve(hours_.size());
+  for (const Hour& h : hours_) order.push_back(&h);
+  std::sort(order.begin(), order.end(), [](const Hour* a, const Hour* b) { return a->ending < b->ending; });
+  std::vector<FleetHour> out(order.size());
+  auto convert = [&](std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i) out[i] = hour_of(*order[i]);
+  };
+  // A long or dense log has thousands of hours: the later half is built on a
+  // second thread (reading this fleet only), whose exception is rethrown here.
+  constexpr std::size_t kSplitAt = 2048;
+  const std::size_t half = order.size() >= kSplitAt ? order.size() / 2 : order.size();
+  std::exception_ptr error;
+  std::thread helper;
+  if (half < order.size()) {
+    try {
+      helper = std::thread([&]() noexcept {
+        try {
+          convert(half, order.size());
+        } catch (...) {
+          error = std::current_exception();
+        }
+      });
+    } catch (const std::system_error&) {
+      convert(half, order.size());  // no second thread: this one does it all
+    }
+  }
+  try {
+    convert(0, half);
+  } catch (...) {
+    if (helper.joinable()) helper.join();
+    throw;
+  }
+  if (helper.joinable()) helper.join();
+  if (error) std::rethrow_exception(error);
+  return out;
+}
+
+}  // namespace forgemeter::report

@@ -1,0 +1,127 @@
+// JSON lines and CSV: the machine-readable report (schemas in src/report/README.md).
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "report/render.h"
+#include "report/timefmt.h"
+
+namespace forgemeter::report {
+
+std::string json_quote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') out += {'\\', c};
+    else if (u < 0x20 || u == 0x7f) out += fmt::format("\\u{:04x}", u);
+    else out += c;
+  }
+  return out + "\"";
+}
+
+namespace {
+
+template <class T>
+std::string opt_num(const std::optional<T>& v) {
+  return v ? fmt::to_string(*v) : "null";
+}
+
+std::string opt_time(const std::optional<Instant>& t) { return t ? json_quote(instant_text(*t)) : "null"; }
+
+std::string names_json(const std::vector<std::uint32_t>& ids, const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + json_quote(names.at(ids[i]));
+  return out + "]";
+}
+
+std::string hour_json(const FleetHour& h, const std::vector<std::string>& names) {
+  std::string o = fmt::format(R"({{"hour_ending":{},"hour_start":{},"requests":{},"replicas":{},"sources":{},)",
+                              json_quote(hour_text(h.hour_ending)), json_quote(hour_text(h.hour_start())), h.requests,
+                              h.sources.size(), names_json(h.sources, names));
+  o += fmt::format(R"("partial":{},"partial_sources":{},"lanes":{{)", h.partial(), names_json(h.partial_sources, names));
+  bool first = true;
+  for (const auto& [lane, n] : h.lanes) o += fmt::format("{}{}:{}", std::exchange(first, false) ? "" : ",", json_quote(lane), n);
+  o += R"(},"hosts":[)";
+  first = true;
+  for (const auto& [key, n] : h.hosts) {
+    o += fmt::format(R"({}{{"host":{},"api":"{}","requests":{},"answers":{{)", std::exchange(first, false) ? "" : ",",
+                     json_quote(key.host), to_string(key.api), n);
+    if (auto it = h.answers.find(key); it != h.answers.end()) {
+      bool f2 = true;
+      for (std::size_t c = 0; c < kAnswerClasses; ++c)
+        if (it->second[c] != 0)
+          o += fmt::format(R"({}"{}":{})", std::exchange(f2, false) ? "" : ",", to_string(AnswerClass(c)), it->second[c]);
+    }
+    o += "}}";
+  }
+  o += R"(],"installations":[)";
+  first = true;
+  for (const auto& [id, n] : h.installations)
+    o += fmt::format(R"({}{{"installation":{},"requests":{}}})", std::exchange(first, false) ? "" : ",", id, n);
+  o += R"(],"budgets":[)";
+  first = true;
+  // The keys of before keep their place and meaning; the resource's come last.
+  for (const auto& [key, b] : h.budgets) {
+    o += fmt::format(R"({}{{"host":{},"api":"{}","installation":{},"requests":{},"lowest_remaining":{},)",
+                     std::exchange(first, false) ? "" : ",", json_quote(key.host), to_string(key.api), key.installation,
+                     key.credited() ? fmt::to_string(b.requests) : "null", opt_num(b.lowest));
+    o += fmt::format(R"("lowest_at":{},"seen_by":{},"limit":{},"over_limit":{},"exhausted_at":{},)",
+                     b.lowest ? json_quote(instant_text(b.lowest_at)) : "null",
+                     b.lowest ? json_quote(b.lowest_source) : "null", opt_num(b.limit), b.over(),
+                     opt_time(b.exhausted_at));
+    o += fmt::format(R"("resource":{},"hourly":{},"limited_at":{}}})", json_quote(key.resource_name()), b.hourly(),
+                     opt_time(b.limited_at));
+  }
+  o += fmt::format(R"(],"exhausted":{},"first_exhausted_at":{},"limited":{},"first_limited_at":{}}})", h.exhausted(),
+                   opt_time(h.first_exhausted_at()), h.limited(), opt_time(h.first_limited_at()));
+  return o;
+}
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string render_json(const ReportData& r) {
+  std::string out;
+  for (const FleetHour& h : r.hours) out += hour_json(h, r.sources) + "\n";
+  return out;
+}
+
+std::string render_csv(const ReportData& r) {
+  // The fixed columns are the hourly budgets' (as before resources were
+  // kept); each per-minute resource seen gets two columns after the lanes.
+  const auto lanes = all_lanes(r.hours);
+  const auto resources = window_resources(r.hours);
+  std::string out = "hour_ending,requests,replicas,partial,lowest_remaining,lowest_at,limit,over_limit,exhausted_at";
+  for (const auto& l : lanes) out += ",lane:" + csv_field(l);
+  for (const auto& name : resources) out += ",lowest:" + csv_field(name) + ",limited_at:" + csv_field(name);
+  out += "\n";
+  for (const FleetHour& h : r.hours) {
+    const BudgetView* low = h.lowest_budget();
+    bool over = false;
+    for (const auto& [key, b] : h.budgets) over = over || b.over();
+    auto limit = hour_limit(h);
+    auto first = h.first_exhausted_at();
+    out += fmt::format("{},{},{},{},{},{},{},{},{}", hour_text(h.hour_ending), h.requests, h.sources.size(), h.partial(),
+                       low ? fmt::to_string(*low->lowest) : "", low ? instant_text(low->lowest_at) : "",
+                       limit ? fmt::to_string(*limit) : "", over, first ? instant_text(*first) : "");
+    for (const auto& l : lanes) {
+      auto it = h.lanes.find(l);
+      out += "," + (it == h.lanes.end() ? std::string("0") : fmt::to_string(it->second));
+    }
+    for (const auto& name : resources) {
+      auto s = resource_summary(h, name);
+      out += fmt::format(",{},{}", s && s->lowest ? fmt::to_string(*s->lowest) : "",
+                         s && s->limited_at ? instant_text(*s->limited_at) : "");
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace forgemeter::report

@@ -1,0 +1,113 @@
+// The terminal table and the skipped-line summary.
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report/render.h"
+#include "report/terminal_text.h"
+#include "report/timefmt.h"
+
+namespace forgemeter::report {
+
+std::vector<std::string> all_lanes(const std::vector<FleetHour>& hours) {
+  std::set<std::string, LaneOrder> lanes;
+  for (const FleetHour& h : hours)
+    for (const auto& [lane, n] : h.lanes) lanes.insert(lane);
+  return {lanes.begin(), lanes.end()};
+}
+
+namespace {
+
+using Row = std::vector<std::string>;
+
+// Columns right-aligned except the first and the last, two spaces apart.
+// Cells hold text from the logs (source names: file paths, --source-field
+// values): each is made safe for a terminal here, the table's one way out.
+void print_rows(std::string& out, std::vector<Row> rows) {
+  for (Row& r : rows)
+    for (std::string& cell : r)
+      if (has_control_bytes(cell)) cell = terminal_text(cell);
+  std::vector<std::size_t> width;
+  for (const Row& r : rows)
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (width.size() <= i) width.push_back(0);
+      width[i] = std::max(width[i], r[i].size());
+    }
+  for (const Row& r : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (i > 0) line += "  ";
+      if (i == 0 || i + 1 == r.size()) line += fmt::format("{:<{}}", r[i], i + 1 == r.size() ? 0 : width[i]);
+      else line += fmt::format("{:>{}}", r[i], width[i]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+}
+
+}  // namespace
+
+std::string render_table(const ReportData& r) {
+  std::string out;
+  if (r.hours.empty()) return "no meter lines found\n";
+  auto lanes = all_lanes(r.hours);
+  Row head{"HOUR ENDING", "REQUESTS", "REPLICAS"};
+  for (const auto& l : lanes) head.push_back(l);
+  for (const char* c : {"LOWEST LEFT", "LIMIT", "NOTES"}) head.emplace_back(c);
+  std::vector<Row> rows{head};
+  for (const FleetHour& h : r.hours) {
+    Row row{hour_text(h.hour_ending) + (h.partial() ? " (partial)" : ""), fmt::to_string(h.requests),
+            fmt::to_string(h.sources.size())};
+    for (const auto& l : lanes) {
+      auto it = h.lanes.find(l);
+      row.push_back(it == h.lanes.end() ? "-" : fmt::to_string(it->second));
+    }
+    const std::string lowest = lowest_text(h);
+    row.push_back(lowest.empty() ? "-" : lowest);
+    auto limit = hour_limit(h);
+    row.push_back(limit ? fmt::to_string(*limit) : "-");
+    row.push_back((h.exhausted() ? "EXHAUSTED: " : "") + join(budget_notes(h), "; "));
+    rows.push_back(std::move(row));
+  }
+  print_rows(out, std::move(rows));
+
+  out += "\nby host and api\n";
+  std::vector<Row> hosts{{"HOUR ENDING", "HOST", "API", "REQUESTS", "ANSWERS"}};
+  for (const FleetHour& h : r.hours)
+    for (const auto& [key, n] : h.hosts) {
+      std::string answers;
+      if (auto it = h.answers.find(key); it != h.answers.end())
+        for (std::size_t c = 0; c < kAnswerClasses; ++c)
+          if (it->second[c] != 0)
+            answers += fmt::format("{}{}={}", answers.empty() ? "" : " ", to_string(AnswerClass(c)), it->second[c]);
+      hosts.push_back({hour_text(h.hour_ending), key.host, std::string(to_string(key.api)), fmt::to_string(n), answers});
+    }
+  print_rows(out, std::move(hosts));
+
+  out += "\nby installation\n";
+  // One row per budget: requests only where they are credited (the API's default resource).
+  std::vector<Row> inst{{"HOUR ENDING", "INSTALLATION", "RESOURCE", "REQUESTS", "LOWEST LEFT", "SEEN BY", "LIMIT"}};
+  for (const FleetHour& h : r.hours)
+    for (const auto& [key, b] : h.budgets)
+      inst.push_back({hour_text(h.hour_ending), fmt::format("{} {} {}", key.host, to_string(key.api), key.installation),
+                      std::string(key.resource_name()), key.credited() ? fmt::to_string(b.requests) : "-",
+                      b.lowest ? fmt::format("{} at {}", *b.lowest, clock_text(b.lowest_at)) : "-",
+                      b.lowest ? b.lowest_source : "-", b.limit ? fmt::to_string(*b.limit) : "-"});
+  if (inst.size() > 1) print_rows(out, std::move(inst));
+  else out += "(no installation-labelled requests)\n";
+  return out;
+}
+
+std::string render_skipped(const ScanStats& s) {
+  std::string out;
+  if (s.skipped > 0) {
+    out += fmt::format("skipped {} malformed meter line{}; first reasons:\n", s.skipped, s.skipped == 1 ? "" : "s");
+    for (const auto& reason : s.reasons) out += "  " + terminal_text(reason) + "\n";
+  }
+  for (const auto& p : s.problems) out += "input problem: " + terminal_text(p) + "\n";
+  for (const auto& w : s.warnings) out += "warning: " + terminal_text(w) + "\n";
+  return out;
+}
+
+}  // namespace forgemeter::report

@@ -1,0 +1,101 @@
+#include "report/scanner.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <thread>
+
+#include "report/chunk_scan.h"
+#include "report/errors.h"
+#include "report/input.h"
+
+namespace forgemeter::report {
+
+namespace {
+
+constexpr std::string_view kMarker = "forge ";  // every meter line's first word, in text and JSON alike
+
+}  // namespace
+
+std::optional<std::string> json_string_field(std::string_view record, std::string_view key) {
+  const std::size_t open = record.find('{');
+  if (open == std::string_view::npos) return std::nullopt;
+  const auto doc = nlohmann::json::parse(record.begin() + open, record.end(), nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return std::nullopt;  // also what a parse error gives (`discarded`)
+  const auto it = doc.find(key);
+  if (it == doc.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+LineTaker::Took LineTaker::take(std::string_view line, std::uint32_t default_source, std::string_view where_name) {
+  const auto kind = reader_.scan(line);
+  if (kind == LineScan::Kind::none) return Took::none;
+  if (kind == LineScan::Kind::malformed) return Took::skipped;
+  std::uint32_t source = default_source;
+  if (!source_field_.empty()) {
+    auto name = json_string_field(line, source_field_);
+    source = fleet_.source(name ? *name : fmt::format("{} (no \"{}\")", where_name, source_field_));
+  }
+  fleet_.add(source, reader_.line());
+  return Took::summed;
+}
+
+std::string skip_reason(std::string_view where_name, std::uint64_t line_no, std::string_view reason) {
+  return fmt::format("{}:{}: {}", where_name, line_no, reason);
+}
+
+void Scanner::take(std::string_view line, std::uint32_t default_source, const std::string& where_name,
+                   const std::function<std::uint64_t()>& where_line) {
+  switch (taker_.take(line, default_source, where_name)) {
+    case LineTaker::Took::none: return;
+    case LineTaker::Took::summed: ++stats_.lines; return;
+    case LineTaker::Took::skipped:
+      ++stats_.skipped;
+      if (stats_.reasons.size() < kFirstReasons) stats_.reasons.push_back(skip_reason(where_name, where_line(), taker_.reason()));
+      return;
+  }
+}
+
+void Scanner::scan_inputs(const std::vector<std::string>& paths) {
+  const unsigned threads = options_.threads != 0 ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::pair<LogReader::FileId, std::string>> opened;
+  for (const std::string& path : paths) {
+    auto reader = LogReader::open(path);
+    if (const auto& id = reader->file_id()) {
+      auto same = std::find_if(opened.begin(), opened.end(), [&](const auto& o) { return o.first == *id; });
+      if (same != opened.end()) {
+        stats_.warnings.push_back(fmt::format("'{}' is the same file as '{}': read once", path, same->second));
+        continue;
+      }
+      opened.emplace_back(*id, path);
+    }
+    std::uint32_t source = options_.source_field.empty() ? fleet_.source(reader->name()) : 0;
+    if (const auto file = reader->plain_file(); threads > 1 && file) {
+      const std::uint64_t before = stats_.bytes;
+      scan_in_chunks(*file, reader->name(),
+                     ChunkOptions{kMarker, options_.source_field, threads, options_.chunk_bytes}, fleet_, stats_);
+      reader->check_still_named(stats_.bytes - before);
+      continue;
+    }
+    std::string_view current;
+    auto line_no = [&] { return reader->line_number(current); };
+    auto result = reader->for_each_marked(kMarker, [&](std::string_view line) {
+      current = line;
+      take(line, source, reader->name(), line_no);
+    });
+    stats_.bytes += result.bytes;
+    if (!result.problem.empty()) stats_.problems.push_back(result.problem);
+    reader->check_still_named(result.bytes);
+  }
+}
+
+void Scanner::scan_line_from(std::string_view line, std::string_view source_name) {
+  std::string name(source_name);
+  std::uint32_t source = options_.source_field.empty() ? fleet_.source(name) : 0;
+  stats_.bytes += line.size() + 1;
+  std::uint64_t n = ++memory_lines_;  // the line's position among those given
+  take(line, source, name, [n] { return n; });
+}
+
+}  // namespace forgemeter::report

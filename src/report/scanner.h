@@ -1,0 +1,88 @@
+// scan.h — reading meter lines out of logs into a Fleet, with skipped-line accounting.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/fleet.h"
+
+namespace forgemeter::report {
+
+inline constexpr std::size_t kFirstReasons = 5;
+
+struct ScanStats {
+  std::uint64_t bytes = 0;    // text read (after inflating)
+  std::uint64_t lines = 0;    // meter lines summed
+  std::uint64_t skipped = 0;  // meter lines that did not parse
+  std::vector<std::string> reasons;   // the first kFirstReasons: "file:line: reason"
+  std::vector<std::string> problems;  // inputs that lost data (corrupt/truncated gzip)
+  std::vector<std::string> warnings;  // nothing lost (e.g. a file named twice, read once)
+};
+
+struct ScanOptions {
+  // JSON key whose string value names the line's replica; empty: one source per input.
+  std::string source_field;
+  // Threads reading a plain regular file (split at line boundaries into
+  // chunks read in parallel, merged in file order: the same report as one
+  // thread gives); 0 = the hardware's concurrency. Streams, stdin and gzip
+  // are read by one thread.
+  unsigned threads = 1;
+  // Nominal chunk size for the threads; 0 = automatic. Tests use tiny chunks.
+  std::size_t chunk_bytes = 0;
+};
+
+// The per-line work of every scan: finds the meter line in one log line and
+// adds it to a Fleet. One per thread.
+class LineTaker {
+ public:
+  LineTaker(Fleet& fleet, const std::string& source_field) : fleet_(fleet), source_field_(source_field) {}
+  enum class Took { none, summed, skipped };
+  // `default_source`: the input's source id (unused with a source field);
+  // `where_name`: the input's name (for the no-field source name).
+  Took take(std::string_view line, std::uint32_t default_source, std::string_view where_name);
+  // Why the last skipped line did not parse.
+  const std::string& reason() const { return reader_.reason(); }
+
+ private:
+  Fleet& fleet_;
+  const std::string& source_field_;
+  LineReader reader_;
+};
+
+class Scanner {
+ public:
+  Scanner(Fleet& fleet, ScanOptions options) : fleet_(fleet), options_(std::move(options)) {}
+
+  // Every input in order ("-" = stdin). Throws Failure when one cannot be opened or read.
+  void scan_inputs(const std::vector<std::string>& paths);
+
+  // One log line from `source_name` (for callers that hold lines in memory).
+  void scan_line_from(std::string_view line, std::string_view source_name);
+
+  const ScanStats& stats() const { return stats_; }
+
+ private:
+  void take(std::string_view line, std::uint32_t default_source, const std::string& where_name,
+            const std::function<std::uint64_t()>& where_line);
+
+  Fleet& fleet_;
+  ScanOptions options_;
+  LineTaker taker_{fleet_, options_.source_field};
+  ScanStats stats_;
+  std::uint64_t memory_lines_ = 0;
+};
+
+// "file:line: reason", as the skipped-line summary lists them.
+std::string skip_reason(std::string_view where_name, std::uint64_t line_no, std::string_view reason);
+
+// The string value of the top-level key `key` of the JSON object in a log
+// line (from its first '{', so a `kubectl logs --prefix` prefix is skipped);
+// nullopt when there is no valid object, no such key at its top level, or
+// the value is not a string. A nested key of the same name never counts.
+std::optional<std::string> json_string_field(std::string_view record, std::string_view key);
+
+}  // namespace forgemeter::report

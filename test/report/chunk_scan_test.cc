@@ -1,0 +1,176 @@
+// Plain files read by several threads in pieces (src/report/chunk_scan.cc): the
+// report must be byte-identical to one thread's, in every format and in the
+// skipped-line summary, whatever the piece size (tiny pieces put their edges
+// inside lines, and most pieces hold no meter line at all). In-process, so it
+// runs under TSan too.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "report/render.h"
+#include "report/scanner.h"
+#include "forgemeter/lines.h"
+
+using namespace forgemeter;
+using namespace forgemeter::report;
+using namespace std::chrono;
+
+namespace {
+
+// A file under the temporary directory, removed at the end of the test.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text) {
+    const char* dir = std::getenv("TMPDIR");
+    path_ = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/forgemeter-chunk-XXXXXX";
+    int fd = mkstemp(path_.data());
+    REQUIRE(fd >= 0);
+    REQUIRE(write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+    close(fd);
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct Run {
+  unsigned threads = 1;
+  std::size_t chunk_bytes = 0;
+  std::string source_field;
+  std::optional<std::uint64_t> budget;
+};
+
+// Every rendering of the report over `files`, concatenated.
+std::string report_text(const std::vector<std::string>& files, const Run& run) {
+  Fleet fleet(FleetOptions{run.budget});
+  Scanner scanner(fleet, ScanOptions{run.source_field, run.threads, run.chunk_bytes});
+  scanner.scan_inputs(files);
+  ReportData data{fleet.hours(), fleet.source_names(), scanner.stats()};
+  return render_table(data) + "\n--\n" + render_json(data) + "\n--\n" + render_csv(data) + "\n--\n" +
+         render_skipped(data.stats) + "\n--\nbytes " + std::to_string(data.stats.bytes) + " lines " +
+         std::to_string(data.stats.lines);
+}
+
+std::string fixture(const std::string& name) { return std::string(FIXTURES) + "/" + name; }
+
+// A multi-replica log: plain and JSON records from six pods over a few hours,
+// with notes, equal lowest readings from different pods (the tie goes to the
+// earlier line), zero readings, search and GraphQL readings beside core, and a
+// dozen malformed lines scattered through the file (only the first five are
+// listed, in file order).
+std::string generated_log() {
+  std::mt19937_64 rng(7);
+  const sys_seconds first = sys_days{2026y / 9 / 30} + 1h;
+  const char* lanes[] = {"other", "merge-gate-sweeper", "board-sync"};
+  std::string log;
+  int malformed = 0;
+  for (int hour = 0; hour < 6; ++hour) {
+    const sys_seconds ending = first + hours(hour);
+    for (int pod = 0; pod < 6; ++pod) {
+      for (int noise = 0; noise < 25; ++noise) log += "2026-09-30T01:02:03Z INFO pod-" + std::to_string(pod) + " gate: run " + std::to_string(rng() % 1000) + "\n";
+      HourNote note;
+      if (pod == 2 && hour % 2 == 0) note.until = seconds(3600 * ((hour + 1) % 24) - 120);
+      CountLine c{ending, note, 0, {}};
+      for (int k = 0; k < 3; ++k) {
+        c.entries.push_back(CountEntry{k == 2 ? "uploads.github.com" : "api.github.com", k == 1 ? Api::graphql : Api::rest,
+                                       k == 0 ? 101u + static_cast<unsigned>(pod % 2) : 0u, lanes[k], 1 + rng() % 500});
+        c.total += c.entries.back().count;
+      }
+      const std::uint64_t remaining = hour == 3 ? 0 : 1000 + static_cast<std::uint64_t>(pod % 3) * 10;  // ties across pods
+      // Per-resource readings too: search runs out in hour 2 (ties across pods), GraphQL points read beside core.
+      const std::uint64_t inst = 101u + static_cast<unsigned>(pod % 2), search = hour == 2 ? 0 : 10 + static_cast<std::uint64_t>(pod % 3);
+      const seconds at(3600 * (hour % 24) + 600);
+      BudgetLine b{ending, note, {BudgetEntry{"api.github.com", Api::graphql, inst, "", 4000 + static_cast<std::uint64_t>(pod % 2), 5000, at, std::nullopt},
+                                  BudgetEntry{"api.github.com", Api::rest, inst, "", remaining, 5000, at, std::nullopt},
+                                  BudgetEntry{"api.github.com", Api::rest, inst, "search", search, 30, at + seconds(pod), at + 60s}}};
+      AnswersEntry ae{"api.github.com", Api::rest, {}};
+      ae.counts[0] = c.total;
+      AnswersLine a{ending, note, {ae}};
+      const std::string pod_name = "web-" + std::to_string(pod);
+      for (const MeterLine& l : {MeterLine(c), MeterLine(b), MeterLine(a)}) {
+        std::string text = format_line(l);
+        if (pod % 2 == 0) {
+          log += "[pod/" + pod_name + "/app] INFO " + text + "\n";
+        } else {  // a JSON record: the dash escaped, the pod as a field
+          std::string escaped;
+          for (std::size_t i = 0; i < text.size(); ++i)
+            escaped += text.compare(i, 3, "\u2014") == 0 ? (i += 2, std::string("\\u2014")) : std::string(1, text[i]);
+          log += R"({"pod":")" + pod_name + R"(","msg":")" + escaped + "\"}\n";
+        }
+      }
+      if ((hour * 6 + pod) % 3 == 1) {
+        log += "[pod/" + pod_name + "/app] INFO forge HTTP: " + std::to_string(++malformed) +
+               " requests in the hour ending 2026-09-30T0" + std::to_string(hour) + ":00Z \u2014 api.github.com rest x=\n";
+      }
+    }
+  }
+  return log;
+}
+
+void check_identical(const std::vector<std::string>& files, Run run) {
+  const std::string one = report_text(files, run);
+  for (unsigned threads : {2u, 3u, 8u})
+    for (std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{100}, std::size_t{4096}, std::size_t{0}}) {
+      run.threads = threads;
+      run.chunk_bytes = chunk;
+      CAPTURE(threads);
+      CAPTURE(chunk);
+      CHECK(report_text(files, run) == one);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("threads over the multi-file fixture: the report of one thread, byte for byte") {
+  const std::vector<std::string> files = {fixture("replica-a.log"), fixture("replica-b.json"), fixture("replica-c.log.gz")};
+  check_identical(files, {});
+  check_identical(files, Run{.source_field = "pod", .budget = 1000});
+  const std::vector<std::string> resources = {fixture("resources-a.log"), fixture("resources-b.log")};
+  check_identical(resources, {});
+  check_identical(resources, Run{.budget = 1000});
+}
+
+TEST_CASE("threads over a generated multi-replica log with piece edges inside lines") {
+  TempFile log(generated_log());
+  const std::string one = report_text({log.path()}, {});
+  REQUIRE(one.find("skipped 12 malformed meter lines") != std::string::npos);
+  check_identical({log.path()}, {});
+  check_identical({log.path()}, Run{.source_field = "pod"});
+  check_identical({log.path(), log.path()}, Run{.budget = 700});  // the same file twice: one source, twice the sums
+}
+
+TEST_CASE("thousands of hours: hours() (built on two threads) lists every one, ascending, with its sums") {
+  Fleet fleet;
+  const auto a = fleet.source("a"), b = fleet.source("b");
+  const sys_seconds first = sys_days{2026y / 1 / 1} + 1h;
+  constexpr int kHours = 5000;
+  for (int i = kHours - 1; i >= 0; --i) {  // out of order on purpose
+    const auto n = static_cast<std::uint64_t>(i + 1);
+    fleet.add(a, CountLine{first + hours(i), {}, n, {CountEntry{"api.github.com", Api::rest, 101, "sweeper", n}}});
+    fleet.add(b, BudgetLine{first + hours(i), {}, {BudgetEntry{"api.github.com", Api::rest, 101, "", n, 5000, seconds(60), std::nullopt}}});
+  }
+  const auto all = fleet.hours();
+  REQUIRE(all.size() == kHours);
+  for (int i = 0; i < kHours; ++i) {
+    const FleetHour& h = all[static_cast<std::size_t>(i)];
+    CAPTURE(i);
+    REQUIRE(h.hour_ending == first + hours(i));
+    CHECK(h.requests == static_cast<std::uint64_t>(i + 1));
+    CHECK(h.lanes.at("sweeper") == static_cast<std::uint64_t>(i + 1));
+    CHECK(h.sources == std::vector<std::uint32_t>{a, b});
+    const BudgetView& bv = h.budgets.at(BudgetKey{"api.github.com", Api::rest, 101});
+    CHECK(bv.lowest == static_cast<std::uint64_t>(i + 1));
+    CHECK(bv.lowest_source == "b");
+  }
+}
