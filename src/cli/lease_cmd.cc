@@ -13,7 +13,6 @@
 
 #include "cli/command.h"
 #include "cli/command_tree.h"
-#include "cli/duration.h"
 #include "cli/errors.h"
 #include "cli/lease_status.h"
 #include "cli/lease_term.h"
@@ -21,11 +20,25 @@
 #include "cli/store_arg.h"
 #include "cli/store_check.h"
 #include "cli/store_uri.h"
+#include "core/duration_text.h"
 #include "forgemeter/campaign.h"
 
 namespace forgemeter::cli {
 
 namespace {
+
+using core_detail::duration_text;
+
+// A duration option: any form duration_text() prints, 1 ms up to 100000 h.
+Duration duration_arg(std::string_view text, std::string_view option) {
+  constexpr Duration kMax = std::chrono::hours(100'000);
+  const auto d = core_detail::parse_duration(text);
+  if (!d || *d < std::chrono::milliseconds(1) || *d > kMax)
+    throw UsageError(fmt::format("{} wants a duration from 1ms to 100000h written like 90s, 1m30s, 1.5s, 250ms or 1h "
+                                 "(got '{}')",
+                                 option, text));
+  return *d;
+}
 
 struct RunArgs {
   StoreOptions store;
@@ -51,14 +64,14 @@ int run_lease(const RunArgs& a) {
   CampaignSpec spec;
   spec.name = a.name;
   spec.owner = a.owner.empty() ? make_owner_id() : a.owner;
-  spec.ttl = parse_duration(a.ttl, "--ttl");
-  spec.retry = a.retry.empty() ? spec.ttl / 3 : parse_duration(a.retry, "--retry");
-  if (!a.serve_for.empty()) spec.serve_for = parse_duration(a.serve_for, "--serve-for");
-  Duration grace = a.grace.empty() ? std::min<Duration>(std::chrono::seconds(10), spec.ttl / 6) : parse_duration(a.grace, "--grace");
+  spec.ttl = duration_arg(a.ttl, "--ttl");
+  spec.retry = a.retry.empty() ? spec.ttl / 3 : duration_arg(a.retry, "--retry");
+  if (!a.serve_for.empty()) spec.serve_for = duration_arg(a.serve_for, "--serve-for");
+  Duration grace = a.grace.empty() ? std::min<Duration>(std::chrono::seconds(10), spec.ttl / 6) : duration_arg(a.grace, "--grace");
   if (grace > spec.ttl / 6)
     throw UsageError(fmt::format("--grace {} is more than TTL/6 ({}): CMD could outlive the lease; use a shorter "
                                  "--grace or a longer --ttl",
-                                 a.grace, format_duration(spec.ttl / 6)));
+                                 a.grace, duration_text(spec.ttl / 6)));
   if (std::string why = campaign_spec_error(spec); !why.empty()) throw UsageError(why);
   if (!find_program(a.cmd.at(0)))
     throw Failure(fmt::format("cannot run '{}': not found or not executable; check the command and PATH", a.cmd[0]));

@@ -3,23 +3,23 @@
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
+#include <date/date.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
-#include "cli/duration.h"
+#include "core/duration_text.h"
 #include "cli/errors.h"
-#include "report/render.h"
 #include "cli/secrets.h"
 #include "cli/store_arg.h"
 #include "cli/store_check.h"
 #include "cli/store_uri.h"
 #include "report/terminal_text.h"
-#include "report/timefmt.h"
 
 namespace forgemeter::cli {
 
+using core_detail::duration_text;
+
 using report::terminal_text;
-using report::json_quote;
-using report::instant_text;
 
 namespace {
 
@@ -29,10 +29,20 @@ struct StatusArgs {
   bool json = false;
 };
 
-std::string iso_ms(UtcMillis t) {
-  auto ms = t.time_since_epoch().count() % 1000;
-  std::string s = instant_text(std::chrono::floor<std::chrono::seconds>(t));
-  return fmt::format("{}.{:03}Z", s.substr(0, s.size() - 1), ms);
+std::string iso_ms(UtcMillis t) { return date::format("%FT%TZ", t); }  // 2026-09-30T14:37:12.345Z
+
+// One JSON object; names and holders are anyone's bytes: escaped to ASCII
+// (no byte a terminal acts on), invalid UTF-8 replaced, never a broken document.
+std::string status_json(const std::string& name, const LeaseResult& r, bool held, std::int64_t left_ms) {
+  nlohmann::ordered_json j;
+  j["name"] = name;
+  j["held"] = held;
+  j["holder"] = held ? nlohmann::ordered_json(r.holder) : nullptr;
+  j["expiry"] = held ? nlohmann::ordered_json(iso_ms(r.expiry)) : nullptr;
+  j["expires_in_ms"] = held ? nlohmann::ordered_json(left_ms) : nullptr;
+  j["expired"] = held && left_ms <= 0;
+  j["term"] = r.term;
+  return j.dump(-1, ' ', /*ensure_ascii=*/true, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 int run_status(const StatusArgs& a) {
@@ -51,19 +61,16 @@ int run_status(const StatusArgs& a) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(r.expiry - clock.now()).count();
   std::string out;
   if (a.json) {
-    out = fmt::format(R"({{"name":{},"held":{},"holder":{},"expiry":{},"expires_in_ms":{},"expired":{},"term":{}}})",
-                      json_quote(a.name), held, held ? json_quote(r.holder) : "null",
-                      held ? json_quote(iso_ms(r.expiry)) : "null", held ? fmt::to_string(left) : "null",
-                      held && left <= 0, r.term);
+    out = status_json(a.name, r, held, left);
   } else if (!held) {
     out = r.term == 0 ? fmt::format("lease \"{}\": free (never taken)", a.name)
                       : fmt::format("lease \"{}\": free (term {})", a.name, r.term);
   } else if (left > 0) {
     out = fmt::format("lease \"{}\": held by {} until {} (in {}), term {}", a.name, r.holder, iso_ms(r.expiry),
-                      format_duration(std::chrono::milliseconds(left)), r.term);
+                      duration_text(std::chrono::milliseconds(left)), r.term);
   } else {
     out = fmt::format("lease \"{}\": held by {}, expired at {} ({} ago; anyone may take it), term {}", a.name, r.holder,
-                      iso_ms(r.expiry), format_duration(std::chrono::milliseconds(-left)), r.term);
+                      iso_ms(r.expiry), duration_text(std::chrono::milliseconds(-left)), r.term);
   }
   std::puts(terminal_text(scrub(out)).c_str());  // names and holders are anyone's text
   return kExitOk;

@@ -10,11 +10,13 @@
 #include <fmt/format.h>
 
 #include "cli/command_tree.h"
-#include "cli/duration.h"
+#include "core/duration_text.h"
 #include "cli/secrets.h"
 #include "report/terminal_text.h"
 
 namespace forgemeter::cli {
+
+using core_detail::duration_text;
 
 using report::terminal_text;
 
@@ -59,7 +61,7 @@ void serve_term(Term& term, Supervision& s, const TermPlan& p) {
     if (!stopping) kill_at = now + grace;
     stopping = true;
     say(fmt::format("{}: {}: {} to {}'s process tree, SIGKILL in {} if any of it still runs", lease, why, signame(sig),
-                    what, format_duration(std::max<Duration>(kill_at - now, Duration::zero()))));
+                    what, duration_text(std::max<Duration>(kill_at - now, Duration::zero()))));
   };
   for (;;) {
     const SteadyTime now = clock.steady_now();

@@ -9,11 +9,13 @@
 #include "cli/command.h"
 #include "cli/errors.h"
 #include "report/render.h"
-#include "report/timefmt.h"
+#include "meter/civil.h"
 #include "report/output.h"
 #include "report/scanner.h"
 
 namespace forgemeter::cli {
+
+using meter::hour_text;
 
 namespace {
 

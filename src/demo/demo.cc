@@ -12,10 +12,13 @@
 #include "report/render.h"
 #include "report/output.h"
 #include "report/scanner.h"
-#include "report/timefmt.h"
+#include "meter/civil.h"
 #include "forgemeter/memory_store.h"
 
 namespace forgemeter::demo {
+
+using meter::hour_text;
+using meter::clock_text;
 
 namespace {
 

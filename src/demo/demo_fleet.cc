@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "report/timefmt.h"
+#include "meter/civil.h"
 #include "forgemeter/elected_lane.h"
 
 namespace forgemeter::demo {
 
-using report::clock_text;
+using meter::clock_text;
 
 namespace {
 

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "forgemeter/campaign.h"
-#include "lease/duration_text.h"
+#include "core/duration_text.h"
 
 namespace forgemeter {
 namespace {
@@ -13,7 +13,7 @@ Duration default_window(Duration ttl) { return ttl - (ttl + std::chrono::nanosec
 
 std::string campaign_spec_error(const CampaignSpec& spec) {
   using namespace std::chrono;
-  using lease_detail::duration_text;
+  using core_detail::duration_text;
   if (auto e = lease_args_error(spec.name, spec.owner); !e.empty()) return "campaign: " + e;
   const auto ttl = lease_ttl(spec.ttl);
   if (ttl < 3ms)

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "lease/duration_text.h"
+#include "core/duration_text.h"
 
 namespace forgemeter::lease_detail {
+
+using core_detail::duration_text;
 
 std::string escape_for_line(std::string_view s) {
   std::string out;

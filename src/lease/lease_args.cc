@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "forgemeter/lease.h"
-#include "lease/duration_text.h"
+#include "core/duration_text.h"
 
 namespace forgemeter {
 namespace {
@@ -76,7 +76,7 @@ std::string lease_args_error(std::string_view name, std::string_view owner) {
 std::string lease_args_error(std::string_view name, std::string_view owner, Duration ttl) {
   if (auto e = lease_args_error(name, owner); !e.empty()) return e;
   if (lease_ttl(ttl) < std::chrono::milliseconds(1))
-    return fmt::format("lease TTL {} is under 1ms", lease_detail::duration_text(ttl));
+    return fmt::format("lease TTL {} is under 1ms", core_detail::duration_text(ttl));
   return {};
 }
 

@@ -11,17 +11,42 @@ TimeOfDay time_of_day(sys_seconds t) noexcept {
   return t - day;
 }
 
-void append_hour(std::string& out, sys_seconds hour) {
-  const auto day = floor<days>(hour);
+namespace {
+
+// `YYYY-MM-DDTHH:MM` (the date and time of day of `t`), then `tail`.
+void append_date_minute(std::string& out, sys_seconds t, std::string_view tail) {
+  const auto day = floor<days>(t);
   const year_month_day ymd{day};
-  const auto h = duration_cast<hours>(hour - day).count();
-  fmt::format_to(std::back_inserter(out), "{:04}-{:02}-{:02}T{:02}:00Z", static_cast<int>(ymd.year()),
-                 static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), h);
+  const auto s = (t - day).count();
+  fmt::format_to(std::back_inserter(out), "{:04}-{:02}-{:02}T{:02}:{:02}{}", static_cast<int>(ymd.year()),
+                 static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), s / 3600, s / 60 % 60, tail);
 }
+
+}  // namespace
+
+void append_hour(std::string& out, sys_seconds hour) { append_date_minute(out, floor<hours>(hour), "Z"); }
 
 void append_time_of_day(std::string& out, TimeOfDay t) {
   const auto s = (t.count() % 86400 + 86400) % 86400;  // a hand-made value still gives a valid time
   fmt::format_to(std::back_inserter(out), "{:02}:{:02}:{:02}Z", s / 3600, s / 60 % 60, s % 60);
+}
+
+std::string hour_text(sys_seconds t) {
+  std::string out;
+  append_date_minute(out, t, "Z");
+  return out;
+}
+
+std::string instant_text(sys_seconds t) {
+  std::string out;
+  append_date_minute(out, t, fmt::format(":{:02}Z", (t - floor<minutes>(t)).count()));
+  return out;
+}
+
+std::string clock_text(sys_seconds t) {
+  std::string out;
+  append_time_of_day(out, time_of_day(t));
+  return out;
 }
 
 namespace {

@@ -35,6 +35,12 @@ void append_hour(std::string& out, std::chrono::sys_seconds hour);
 // `HH:MM:SSZ`.
 void append_time_of_day(std::string& out, TimeOfDay t);
 
+// The same forms as strings, for reports and messages (any year: a hand-made
+// instant outside 0000-9999 prints with more digits or a sign, never wraps).
+std::string hour_text(std::chrono::sys_seconds t);     // 2026-09-30T15:00Z (t's minutes)
+std::string instant_text(std::chrono::sys_seconds t);  // 2026-09-30T14:37:12Z
+std::string clock_text(std::chrono::sys_seconds t);    // 14:37:12Z
+
 // Exactly the forms above (years 0000-9999), or nullopt.
 std::optional<std::chrono::sys_seconds> parse_hour(std::string_view text) noexcept;
 std::optional<TimeOfDay> parse_time_of_day(std::string_view text) noexcept;

@@ -7,9 +7,11 @@
 #include <fmt/format.h>
 
 #include "report/render.h"
-#include "report/timefmt.h"
+#include "meter/civil.h"
 
 namespace forgemeter::report {
+
+using meter::clock_text;
 
 std::optional<std::uint64_t> hour_limit(const FleetHour& h) {
   std::optional<std::uint64_t> limit;

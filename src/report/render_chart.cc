@@ -8,9 +8,12 @@
 #include <fmt/format.h>
 
 #include "report/render.h"
-#include "report/timefmt.h"
+#include "meter/civil.h"
 
 namespace forgemeter::report {
+
+using meter::hour_text;
+using meter::clock_text;
 
 namespace {
 

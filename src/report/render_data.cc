@@ -4,9 +4,12 @@
 #include <fmt/format.h>
 
 #include "report/render.h"
-#include "report/timefmt.h"
+#include "meter/civil.h"
 
 namespace forgemeter::report {
+
+using meter::hour_text;
+using meter::instant_text;
 
 std::string json_quote(std::string_view s) {
   std::string out = "\"";

@@ -6,9 +6,12 @@
 
 #include "report/render.h"
 #include "report/terminal_text.h"
-#include "report/timefmt.h"
+#include "meter/civil.h"
 
 namespace forgemeter::report {
+
+using meter::hour_text;
+using meter::clock_text;
 
 std::vector<std::string> all_lanes(const std::vector<FleetHour>& hours) {
   std::set<std::string, LaneOrder> lanes;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -137,6 +138,9 @@ TEST_CASE("three processes on PostgreSQL: one CMD at a time, SIGKILL hands over,
   const std::string first = s1.front().owner;
   auto status = run_process({forgemeter_bin(), "lease", "status", "--store", pg, name});
   CHECK(status.out.find("held by " + first) != std::string::npos);
+  auto json = run_process({forgemeter_bin(), "lease", "status", "--store", pg, "--json", name});
+  CHECK(json.out.find(R"("held":true,"holder":")" + first + R"(","expiry":")") != std::string::npos);
+  CHECK(std::regex_search(json.out, std::regex(R"("expiry":"20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")")));
 
   // SIGKILL of the holder: its CMD dies with it (PDEATHSIG); another takes over within TTL + retry.
   const std::int64_t killed_at = now_ns();

@@ -9,7 +9,6 @@
 
 #include "forgemeter/campaign.h"
 #include "forgemeter/memory_store.h"
-#include "lease/duration_text.h"
 #include "lease/event_text.h"
 #include "lease/faulty_store.h"
 
@@ -99,22 +98,6 @@ TEST_CASE("campaign events: kind and end names") {
   CHECK(to_string(LeaseEvent::Kind::store_unreachable) == "store_unreachable");
   CHECK(to_string(RunEnd::term_ended) == "term_ended");
   CHECK(to_string(LeaseStatus::no_answer) == "no_answer");
-}
-
-TEST_CASE("duration text: short and stable") {
-  using lease_detail::duration_text;
-  CHECK(duration_text(3min) == "3m");
-  CHECK(duration_text(90s) == "1m30s");
-  CHECK(duration_text(1500ms) == "1.5s");
-  CHECK(duration_text(45s) == "45s");
-  CHECK(duration_text(250ms) == "250ms");
-  CHECK(duration_text(250us) == "0.25ms");
-  CHECK(duration_text(2h + 30min) == "2h30m");
-  CHECK(duration_text(1h + 5s) == "1h0m5s");
-  CHECK(duration_text(2h) == "2h");
-  CHECK(duration_text(0s) == "0s");
-  CHECK(duration_text(-2s) == "-2s");
-  CHECK(duration_text(75s + 250ms) == "1m15.25s");
 }
 
 TEST_CASE("owner id: host name, a dash, 12 random hex digits") {
