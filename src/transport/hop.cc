@@ -2,11 +2,6 @@
 
 namespace forgemeter::transport_detail {
 
-HopLine first_hop(const Request& req) {
-  const std::string& m = req.method;
-  return {&req.url, m, !req.body.empty() || m == "POST" || m == "PUT" || m == "PATCH"};
-}
-
 void prepare_handle(HandlePool::Handle& handle, const ConnectionSettings& settings, const HopLine& hop,
                     curl_slist* headers, const std::string& body) {
   CURL* h = handle.get();

@@ -31,7 +31,10 @@ struct HopLine {
 };
 
 // The first hop of `req`.
-HopLine first_hop(const Request& req);
+inline HopLine first_hop(const Request& req) {
+  const std::string& m = req.method;
+  return {&req.url, m, !req.body.empty() || m == "POST" || m == "PUT" || m == "PATCH"};
+}
 
 // Makes `handle` ready to send `hop` with `headers` and `body` (both must
 // outlive the perform). `settings` are the request's; the resolve entries

@@ -167,11 +167,6 @@ void HopCounter::fill_hop(Hop& hop, std::string_view url) {
   hop_installation_ = installation_for(hop.url);
 }
 
-bool HopCounter::on_own_origin(std::string_view url) const {
-  // The request's own URL needs no parsing to know its origin.
-  return url == origin_url_ || origin_key(url) == origin_;
-}
-
 void HopCounter::record_refused(std::string_view url, UtcMillis at) {
   const std::string host = host_of(url);
   meter_.record_refused(RequestKey{host, api_of_url(url), installation_for(url), lane_}, at);

@@ -34,6 +34,7 @@
 #include "forgemeter/meter.h"
 #include "forgemeter/transport.h"
 #include "meter/reading.h"
+#include "transport/redirect_policy.h"
 
 namespace forgemeter::transport_detail {
 
@@ -86,7 +87,12 @@ class HopCounter {
   // Whether a hop to `url` goes to the request's own origin: the only hops
   // that carry its credential and are charged to its installation. Known
   // once the origin is (given, or the first hop's).
-  bool on_own_origin(std::string_view url) const;
+  bool on_own_origin(std::string_view url) const {
+    // The request's own URL needs no parsing, and the very string the
+    // counter views (the Transport asks with it) no comparison either.
+    const bool viewed = url.data() == origin_url_.data() && url.size() == origin_url_.size();
+    return viewed || url == origin_url_ || origin_key(url) == origin_;
+  }
   // The installation a hop to `url` is charged to: the request's own on its
   // own origin, none elsewhere.
   std::uint64_t installation_for(std::string_view url) const {

@@ -33,11 +33,8 @@ Slist build(const Request& r, bool own_origin, bool with_body, Lane lane, const 
 
 }  // namespace
 
-curl_slist* hop_headers(HandleState& st, const Request& r, bool own_origin, bool with_body, Lane lane,
-                        const std::string& lane_header) {
-  if (st.headers && st.same_origin_from == own_origin && st.with_body_from == with_body && st.lane_from == lane &&
-      st.bearer_from == r.bearer && st.headers_from == r.headers)
-    return st.headers.get();
+curl_slist* build_hop_headers(HandleState& st, const Request& r, bool own_origin, bool with_body, Lane lane,
+                              const std::string& lane_header) {
   Slist fresh = build(r, own_origin, with_body, lane, lane_header);
   st.headers.reset();  // until the inputs below are all recorded (they may throw)
   st.headers_from = r.headers;

@@ -19,10 +19,20 @@
 
 namespace forgemeter::transport_detail {
 
+// hop_headers() when the handle's list was built from other inputs: builds
+// a new one and records what it was built from.
+curl_slist* build_hop_headers(HandleState& st, const Request& r, bool own_origin, bool with_body, Lane lane,
+                              const std::string& lane_header);
+
 // The header list of a hop of `r`, built into libcurl's list on `st` and
-// reused while a later hop on that handle is built from the same inputs. It
-// lives until the next call on `st`.
-curl_slist* hop_headers(HandleState& st, const Request& r, bool own_origin, bool with_body, Lane lane,
-                        const std::string& lane_header);
+// reused while a later hop on that handle is built from the same inputs (the
+// check is inline: it is every request's). It lives until the next call on `st`.
+inline curl_slist* hop_headers(HandleState& st, const Request& r, bool own_origin, bool with_body, Lane lane,
+                               const std::string& lane_header) {
+  if (st.headers && st.same_origin_from == own_origin && st.with_body_from == with_body && st.lane_from == lane &&
+      st.bearer_from == r.bearer && st.headers_from == r.headers)
+    return st.headers.get();  // the usual case: the same request again
+  return build_hop_headers(st, r, own_origin, with_body, lane, lane_header);
+}
 
 }  // namespace forgemeter::transport_detail

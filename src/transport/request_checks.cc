@@ -2,41 +2,17 @@
 
 #include <strings.h>
 
-#include <array>
-
 #include "transport/errors.h"
 #include "transport/redirect_policy.h"
 
 namespace forgemeter::transport_detail {
 namespace {
 
-// RFC 9110 tchar, as a table (checked for every byte of every header name).
-constexpr auto kTchar = [] {
-  std::array<bool, 256> t{};
-  for (int c = '0'; c <= '9'; ++c) t[c] = true;
-  for (int c = 'a'; c <= 'z'; ++c) t[c] = t[c - 'a' + 'A'] = true;
-  for (char c : std::string_view("!#$%&'*+-.^_`|~")) t[static_cast<unsigned char>(c)] = true;
-  return t;
-}();
-
 bool is_named(std::string_view a, std::string_view b) noexcept {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
 }  // namespace
-
-bool is_token(std::string_view s) noexcept {
-  if (s.empty()) return false;
-  for (unsigned char c : s)
-    if (!kTchar[c]) return false;
-  return true;
-}
-
-bool has_control(std::string_view s) noexcept {
-  for (unsigned char c : s)
-    if (c < 0x20 || c == 0x7f) return true;
-  return false;
-}
 
 std::string check_request(const Request& r, HandleState& known) {
   if (!is_token(r.method)) return "the method \"" + one_line(r.method) + "\" is not an HTTP token";

@@ -6,6 +6,7 @@
 // the URL only.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 
@@ -14,8 +15,27 @@
 
 namespace forgemeter::transport_detail {
 
-bool is_token(std::string_view s) noexcept;
-bool has_control(std::string_view s) noexcept;
+// RFC 9110 tchar, as a table (checked for every byte of every header name).
+inline constexpr auto kTchar = [] {
+  std::array<bool, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] = true;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = t[c - 'a' + 'A'] = true;
+  for (char c : std::string_view("!#$%&'*+-.^_`|~")) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}();
+
+inline bool is_token(std::string_view s) noexcept {
+  if (s.empty()) return false;
+  for (unsigned char c : s)
+    if (!kTchar[c]) return false;
+  return true;
+}
+
+inline bool has_control(std::string_view s) noexcept {
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f) return true;
+  return false;
+}
 
 // Why `r` cannot be sent, or "" when it can; then known.checked_origin is its
 // origin_key(). `known` remembers the last URL that passed on this handle and

@@ -115,6 +115,8 @@ struct Transport::Impl {
   // prepared handle, and sent again while the retry policy says so. Returns
   // the error that ends the request, or ok.
   TransportError send_hop(Exchange& x);
+  // Performs the prepared hop, charged to `installation`, after `retries`
+  // earlier tries; the guards learn from its answer.
   HopResult perform_hop(Exchange& x, std::uint64_t installation, int retries);
 
   TransportOptions options;
