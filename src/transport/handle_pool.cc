@@ -53,10 +53,6 @@ HandlePool::Handle HandlePool::take() {
   return Handle(this, std::move(p));
 }
 
-void HandlePool::reset(CURL* h) {
-  curl_easy_reset(h);  // keeps live connections and the share
-}
-
 void HandlePool::give_back(std::unique_ptr<Pooled> p) noexcept {
   Pooled* displaced = hot_.exchange(p.release(), std::memory_order_acq_rel);
   if (!displaced) return;

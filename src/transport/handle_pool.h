@@ -90,6 +90,8 @@ class HandlePool {
     ~Handle() { if (p_) pool_->give_back(std::move(p_)); }
     CURL* get() const noexcept { return p_->h; }
     HandleState& state() noexcept { return p_->state; }
+    // Renews the handle for its next request (see above).
+    void reset() noexcept { curl_easy_reset(p_->h); }
 
    private:
     HandlePool* pool_;
@@ -97,8 +99,6 @@ class HandlePool {
   };
 
   Handle take();
-  // Resets a handle that is already taken, for its next request.
-  void reset(CURL* h);
 
  private:
   void give_back(std::unique_ptr<Pooled> p) noexcept;

@@ -167,10 +167,9 @@ void HopCounter::fill_hop(Hop& hop, std::string_view url) {
   hop_installation_ = installation_for(hop.url);
 }
 
-std::uint64_t HopCounter::installation_for(std::string_view url) const {
-  if (installation_ == 0) return 0;
-  // The request's own URL needs no parsing to know its origin.
-  return url == origin_url_ || origin_key(url) == origin_ ? installation_ : 0;
+void HopCounter::record_refused(std::string_view url, UtcMillis at) {
+  const std::string host = host_of(url);
+  meter_.record_refused(RequestKey{host, api_of_url(url), installation_for(url), lane_}, at);
 }
 
 void HopCounter::answer(int status) noexcept {

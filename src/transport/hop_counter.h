@@ -14,8 +14,10 @@
 //   * finish(): a request sent but never answered gets a kNoAnswer answer; a
 //     perform that failed before anything was sent (resolve, connect, TLS)
 //     is one attempt with no answer, charged to the URL libcurl was trying.
-// The installation is charged only on hops to the origin (scheme, host, port)
-// of the first URL, the only ones that carry its credential.
+// The request's own origin (scheme, host, port: the first URL's unless given)
+// is decided here alone: on_own_origin() says which hops carry the request's
+// credential, installation_for() which are charged to its installation —
+// every request, answer and refusal (record_refused) is charged through it.
 //
 // Thread-safety: one HopCounter per perform, used by the performing thread.
 // Errors: the callbacks never throw (libcurl is C); a callback that cannot
@@ -32,6 +34,7 @@
 #include "forgemeter/meter.h"
 #include "forgemeter/transport.h"
 #include "meter/reading.h"
+#include "transport/redirect_policy.h"
 
 namespace forgemeter::transport_detail {
 
@@ -81,13 +84,29 @@ class HopCounter {
   // Closes the books on one perform that returned `rc`.
   void finish(CURL* h, CURLcode rc) noexcept;
 
+  // Whether a hop to `url` goes to the request's own origin: the only hops
+  // that carry its credential and are charged to its installation. Known
+  // once the origin is (given, or the first hop's).
+  bool on_own_origin(std::string_view url) const {
+    // The request's own URL needs no parsing, and the very string the
+    // counter views (the Transport asks with it) no comparison either.
+    const bool viewed = url.data() == origin_url_.data() && url.size() == origin_url_.size();
+    return viewed || url == origin_url_ || origin_key(url) == origin_;
+  }
   // The installation a hop to `url` is charged to: the request's own on its
-  // origin (where its credential goes), none elsewhere. Known once the
-  // origin is (given, or the first hop's).
-  std::uint64_t installation_for(std::string_view url) const;
+  // own origin, none elsewhere.
+  std::uint64_t installation_for(std::string_view url) const {
+    return installation_ != 0 && on_own_origin(url) ? installation_ : 0;
+  }
+  // Records a hop to `url` that was refused before sending, at `at`, charged
+  // as it would have been had it gone.
+  void record_refused(std::string_view url, UtcMillis at);
 
+  Lane lane() const noexcept { return lane_; }
   const std::vector<Hop>& hops() const noexcept { return hops_; }
   std::vector<Hop>& hops() noexcept { return hops_; }
+  // The last hop's status; kNoAnswer when none was counted.
+  int last_status() const noexcept { return hops_.empty() ? kNoAnswer : hops_.back().status; }
   // The latest (non-1xx) answer block, and its rate-limit values (views into
   // it: valid until the next block or take_headers).
   const Headers& headers() const noexcept { return headers_; }

@@ -21,7 +21,7 @@ bool is_idempotent(std::string_view m) noexcept {
   return m == "GET" || m == "HEAD" || m == "PUT" || m == "DELETE" || m == "OPTIONS";
 }
 
-RetryDecision decide(const RetryPolicy& policy, const HopOutcome& o) {
+RetryDecision decide_retry(const RetryPolicy& policy, const HopOutcome& o) {
   RetryDecision d;
   const bool may_retry = policy.enabled && o.retries_done < policy.max_retries;
   const bool limited = o.status == 403 || o.status == 429;

@@ -38,6 +38,6 @@ struct RetryDecision {
 
 bool is_idempotent(std::string_view method) noexcept;
 
-RetryDecision decide(const RetryPolicy& policy, const HopOutcome& outcome);
+RetryDecision decide_retry(const RetryPolicy& policy, const HopOutcome& outcome);
 
 }  // namespace forgemeter::transport_detail

@@ -1,0 +1,56 @@
+#include "transport/hop.h"
+
+namespace forgemeter::transport_detail {
+
+void prepare_handle(HandlePool::Handle& handle, const ConnectionSettings& settings, const HopLine& hop,
+                    curl_slist* headers, const std::string& body) {
+  CURL* h = handle.get();
+  HandleState& st = handle.state();
+  const bool kept = st.reusable && st.with_body == hop.with_body && st.method == hop.method;
+  if (!kept) {
+    handle.reset();
+    ConnectionSettings first = settings;
+    first.load_resolve = st.fresh;
+    apply_connection(h, first);
+    st.fresh = false;
+    st.method = hop.method;
+    st.with_body = hop.with_body;
+    st.callbacks_set = false;
+    st.url_set.clear();
+    st.headers_set = nullptr;
+  } else if (settings.connect_timeout != st.connect_timeout_set || settings.timeout != st.timeout_set) {
+    apply_timeouts(h, settings);
+  }
+  st.connect_timeout_set = settings.connect_timeout;
+  st.timeout_set = settings.timeout;
+  st.reusable = false;  // until this perform proves clean
+  if (!kept || st.url_set != *hop.url) {
+    st.url_set.clear();  // until set (the copy may throw)
+    apply_url(h, *hop.url);
+    st.url_set = *hop.url;
+  }
+  if (!kept || st.headers_set != headers) {
+    apply_header_list(h, headers);
+    st.headers_set = headers;
+  }
+  // The method's options of a kept handle are those of the same method; a
+  // body is set again (it is this request's).
+  if (!kept || hop.with_body) apply_method(h, hop.method, body, hop.with_body);
+}
+
+CURLcode perform_prepared(HandlePool::Handle& handle, HopCounter& counter) noexcept {
+  CURL* h = handle.get();
+  HandleState& st = handle.state();
+  st.error[0] = '\0';
+  st.body.clear();
+  counter.attach(h, st.slot, st.callbacks_set);
+  const CURLcode rc = curl_easy_perform(h);
+  st.slot.counter = nullptr;  // the counter ends with this call
+  counter.finish(h, rc);
+  // Kept without a reset next time only if libcurl resent nothing (its
+  // per-handle resend counter is still 0).
+  st.reusable = rc == CURLE_OK && counter.requests_in_last_perform() == 1;
+  return rc;
+}
+
+}  // namespace forgemeter::transport_detail

@@ -1,0 +1,49 @@
+// hop.h — one hop of a Transport request on a pooled handle: the handle made
+// ready to send it, then one curl_easy_perform with the counting callbacks on.
+//
+// libcurl 7.88 limits dead-connection resends per handle (5 in its lifetime,
+// until a reset): a handle is reset unless its last perform resent nothing,
+// and whenever the hop's shape (method, body or not) changes, so no option of
+// another method lingers. On a handle kept without a reset, libcurl still
+// holds every option set since: only what differs is set again.
+//
+// Thread-safety: a taken handle belongs to the thread performing its request.
+// Errors: prepare_handle throws std::bad_alloc; perform_prepared never throws.
+#pragma once
+
+#include <curl/curl.h>
+
+#include <string>
+
+#include "forgemeter/transport.h"
+#include "transport/easy_options.h"
+#include "transport/handle_pool.h"
+#include "transport/hop_counter.h"
+
+namespace forgemeter::transport_detail {
+
+// Where a hop goes and how: the request's URL and method first, then each
+// redirect's. `url` is viewed: it must outlive the hop.
+struct HopLine {
+  const std::string* url = nullptr;
+  std::string method;
+  bool with_body = false;  // a body is set: the request has one, or its method always sends one
+};
+
+// The first hop of `req`.
+inline HopLine first_hop(const Request& req) {
+  const std::string& m = req.method;
+  return {&req.url, m, !req.body.empty() || m == "POST" || m == "PUT" || m == "PATCH"};
+}
+
+// Makes `handle` ready to send `hop` with `headers` and `body` (both must
+// outlive the perform). `settings` are the request's; the resolve entries
+// are loaded by a handle's first reset only.
+void prepare_handle(HandlePool::Handle& handle, const ConnectionSettings& settings, const HopLine& hop,
+                    curl_slist* headers, const std::string& body);
+
+// Performs the prepared hop, counted by `counter`; the answer's body lands in
+// the handle's state. Returns libcurl's result.
+CURLcode perform_prepared(HandlePool::Handle& handle, HopCounter& counter) noexcept;
+
+}  // namespace forgemeter::transport_detail

@@ -1,0 +1,46 @@
+// request_checks.h — what a request must be for the Transport to send it.
+//
+// A method and a header name are RFC 9110 tokens; no URL, header value or
+// credential holds a control byte (one would split a line on the wire); the
+// URL parses, names a host and is http or https; the Host header comes from
+// the URL only.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "forgemeter/transport.h"
+#include "transport/handle_pool.h"
+
+namespace forgemeter::transport_detail {
+
+// RFC 9110 tchar, as a table (checked for every byte of every header name).
+inline constexpr auto kTchar = [] {
+  std::array<bool, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] = true;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = t[c - 'a' + 'A'] = true;
+  for (char c : std::string_view("!#$%&'*+-.^_`|~")) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}();
+
+inline bool is_token(std::string_view s) noexcept {
+  if (s.empty()) return false;
+  for (unsigned char c : s)
+    if (!kTchar[c]) return false;
+  return true;
+}
+
+inline bool has_control(std::string_view s) noexcept {
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f) return true;
+  return false;
+}
+
+// Why `r` cannot be sent, or "" when it can; then known.checked_origin is its
+// origin_key(). `known` remembers the last URL that passed on this handle and
+// its origin, so a request to the same URL is not parsed again (the checks
+// are the same).
+std::string check_request(const Request& r, HandleState& known);
+
+}  // namespace forgemeter::transport_detail
