@@ -4,11 +4,14 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <curl/curl.h>
 #include <fmt/format.h>
+#include <libpq-fe.h>
 
 #include "cli/command.h"
 #include "cli/errors.h"
 #include "cli/secrets.h"
+#include "forgemeter/version.h"
 #include "report/terminal_text.h"
 
 namespace {
@@ -26,6 +29,13 @@ std::string help_hint(const CLI::App& root) {
   return path + " --help";
 }
 
+// `forgemeter --version`: ours, then the libraries that do the work, as curl
+// prints its own.
+std::string version_text() {
+  const int pq = PQlibVersion();
+  return fmt::format("forgemeter {} ({}; libpq {}.{})", forgemeter::version(), curl_version(), pq / 10000, pq % 10000);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -34,6 +44,7 @@ int main(int argc, char** argv) {
   CLI::App app{"forgemeter: forge HTTP metering and leader leases for replicated services.\n"
                "Exit codes: 0 ok, 1 failure, 2 usage error.",
                "forgemeter"};
+  app.set_version_flag("-V,--version", version_text, "print the version (and libcurl's, libpq's) and exit");
   app.require_subcommand(1);
   Action action;
   add_report(app, action);

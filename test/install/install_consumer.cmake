@@ -1,14 +1,68 @@
-# Script mode: install, configure the consumer, build it, run it.
+# Script mode. Installs a build of forgemeter into a scratch prefix, then
+# builds and runs consumers against it:
+#   consumer        find_package(forgemeter), forgemeter::forgemeter
+#   consumer_meter  find_package(forgemeter COMPONENTS meter) with libcurl and
+#                   libpq unfindable; and the same source through pkg-config
+# With SHARED=ON the build is configured here first (BUILD_SHARED_LIBS=ON, the
+# library alone), and the libraries' SONAMEs and exported symbols are checked.
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
   endif()
-  message(STATUS "${out}")
+  set(run_out "${out}" PARENT_SCOPE)
 endfunction()
-run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
-run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
-    -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
-run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-run(${WORK_DIR}/build/consumer)
+
+set(prefix ${WORK_DIR}/prefix)
+if(SHARED)
+  set(BUILD_DIR ${WORK_DIR}/shared-build)
+  run(${CMAKE_COMMAND} -S ${PROJECT_DIR} -B ${BUILD_DIR} -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX}
+      -DBUILD_SHARED_LIBS=ON -DFORGEMETER_BUILD_TESTS=OFF -DFORGEMETER_BUILD_BENCH=OFF -DFORGEMETER_BUILD_CLI=OFF
+      -DFORGEMETER_BUILD_DEMO=OFF -DFORGEMETER_BUILD_EXAMPLES=OFF)
+  run(${CMAKE_COMMAND} --build ${BUILD_DIR})
+endif()
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+
+if(SHARED)
+  foreach(c meter transport lease postgres elected)
+    file(GLOB lib ${prefix}/lib*/libforgemeter-${c}.so.*.*.*)
+    run(objdump -p ${lib})
+    if(NOT run_out MATCHES "SONAME +libforgemeter-${c}\\.so\\.[0-9]+\\.[0-9]+\n")
+      message(FATAL_ERROR "${lib}: no versioned SONAME\n${run_out}")
+    endif()
+    # Hidden by default: what a library exports is the public API (namespace
+    # forgemeter, outside its *_detail namespaces) and what another component
+    # of forgemeter needs.
+    run(nm -D -C --defined-only ${lib})
+    string(REGEX MATCHALL "[^\n]*httplib[^\n]*|[^\n]* testforge::[^\n]*" leaked "${run_out}")
+    if(leaked)
+      message(FATAL_ERROR "${lib} exports what it must not:\n${leaked}")
+    endif()
+  endforeach()
+endif()
+
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/consumer -B ${WORK_DIR}/consumer -G ${GENERATOR}
+    -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
+run(${WORK_DIR}/consumer/consumer)
+
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/consumer_meter -B ${WORK_DIR}/consumer_meter -G ${GENERATOR}
+    -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix}
+    -DCMAKE_DISABLE_FIND_PACKAGE_CURL=ON -DCMAKE_DISABLE_FIND_PACKAGE_PostgreSQL=ON)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer_meter)
+run(${WORK_DIR}/consumer_meter/consumer)
+
+# pkg-config, as a Makefile would use it.
+file(GLOB pcdir ${prefix}/lib*/pkgconfig)
+set(ENV{PKG_CONFIG_PATH} ${pcdir})
+set(static "--static")
+if(SHARED)
+  set(static "")
+endif()
+run(pkg-config ${static} --cflags --libs forgemeter-meter)
+string(STRIP "${run_out}" flags)
+separate_arguments(flags UNIX_COMMAND "${flags}")
+run(${CXX} ${SOURCE_DIR}/consumer_meter/main.cc -o ${WORK_DIR}/pc_consumer ${flags} -Wl,-rpath,${prefix}/lib)
+run(${WORK_DIR}/pc_consumer)
+message(STATUS "install: consumers built and run against ${prefix}")
