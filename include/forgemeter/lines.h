@@ -4,22 +4,13 @@
 //
 //   forge HTTP: <N> requests in the hour ending <YYYY-MM-DDTHH:00Z>[ (<note>)] — <entry>, …
 //       entry: <host> <api>[ installation <id>] <lane>=<n>
-//       order: count descending; then host, api, lane (`other` first),
-//              installation ascending (none first), by bytes
 //   forge rate limit: lowest remaining in the hour ending <…>[ (<note>)] — <budget>, …
 //       budget: <host> <api> installation <id>[ <resource>]: <remaining>[ of <limit>] at <HH:MM:SSZ>[ (resets <HH:MM:SSZ>)]
-//       resource: the forge's bucket, written only when not the API's default
-//                 (default_resource(): rest `core`, graphql `graphql`)
-//       order: host, api, installation, resource (default first, then bytes)
 //   forge HTTP answers: in the hour ending <…>[ (<note>)] — <host> <api> <class>=<n> …, …
-//       classes in this order, each only when non-zero:
-//       2xx 304 3xx limited secondary 4xx 5xx none refused
-//       order: host, api
-//
 //   note: `counted from HH:MM:SSZ` | `until HH:MM:SSZ, stopping` | both, joined by ", "
 //
-// The Meter's rules for reading rate-limit headers and classing answers:
-// docs/rate-limits.md.
+// Entry order, resources and classes: at the line types below. The Meter's
+// rules for reading rate-limit headers and classing answers: docs/rate-limits.md.
 //
 // Thread-safety: pure functions over values. Errors: scan_line() never throws
 // and reports malformed input as a value with a reason; format_line() never
@@ -67,6 +58,8 @@ struct BasicCountEntry {
 };
 using CountEntry = BasicCountEntry<std::string>;
 
+// Entries by count descending; then host, api, lane (`other` first),
+// installation ascending (none first), by bytes.
 struct CountLine {
   std::chrono::sys_seconds hour_ending;  // the hour's start + 1h, on the hour
   HourNote note;
@@ -93,6 +86,8 @@ struct BasicBudgetEntry {
 };
 using BudgetEntry = BasicBudgetEntry<std::string>;
 
+// Entries by host, api, installation, resource (the default first, then bytes).
+// The resource is written only when not the API's default (default_resource()).
 struct BudgetLine {
   std::chrono::sys_seconds hour_ending;
   HourNote note;
@@ -119,6 +114,8 @@ struct BasicAnswersEntry {
 };
 using AnswersEntry = BasicAnswersEntry<std::string>;
 
+// Entries by host, api; each entry lists its classes in AnswerClass order
+// (2xx 304 3xx limited secondary 4xx 5xx none refused), each only when non-zero.
 struct AnswersLine {
   std::chrono::sys_seconds hour_ending;
   HourNote note;
@@ -129,7 +126,7 @@ struct AnswersLine {
 using MeterLine = std::variant<CountLine, BudgetLine, AnswersLine>;
 
 // The line, byte-exact, without a newline. Entries are written in the order
-// given; the Meter sorts them by the rules above before formatting. No value
+// given; the Meter sorts them by the rules at the line types before formatting. No value
 // can break the line: a host not in display form has its unsafe bytes escaped
 // (%XX), a lane byte outside [a-z0-9._-] is written as '?'. For the line to
 // read back equal, hour_ending must be on the hour in years 0000-9999.

@@ -9,30 +9,17 @@
 //   forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z — api.github.com rest installation 101: 4870 of 5000 at 14:59:58Z (resets 15:12:00Z)
 //   forge HTTP answers: in the hour ending 2026-09-30T15:00Z — api.github.com rest 2xx=2, api.github.com graphql 2xx=1
 //
-// Nothing is timer-driven: an hour with no traffic writes nothing, and a
-// finished hour is written late, at the next event, under its own date.
-// Records stamped before the hour being counted (a race with a turn, a clock
-// stepped back) count in the current hour: nothing is ever dropped. One hour
-// names at most `max_hosts` hosts; later new hosts fold into `(other hosts)`.
-// Hosts are lower-cased and every byte that could break a line is escaped as
-// %XX. Memory per hour is bounded: past a few thousand distinct keys (only a
-// forge redirecting to host after host gets there) new ones are folded at once.
-//
-// Notes: the first hour says `counted from` the construction instant unless
-// that is on the hour; flush() says `until …, stopping` when its instant is in
-// the hour it writes; counting resumed after such a flush says `counted from`
-// the flush.
+// Nothing is timer-driven (an hour with no traffic writes nothing) and nothing
+// is ever dropped: a record stamped before the hour being counted counts in
+// it, and what is past the bounds on hosts and memory folds into `(other hosts)`.
 //
 // Thread-safety: every method may be called from any number of threads at
-// once (the destructor excepted). Lines reach the sink in order, one call at a
-// time, from whichever thread turned the hour or flushed, outside the locks
-// request threads take: a slow sink delays only the next turn, never a record
-// of the current hour. The sink must not call back into its own Meter.
-// Errors: record_* never throw and never block on the sink (out of memory
-// terminates, as in any noexcept call); a sink that throws is caught (the line
-// is lost, no count is). The constructor throws
-// std::invalid_argument for unusable options.
-// Ownership: the Meter owns its tally; MeterOptions::clock is borrowed.
+// once (the destructor excepted); lines reach the sink one at a time, outside
+// the locks request threads take (LineSink). Ownership: the Meter owns its
+// tally; MeterOptions::clock is borrowed. Errors: record_* never throw and
+// never block on the sink (out of memory terminates, as in any noexcept call);
+// a sink that throws is caught (the line is lost, no count is). The
+// constructor throws std::invalid_argument for unusable options.
 #pragma once
 
 #include <cstdint>
@@ -86,7 +73,12 @@ struct AnswerRecord {
   std::string_view body;
 };
 
-// Receives one finished line at a time, without a trailing newline.
+// Receives one finished line at a time, without a trailing newline. A finished
+// hour is written late, at the next event, under its own date. Lines reach the
+// sink in order, one call at a time, from whichever thread turned the hour or
+// flushed, outside the locks request threads take: a slow sink delays only the
+// next turn, never a record of the current hour. The sink must not call back
+// into its own Meter.
 using LineSink = std::function<void(std::string_view line)>;
 
 // Writes each line to stderr followed by '\n' (one write call per line).
@@ -95,11 +87,17 @@ LineSink stderr_sink();
 struct MeterOptions {
   const Clock* clock = nullptr;  // nullptr: system_clock(). Used by flush() and the convenience overloads.
   LineSink sink;                 // empty: stderr_sink()
-  std::size_t max_hosts = 64;    // distinct hosts one hour names; must be >= 1
+  // Distinct hosts one hour names (>= 1); later new hosts fold into
+  // `(other hosts)`. Memory per hour is bounded too: past a few thousand
+  // distinct keys (only a forge redirecting to host after host gets there)
+  // new ones are folded at once.
+  std::size_t max_hosts = 64;
 };
 
 class Meter {
  public:
+  // The first hour's lines say `counted from` the construction instant unless
+  // that is on the hour.
   explicit Meter(MeterOptions options = {});
   ~Meter();  // flush()
   Meter(const Meter&) = delete;
@@ -121,7 +119,8 @@ class Meter {
   void record_refused(const RequestKey& key, UtcMillis at) noexcept;
 
   // Writes what the current hour holds; the note says `until …, stopping` when
-  // now() is inside that hour. A second flush with nothing new writes nothing.
+  // now() is inside that hour, and counting resumed after it says `counted
+  // from` the flush. A second flush with nothing new writes nothing.
   void flush() noexcept;
 
   // Cumulative counters since construction, in the Prometheus text exposition

@@ -3,49 +3,18 @@
 //   forgemeter::Meter meter;
 //   forgemeter::Transport transport({.meter = &meter});
 //   forgemeter::Request req{.url = "https://api.github.com/repos/o/r/pulls/7",
-//                           .bearer = token, .installation = 101};
+//                           .installation = 101, .bearer = token};
 //   forgemeter::Response res = transport.perform(req);
 //   if (!res.ok()) log(res.error.message);     // a failed exchange is a value
 //
-// Counting (the point of this class): every request put on the wire is one
-// Meter::record_request, charged to the host and API of *that* request's URL —
-// the first attempt, each redirect hop, each attempt libcurl resends by itself
-// on a dead reused connection, each retry of the retry policy — and gets one
-// Meter::record_answer with its status and rate-limit headers, or kNoAnswer
-// when none arrived. An attempt that failed before anything was sent (name
-// resolution, connect, TLS handshake) still counts as one attempt with no
-// answer, charged to its URL's host. A request refused by a lane gate is
-// Meter::record_refused, not a request. The lane is Request::lane, else the
-// calling thread's current_lane(); the installation is Request::installation.
-//
-// Redirects are followed by the transport itself, up to max_redirects hops,
-// only to http and https. The bearer credential and any Authorization, Cookie
-// or Proxy-Authorization header go only to the scheme, host and port of the
-// request's own URL: a hop elsewhere is sent without them. POST becomes GET
-// (body dropped) on 301/302/303 and stays POST on 307/308.
-//
-// Retries (RetryPolicy, off by default): see RetryPolicy below. A 403/429
-// whose remaining budget is 0 is never retried; the Response says so
-// (TransportErrc::budget_exhausted) and the caller decides. A secondary rate
-// limit (class `secondary`, forgemeter/lines.h) pauses its installation: see
-// TransportOptions::max_pause_wait. Lanes can keep off a budget's last part:
-// see LaneReserve. (Why and how: docs/rate-limits.md.)
-//
-// TLS: peer and host verification are always on — against the system CA
-// bundle, or ca_file / ca_pem when given. HTTP/2 is used over TLS when the
-// server offers it (ALPN); HTTP/1.1 otherwise. The only way to skip
-// verification is the option named insecure_skip_tls_verify_for_tests.
-//
-// Reuse: DNS answers and TLS sessions are shared by every request of one
-// Transport (a libcurl share); keep-alive connections live in a pool of easy
-// handles (libcurl does not support sharing connections between concurrent
-// threads), so a request reuses the connections of the handle it takes — the
-// most recently returned one. A handle is reset (curl_easy_reset keeps its
-// connections) before a request or hop unless its last perform put exactly
-// one request on the wire and succeeded and the method is the same, so no
-// option of another request, nor libcurl 7.88's spent dead-connection resend
-// budget, carries over; a handle kept without a reset gets only the options
-// that differ.
+// Every request put on the wire — each attempt, redirect hop, libcurl resend
+// and retry, and an attempt that failed before sending — is one
+// Meter::record_request charged to that request's host and API, and one
+// Meter::record_answer (its status, or kNoAnswer); a request a lane gate or
+// reserve refuses is Meter::record_refused. Redirects are followed here, the
+// credential kept to the request's own origin; TLS is always verified.
+// How it counts on libcurl, redirects, TLS, reuse: docs/transport-internals.md.
+// Retries, secondary-limit pauses, lane reserves: docs/rate-limits.md.
 //
 // Thread-safety: perform() and the gate methods may be called from any number
 // of threads at once. Ownership: the Transport owns its libcurl handles; the
@@ -78,10 +47,15 @@ namespace forgemeter {
 
 using Header = std::pair<std::string, std::string>;  // name, value
 
+// One request. Redirects are followed up to TransportOptions::max_redirects
+// hops, only to http and https; POST becomes GET (body dropped) on 301/302/303
+// and stays POST on 307/308. The credential rule: `bearer` and any
+// Authorization, Cookie or Proxy-Authorization header go only to the scheme,
+// host and port of `url`; a hop elsewhere is sent without them.
 struct Request {
   std::string method = "GET";
   std::string url;
-  std::vector<Header> headers;          // sent as given (see the credential rule above)
+  std::vector<Header> headers;          // sent as given (but the credential rule)
   std::string body;                     // sent when non-empty, or always for POST/PUT/PATCH
   std::optional<Lane> lane;             // nullopt: current_lane() of the calling thread
   std::uint64_t installation = 0;       // GitHub App installation the request spends; 0 = none
@@ -290,6 +264,8 @@ struct TransportOptions {
   const Clock* clock = nullptr;  // retry waits and refusal stamps; nullptr: the meter's clock
   // curl --resolve entries: "host:port:address[,address…]".
   std::vector<std::string> resolve;
+  // TLS peers and host names are always verified (HTTP/2 when the server
+  // offers it by ALPN), against the system's CA bundle unless one is given:
   std::string ca_file;           // PEM bundle to verify against instead of the system's
   std::string ca_pem;            // the same, in memory
   bool insecure_skip_tls_verify_for_tests = false;  // never in production
