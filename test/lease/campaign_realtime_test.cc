@@ -1,4 +1,4 @@
-// Campaign tests on the real clock: what the SimClock tests prove, once more
+// Campaign tests on the real clock: what the ManualClock tests prove, once more
 // with real threads racing real time. Each TTL states its margin; they are
 // sized for a loaded 2-core machine under TSan.
 #include <doctest/doctest.h>

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 
-#include "lease/sim_clock.h"
-
 namespace forgemeter::testing {
 
 void Ledger::begin(TermRecord r) {
@@ -54,11 +52,11 @@ Candidate::Candidate(std::string owner, std::shared_ptr<LeaseStore> shared, Cloc
 }
 
 void Candidate::hold_clock() {
-  if (auto* sim = dynamic_cast<SimClock*>(&clock_); sim && !holding_.exchange(true)) sim->hold();
+  if (auto* sim = dynamic_cast<ManualClock*>(&clock_); sim && !holding_.exchange(true)) sim->hold();
 }
 
 void Candidate::unhold_clock() {
-  if (auto* sim = dynamic_cast<SimClock*>(&clock_); sim && holding_.exchange(false)) sim->unhold();
+  if (auto* sim = dynamic_cast<ManualClock*>(&clock_); sim && holding_.exchange(false)) sim->unhold();
 }
 
 Candidate::~Candidate() {
@@ -66,7 +64,7 @@ Candidate::~Candidate() {
   unhold_clock();
   store_->heal();
   store_->unblock();
-  auto* sim = dynamic_cast<SimClock*>(&clock_);
+  auto* sim = dynamic_cast<ManualClock*>(&clock_);
   for (int i = 0; sim && thread_.joinable() && i < 100'000 && !await_finished(std::chrono::milliseconds(1)); ++i)
     sim->advance(std::max<Duration>(std::chrono::seconds(1), sim->next_parked_in()));  // a call's bound may be days away
   join();
