@@ -7,8 +7,8 @@
 // thread park) and records the term's interval on the campaign's clock. A
 // Ledger shared by candidates checks that no two terms are ever served at once.
 // On a ManualClock, a granted acquire holds the clock until the term's work has
-// begun (or the campaign calls the store again instead), so a step never runs
-// ahead of a work thread the clock cannot see.
+// begun and watches for the term's end (or the campaign calls the store again
+// instead), so a step never runs ahead of a work thread the clock cannot see.
 //
 // Thread-safety: the accessors may be called from any thread while it runs.
 #pragma once
