@@ -66,19 +66,19 @@ struct LeaseEvent {
 std::string_view to_string(LeaseEvent::Kind k) noexcept;  // "elected", "renewed_late", ...
 
 struct CampaignSpec {
-  std::string name;                    // the lease; see lease.h for what a name may be
-  std::string owner;                   // this candidate, unique among candidates (make_owner_id())
+  std::string name{};                  // the lease; see lease.h for what a name may be
+  std::string owner{};                 // this candidate, unique among candidates (make_owner_id())
   Duration ttl{};                      // at least 3 ms (docs/lease-timing.md), at most 366 days
-  std::optional<Duration> retry;       // nullopt: ttl / 3; a value must be > 0 and < ttl
+  std::optional<Duration> retry{};     // nullopt: ttl / 3; a value must be > 0 and < ttl
   // The serving window W: how long after the SENDING of its last proven call
   // a term may serve (D at run() below). nullopt: T − ⌈T/6⌉. A value must be
   // at least T/3 + 1 ms (a renewal sent at T/3 can still prove within it,
   // whatever the stamp's sub-millisecond offset) and at most T − ⌈T/6⌉ (the
   // step-down keeps T/6 before the recorded expiry); T being the TTL
   // truncated to whole ms.
-  std::optional<Duration> serve_for;
+  std::optional<Duration> serve_for{};
   const Clock* clock = nullptr;        // nullptr: system_clock()
-  std::function<void(const LeaseEvent&)> on_event;  // on run()'s event thread, after any stop it reports
+  std::function<void(const LeaseEvent&)> on_event{};  // on run()'s event thread, after any stop it reports
   OnLoss on_loss = OnLoss::recampaign;
 };
 

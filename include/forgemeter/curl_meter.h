@@ -37,7 +37,7 @@ typedef void CURL;  // exactly libcurl's own typedef: no <curl/curl.h> needed he
 namespace forgemeter {
 
 struct MeterTag {
-  std::optional<Lane> lane;       // nullopt: current_lane() at construction
+  std::optional<Lane> lane{};     // nullopt: current_lane() at construction
   // 0 = none. Charged only to hops on the origin (scheme, host, port) of the
   // handle's first request: the hops its credential is meant for. (Redirects
   // and credentials are libcurl's business here, and the body yours: a 403

@@ -48,7 +48,7 @@ std::string_view to_string(LeaseStatus s) noexcept;
 // (UtcMillis{}).
 struct LeaseResult {
   LeaseStatus status = LeaseStatus::no_answer;
-  std::string holder;
+  std::string holder{};
   UtcMillis expiry{};
   // The first owner of a name gets term 1; it increases by one each time the
   // lease passes to an owner that did not hold it (a fresh take, a takeover
@@ -56,7 +56,7 @@ struct LeaseResult {
   // the holder's acquire/renew keep it, and so does release, so a term is
   // never reused. A name never taken has term 0.
   std::uint64_t term = 0;
-  std::string error;  // for no_answer and invalid: what went wrong, for a log line
+  std::string error{};  // for no_answer and invalid: what went wrong, for a log line
 
   bool answered() const { return status != LeaseStatus::no_answer && status != LeaseStatus::invalid; }
 };

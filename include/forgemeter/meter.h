@@ -38,7 +38,7 @@ namespace forgemeter {
 struct RequestKey {
   // Host as host_of() gives it (lower-cased, `:port` kept). The meter
   // lower-cases again and escapes any byte that could break a line.
-  std::string_view host;
+  std::string_view host{};
   Api api = Api::rest;
   std::uint64_t installation = 0;  // GitHub App installation id; 0 = none
   Lane lane = Lane::other();
@@ -47,14 +47,14 @@ struct RequestKey {
 // The rate-limit headers of one answer, raw; empty = absent. The meter applies
 // the reading rules (docs/rate-limits.md), so hostile values are harmless.
 struct RateLimitHeaders {
-  std::string_view limit;        // X-RateLimit-Limit
-  std::string_view remaining;    // X-RateLimit-Remaining
-  std::string_view reset;        // X-RateLimit-Reset
-  std::string_view retry_after;  // Retry-After
-  std::string_view resource;     // X-RateLimit-Resource: GitHub's bucket (core, search, graphql, …)
+  std::string_view limit{};        // X-RateLimit-Limit
+  std::string_view remaining{};    // X-RateLimit-Remaining
+  std::string_view reset{};        // X-RateLimit-Reset
+  std::string_view retry_after{};  // Retry-After
+  std::string_view resource{};     // X-RateLimit-Resource: GitHub's bucket (core, search, graphql, …)
   // GitLab's unprefixed RateLimit-Limit/Remaining/Reset, read only when
   // X-RateLimit-Remaining is absent (the X- headers win).
-  std::string_view plain_limit, plain_remaining, plain_reset;
+  std::string_view plain_limit{}, plain_remaining{}, plain_reset{};
 
   // Keeps `value` when `name` (any case) is one of the headers above.
   // The views must stay valid until the record is passed to the Meter.
@@ -64,13 +64,13 @@ struct RateLimitHeaders {
 inline constexpr int kNoAnswer = 0;  // AnswerRecord::status of an attempt with no answer
 
 struct AnswerRecord {
-  RequestKey key;
+  RequestKey key{};
   UtcMillis seen{};
   int status = kNoAnswer;  // HTTP status (final of this hop), or kNoAnswer
-  RateLimitHeaders headers;
+  RateLimitHeaders headers{};
   // The answer's body (or its start) when the caller has it: read only to
   // tell a 403 whose body says "secondary rate limit" from a plain 403.
-  std::string_view body;
+  std::string_view body{};
 };
 
 // Receives one finished line at a time, without a trailing newline. A finished
@@ -86,7 +86,7 @@ LineSink stderr_sink();
 
 struct MeterOptions {
   const Clock* clock = nullptr;  // nullptr: system_clock(). Used by flush() and the convenience overloads.
-  LineSink sink;                 // empty: stderr_sink()
+  LineSink sink{};               // empty: stderr_sink()
   // Distinct hosts one hour names (>= 1); later new hosts fold into
   // `(other hosts)`. Memory per hour is bounded too: past a few thousand
   // distinct keys (only a forge redirecting to host after host gets there)

@@ -36,7 +36,7 @@ namespace forgemeter {
 struct PostgresStoreOptions {
   // A libpq connection string ("host=... dbname=...") or a postgresql:// URI.
   // Empty: libpq's defaults (PGHOST, PGDATABASE, ...). TLS settings are libpq's.
-  std::string conninfo;
+  std::string conninfo{};
   // The live table: an identifier ([A-Za-z_][A-Za-z0-9_]*, at most 57 bytes,
   // so that "<table>_terms" fits in 63), optionally schema-qualified
   // ("schema.table"). Quoted, so case is kept.

@@ -53,15 +53,15 @@ using Header = std::pair<std::string, std::string>;  // name, value
 // host and port of `url`; a hop elsewhere is sent without them.
 struct Request {
   std::string method = "GET";
-  std::string url;
-  std::vector<Header> headers;          // sent as given (but the credential rule)
-  std::string body;                     // sent when non-empty, or always for POST/PUT/PATCH
-  std::optional<Lane> lane;             // nullopt: current_lane() of the calling thread
+  std::string url{};
+  std::vector<Header> headers{};        // sent as given (but the credential rule)
+  std::string body{};                   // sent when non-empty, or always for POST/PUT/PATCH
+  std::optional<Lane> lane{};           // nullopt: current_lane() of the calling thread
   std::uint64_t installation = 0;       // GitHub App installation the request spends; 0 = none
-  std::string bearer;                   // sent as `Authorization: Bearer <bearer>` to the request's own origin only
-  std::optional<std::chrono::milliseconds> connect_timeout;  // nullopt: TransportOptions'
-  std::optional<std::chrono::milliseconds> timeout;          // whole exchange of one hop
-  std::stop_token stop;                 // cancels a retry or pause wait
+  std::string bearer{};                 // sent as `Authorization: Bearer <bearer>` to the request's own origin only
+  std::optional<std::chrono::milliseconds> connect_timeout{};  // nullopt: TransportOptions'
+  std::optional<std::chrono::milliseconds> timeout{};          // whole exchange of one hop
+  std::stop_token stop{};               // cancels a retry or pause wait
 };
 
 // Why an exchange failed. `ok` when it did not.
@@ -150,14 +150,14 @@ struct TransportOptions {
   Meter* meter = nullptr;        // required
   const Clock* clock = nullptr;  // retry waits and refusal stamps; nullptr: the meter's clock
   // curl --resolve entries: "host:port:address[,address…]".
-  std::vector<std::string> resolve;
+  std::vector<std::string> resolve{};
   // TLS peers and host names are always verified (HTTP/2 when the server
   // offers it by ALPN), against the system's CA bundle unless one is given:
-  std::string ca_file;           // PEM bundle to verify against instead of the system's
-  std::string ca_pem;            // the same, in memory
+  std::string ca_file{};         // PEM bundle to verify against instead of the system's
+  std::string ca_pem{};          // the same, in memory
   bool insecure_skip_tls_verify_for_tests = false;  // never in production
   int max_redirects = 10;
-  RetryPolicy retry;
+  RetryPolicy retry{};
   std::chrono::milliseconds connect_timeout{10'000};
   std::chrono::milliseconds timeout{60'000};  // per hop; 0 = none
   // After an answer classed `secondary` to a request charged to an
@@ -168,11 +168,11 @@ struct TransportOptions {
   // fails at once with TransportErrc::installation_paused saying until when.
   std::chrono::seconds secondary_wait{60};
   std::chrono::seconds max_pause_wait{60};
-  std::vector<LaneReserve> reserves;
+  std::vector<LaneReserve> reserves{};
   std::string user_agent = "forgemeter";
   // When non-empty, every request carries its lane in this header (for a
   // server that counts by lane, e.g. the loopback forge's X-Forgemeter-Lane).
-  std::string lane_header;
+  std::string lane_header{};
 };
 
 class Transport {
