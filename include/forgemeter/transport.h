@@ -135,7 +135,7 @@ struct RetryPolicy {
 // (TransportErrc::budget_reserved; counted by Meter::record_refused). Say a
 // background sweeper must leave 5 of installation 101's hourly budget to the
 // requests users wait on (examples/lane_reserve.cc):
-//   Transport transport({.meter = &meter, .reserves = {{.lane = sweeper, .installation = 101, .remaining = 5}}});
+//   forgemeter::Transport transport({.meter = &meter, .reserves = {{.lane = sweeper, .installation = 101, .remaining = 5}}});
 struct LaneReserve {
   Lane lane = Lane::other();
   std::uint64_t installation = 0;  // 0: every installation
