@@ -2,7 +2,7 @@
 // the naive design in the same binary (one mutex around an ordered map keyed
 // by strings built per record). Targets (issue 2): <= 50 ns per record on one
 // thread; >= 3x the baseline's throughput at 2 threads. And the answer path,
-// Meter::record_answer with a budget reading (compared across commits).
+// Meter::record_answer with a budget reading (compared between builds: bench/README.md).
 //
 //   build/<dir>/bench/meter_bench --benchmark_min_time=1
 #include <benchmark/benchmark.h>

@@ -1,22 +1,31 @@
 // Shows the hourly lines a Meter writes, over three simulated hours driven by
 // a ManualClock: the process "starts" at 14:37, so the first hour says
 // `counted from`; the last hour is cut short by the stop (`until …, stopping`).
+// Then reads the lines back as forgemeter/line_view.h shows, and checks that
+// they count every request made.
 //
 //   build/<dir>/examples/example_hourly_lines
 #include <forgemeter/clock.h>
 #include <forgemeter/meter.h>
 
+#include <forgemeter/line_view.h>
+
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <vector>
 
 using namespace std::chrono;
 
 int main() {
   forgemeter::ManualClock clock{forgemeter::UtcMillis{sys_days{2026y / 9 / 30} + 14h + 37min}};
-  forgemeter::Meter meter({.clock = &clock, .sink = [](std::string_view line) {
+  std::vector<std::string> lines;
+  forgemeter::Meter meter({.clock = &clock, .sink = [&](std::string_view line) {
                              std::printf("%.*s\n", static_cast<int>(line.size()), line.data());
+                             lines.emplace_back(line);
                            }});
+  std::uint64_t made = 0;
   const forgemeter::Lane sweeper{"merge-gate-sweeper"};
   std::uint64_t remaining = 5000;
 
@@ -26,6 +35,7 @@ int main() {
   for (int tick = 0; tick < 3 * 180 + 30; ++tick) {
     const forgemeter::RequestKey pull{.host = "api.github.com", .installation = 101, .lane = sweeper};
     meter.record_request(pull);
+    ++made;
     const auto left = std::to_string(remaining--);
     const auto reset = std::to_string(duration_cast<seconds>((floor<hours>(clock.now()) + 1h).time_since_epoch()).count());
     forgemeter::AnswerRecord answer{.key = pull, .seen = clock.now(), .status = tick % 4 == 0 ? 304 : 200};
@@ -37,6 +47,7 @@ int main() {
     if (tick % 3 == 0) {
       const forgemeter::RequestKey query{.host = "api.github.com", .api = forgemeter::Api::graphql};
       meter.record_request(query);
+      ++made;
       meter.record_answer({.key = query, .seen = clock.now(), .status = tick % 60 == 0 ? 502 : 200});
     }
     if (tick % 15 == 0) {
@@ -44,6 +55,7 @@ int main() {
       meter.record_request(pull);
       meter.record_answer({.key = pull, .seen = clock.now(), .status = 302});
       meter.record_request(hop);
+      made += 2;
       meter.record_answer({.key = hop, .seen = clock.now(), .status = 200});
     }
     clock.advance(20s);
@@ -52,4 +64,17 @@ int main() {
   meter.flush();  // the stop: the hour being counted is written with `until …, stopping`
   std::fputs("\nPrometheus view (cumulative):\n", stdout);
   std::fputs(meter.prometheus().c_str(), stdout);
+
+  std::uint64_t counted = 0;
+  auto use = [&](const forgemeter::LineView& line) {
+    if (line.kind == forgemeter::LineView::Kind::count) counted += line.total;
+  };
+  // --- as in forgemeter/line_view.h ---------------------------------------------
+  forgemeter::LineReader reader;
+  for (std::string_view log_line : lines)
+    if (reader.scan(log_line) == forgemeter::LineScan::Kind::line) use(reader.line());
+  // -----------------------------------------------------------------------------
+  std::printf("\nread back: %llu requests counted of %llu made\n", static_cast<unsigned long long>(counted),
+              static_cast<unsigned long long>(made));
+  return counted == made ? 0 : 1;
 }

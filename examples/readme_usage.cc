@@ -1,36 +1,57 @@
-// The README's usage example, compiled and run so it stays true. It sends
-// through a metered Transport to the loopback forge (src/testforge), which
-// stands in for api.github.com here, and flushes the Meter at exit.
+// README.md's library example, verbatim between the marks, compiled and run so
+// it stays true. It runs offline: the replica is stopped before it campaigns,
+// so elect() gates the lane and returns at once (PostgresStore connects
+// lazily: nothing reaches a server), and the sweep, in a lane this replica
+// holds no term of, is refused before sending. The Meter writes the refusal
+// on stderr at exit.
 //
 //   build/<dir>/examples/example_readme_usage
-#include <forgemeter/meter.h>
-#include <forgemeter/transport.h>
-
 #include <cstdio>
+#include <stop_token>
 #include <string>
 
-#include "testforge/forge.h"
+void log(const std::string& message);  // the application's own
+void sweep_every_minute();
+
+// --- README.md, verbatim ------------------------------------------------------
+#include <forgemeter/elected_lane.h>
+#include <forgemeter/meter.h>
+#include <forgemeter/postgres_store.h>
+#include <forgemeter/transport.h>
+
+forgemeter::Meter meter;                                // hourly lines go to stderr by default
+forgemeter::Transport transport({.meter = &meter});     // libcurl underneath, thread-safe
+
+int sweep_once(const std::string& token) {
+  forgemeter::LaneScope lane{forgemeter::Lane{"merge-gate-sweeper"}};  // tags this thread's requests
+  forgemeter::Request req{.url = "https://api.github.com/repos/o/r/pulls/7",
+                          .installation = 101, .bearer = token};
+  forgemeter::Response res = transport.perform(req);    // a failed exchange is a value, not an exception
+  if (res.error) log(res.error.message);                // every hop was counted either way
+  return res.status;
+}
+
+// One replica of the fleet sweeps; on the others the lane's requests are refused before sending.
+void sweep_on_one_replica(std::stop_token stop_token) {
+  forgemeter::PostgresStore store({.conninfo = "postgresql://app@db/app"});
+  forgemeter::elect(transport, forgemeter::Lane{"merge-gate-sweeper"}, store,
+                    {.owner = forgemeter::make_owner_id(), .ttl = std::chrono::minutes(3)}, stop_token,
+                    [&](forgemeter::Term& term) { while (!term.stop_token().stop_requested()) sweep_every_minute(); });
+}
+// -----------------------------------------------------------------------------
+
+std::string logged;  // what log() was given last
+void log(const std::string& message) {
+  logged = message;
+  std::fprintf(stderr, "%s\n", message.c_str());
+}
+void sweep_every_minute() { sweep_once("inst-101"); }
 
 int main() {
-  forgemeter::testforge::Forge forge;  // a real HTTP server on 127.0.0.1
-  const std::string token = "inst-101";
-
-  // --- as in the README -------------------------------------------------------
-  forgemeter::Meter meter;  // hourly lines go to stderr by default
-  forgemeter::Transport transport({.meter = &meter, .resolve = forge.resolve()});
-
-  auto sweep_once = [&] {
-    forgemeter::LaneScope lane{forgemeter::Lane{"merge-gate-sweeper"}};  // tags this thread's requests
-    forgemeter::Request req{.url = forge.url("api.forge.test", "/repos/o/r/pulls/7"),
-                            .installation = 101, .bearer = token};
-    forgemeter::Response res = transport.perform(req);  // a failed exchange is a value
-    if (res.error) std::fprintf(stderr, "%s\n", res.error.message.c_str());  // counted either way
-    return res.status;
-  };
-  // -----------------------------------------------------------------------------
-
-  int status = 0;
-  for (int i = 0; i < 3; ++i) status = sweep_once();
-  std::printf("last status %d; the meter's lines follow on stderr at exit\n", status);
-  return status == 200 ? 0 : 1;
+  std::stop_source stop;
+  stop.request_stop();
+  sweep_on_one_replica(stop.get_token());
+  const int status = sweep_once("inst-101");
+  std::printf("a sweep without a term: status %d, nothing sent\n", status);
+  return status == forgemeter::kNoAnswer && logged.find("holds no valid term") != std::string::npos ? 0 : 1;
 }

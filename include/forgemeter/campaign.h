@@ -5,29 +5,20 @@
 //                                 .owner = forgemeter::make_owner_id(),
 //                                 .ttl = std::chrono::minutes(3)};
 //   forgemeter::run(store, spec, stop_source.get_token(), [](forgemeter::Term& term) {
-//     while (!term.stop_token().stop_requested()) { sweep_once(term.number()); ... }
+//     while (!term.stop_token().stop_requested()) sweep_once(term.number());
 //   });
 //
-// Timing, TTL T (whole ms, as stores keep it), serving window W (serve_for;
-// default T − ⌈T/6⌉); the arithmetic is in docs/lease-timing.md:
-//   * an acquire every `retry` (default T/3) from the last attempt's start; a
-//     renewal every T/3 from the last sending; each call bounded by T/3.
-//   * a term ends (held cleared, work's stop token fired, then the event) when
-//     a renewal is refused, or at D = S + W − kStampSlack, S = the monotonic
-//     instant the last granted call was SENT: at least T − W ≥ T/6 before the
-//     expiry the store recorded, whatever the stamp's sub-ms offset.
-//   * a stop ends the store call in flight at once (Deadline::stop); work is
-//     stopped and joined, the lease released on a call bounded by
-//     min(T/3, max(100 ms, 4 × the slowest answer)) (docs/lease-stop.md).
-//   * released also when work returns or throws (bounded by T/3), after a
-//     step-down, after an attempt with no answer; never after a refusal.
-//   * store_unreachable once per outage (a call cut by the stop opens none),
-//     store_reachable once an acquire or renewal is answered again.
-// For load, not exclusion (lease.h): fence writes with Term::number().
+// run() campaigns for a lease and serves each term it wins with `work`, handing
+// it a Term that reads false from the step-down deadline on — at least T/6
+// before the expiry the store recorded, even while the campaign is stalled in a
+// store call. When terms end and how a stop takes effect: at run() below; the
+// arithmetic: docs/lease-timing.md, docs/lease-stop.md. For load, not
+// exclusion (lease.h): fence writes with Term::number().
 // Threads: run() blocks the caller; Term is readable from any thread; events
 // go out in order on run()'s event thread, drained before run() returns.
-// Errors: std::invalid_argument for an unusable spec or empty `work`; what
-// work threw, after the release; store failures are events, never thrown.
+// Ownership: run() borrows the store and spec.clock. Errors: invalid_argument
+// for an unusable spec or empty `work`; what work threw, after the release;
+// store failures are events, never thrown.
 #pragma once
 
 #include <cstdint>
@@ -75,18 +66,19 @@ struct LeaseEvent {
 std::string_view to_string(LeaseEvent::Kind k) noexcept;  // "elected", "renewed_late", ...
 
 struct CampaignSpec {
-  std::string name;                    // the lease; see lease.h for what a name may be
-  std::string owner;                   // this candidate, unique among candidates (make_owner_id())
+  std::string name{};                  // the lease; see lease.h for what a name may be
+  std::string owner{};                 // this candidate, unique among candidates (make_owner_id())
   Duration ttl{};                      // at least 3 ms (docs/lease-timing.md), at most 366 days
-  std::optional<Duration> retry;       // nullopt: ttl / 3; a value must be > 0 and < ttl
-  // The serving window W: how long after the SENDING of its last proven call a
-  // term may serve (see D above). nullopt: T − ⌈T/6⌉. A value must be at least
-  // T/3 + 1 ms (a renewal sent at T/3 can still prove within it, whatever the
-  // stamp's sub-millisecond offset) and at most T − ⌈T/6⌉ (the step-down keeps
-  // T/6 before the recorded expiry); T being the TTL truncated to whole ms.
-  std::optional<Duration> serve_for;
+  std::optional<Duration> retry{};     // nullopt: ttl / 3; a value must be > 0 and < ttl
+  // The serving window W: how long after the SENDING of its last proven call
+  // a term may serve (D at run() below). nullopt: T − ⌈T/6⌉. A value must be
+  // at least T/3 + 1 ms (a renewal sent at T/3 can still prove within it,
+  // whatever the stamp's sub-millisecond offset) and at most T − ⌈T/6⌉ (the
+  // step-down keeps T/6 before the recorded expiry); T being the TTL
+  // truncated to whole ms.
+  std::optional<Duration> serve_for{};
   const Clock* clock = nullptr;        // nullptr: system_clock()
-  std::function<void(const LeaseEvent&)> on_event;  // on run()'s event thread, after any stop it reports
+  std::function<void(const LeaseEvent&)> on_event{};  // on run()'s event thread, after any stop it reports
   OnLoss on_loss = OnLoss::recampaign;
 };
 
@@ -139,6 +131,22 @@ std::string_view to_string(RunEnd e) noexcept;  // "stopped", "work_returned", "
 // `work` (afresh for each term; a healthy holder keeps its term). The store is
 // a reference: "no store" is not expressible. Borrows `store` and spec.clock:
 // both must outlive the call.
+//
+// Timing, TTL T (whole ms, as stores keep it), serving window W (serve_for;
+// default T − ⌈T/6⌉); the arithmetic is in docs/lease-timing.md:
+//   * an acquire every `retry` (default T/3) from the last attempt's start; a
+//     renewal every T/3 from the last sending; each call bounded by T/3.
+//   * a term ends (held cleared, work's stop token fired, then the event) when
+//     a renewal is refused, or at D = S + W − kStampSlack, S = the monotonic
+//     instant the last granted call was SENT: at least T − W ≥ T/6 before the
+//     expiry the store recorded, whatever the stamp's sub-ms offset.
+//   * a stop ends the store call in flight at once (Deadline::stop); work is
+//     stopped and joined, the lease released on a call bounded by
+//     min(T/3, max(100 ms, 4 × the slowest answer)) (docs/lease-stop.md).
+//   * released also when work returns or throws (bounded by T/3), after a
+//     step-down, after an attempt with no answer; never after a refusal.
+//   * store_unreachable once per outage (a call cut by the stop opens none),
+//     store_reachable once an acquire or renewal is answered again.
 RunEnd run(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop, std::function<void(Term&)> work);
 
 // Host name + "-" + 12 random hex digits, e.g. `web-7-3f9a2c01b2d4`; the host

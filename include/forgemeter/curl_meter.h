@@ -1,36 +1,19 @@
 // forgemeter/curl_meter.h — metering a CURL* handle you drive yourself.
 //
-// For code that already has its own libcurl easy handles: a CurlMeter installs
-// the same per-hop counting callbacks Transport uses on one handle for one
-// perform, so that perform is counted exactly as Transport would count it —
-// one Meter::record_request per request on the wire (each redirect hop libcurl
-// follows with CURLOPT_FOLLOWLOCATION, each resend on a fresh connection), one
-// record_answer per request (kNoAnswer when none came), and an attempt that
-// failed before sending counted once with no answer.
-//
-//   CURL* h = ...;                              // your handle, your options
+//   CURL* h = curl_easy_init();                 // your handle, your options
 //   forgemeter::CurlMeter metered(h, meter, {.installation = 101});
 //   metered.chain_header_callback(my_header_cb, my_data);  // instead of CURLOPT_HEADERFUNCTION
 //   int rc = metered.perform();                 // curl_easy_perform + bookkeeping
 //
-// Because libcurl cannot tell anyone which callbacks a handle has, a header or
-// prerequest callback of your own must be given to the CurlMeter (chain_*),
-// which calls it after counting; setting CURLOPT_HEADERFUNCTION or
-// CURLOPT_PREREQFUNCTION yourself while a CurlMeter is attached disables the
-// counting. When the CurlMeter ends it re-installs your chained callbacks (or
-// none) on the handle.
-//
-// If you call curl_easy_perform (or a multi interface) yourself, call
-// finish(result) afterwards so an attempt that failed before sending is
-// counted. The destructor finishes a perform that was not finished.
-//
-// The installation is charged only to hops on the origin (scheme, host, port)
-// of the handle's first request (the hops its credential is meant for); the
-// lane is MeterTag::lane, or the thread's current_lane() at construction.
-// Credential forwarding on redirects is libcurl's (and your options')
-// business here; Transport enforces its own. The body is yours too: a 403
-// with neither a spent budget nor a Retry-After is classed `4xx`, not
-// `secondary` by its body as Transport classes it.
+// A CurlMeter puts Transport's per-hop counting callbacks on one handle for
+// one perform, which is then counted exactly as Transport counts: one
+// record_request per request on the wire (each redirect hop, each resend),
+// one record_answer each, an attempt that failed before sending counted once.
+// Your own header or prerequest callback goes through chain_*: setting
+// CURLOPT_HEADERFUNCTION or CURLOPT_PREREQFUNCTION yourself while a CurlMeter
+// is attached disables the counting; when it ends it re-installs yours (or
+// none). Driving curl_easy_perform yourself, call finish(result) after it.
+// Why, and what differs from Transport: docs/transport-internals.md.
 //
 // Thread-safety: one CurlMeter per handle and perform, on the performing
 // thread (as libcurl requires of the handle anyway). The Meter may be shared.
@@ -54,8 +37,12 @@ typedef void CURL;  // exactly libcurl's own typedef: no <curl/curl.h> needed he
 namespace forgemeter {
 
 struct MeterTag {
-  std::optional<Lane> lane;       // nullopt: current_lane() at construction
-  std::uint64_t installation = 0; // 0 = none
+  std::optional<Lane> lane{};     // nullopt: current_lane() at construction
+  // 0 = none. Charged only to hops on the origin (scheme, host, port) of the
+  // handle's first request: the hops its credential is meant for. (Redirects
+  // and credentials are libcurl's business here, and the body yours: a 403
+  // with neither a spent budget nor a Retry-After is `4xx`, never `secondary`.)
+  std::uint64_t installation = 0;
 };
 
 class CurlMeter {
@@ -76,7 +63,9 @@ class CurlMeter {
 
   // curl_easy_perform(handle), then finish(); returns the CURLcode as an int.
   int perform() noexcept;
-  // Closes the books on a perform the caller ran itself; `curl_code` is its CURLcode.
+  // Closes the books on a perform the caller ran itself (curl_easy_perform or
+  // a multi interface); `curl_code` is its CURLcode. The destructor finishes
+  // a perform that was not finished.
   void finish(int curl_code) noexcept;
 
   // What was counted so far: one entry per request put on the wire.

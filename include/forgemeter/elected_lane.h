@@ -1,35 +1,27 @@
 // forgemeter/elected_lane.h — one replica per lane, enforced where the budget is spent.
 //
 //   forgemeter::Transport transport({.meter = &meter});
-//   forgemeter::PostgresStore store({.conninfo = ...});
+//   forgemeter::PostgresStore store({.conninfo = "postgresql://app@db/app"});
 //   forgemeter::elect(transport, forgemeter::Lane{"merge-gate-sweeper"}, store,
 //                     {.owner = forgemeter::make_owner_id(), .ttl = std::chrono::minutes(3)},
 //                     stop_source.get_token(), [&](forgemeter::Term& term) {
 //                       while (!term.stop_token().stop_requested()) sweep_once(transport);
 //                     });
 //
-// elect() campaigns (forgemeter/campaign.h, run()) on the lease named after
-// the lane and runs `work` for each term with the calling thread's requests
-// tagged with that lane (a LaneScope). Before the first attempt it gates the
-// lane on `transport` (Transport::gate_lane): from then on, any request in
-// that lane — from any thread — is sent only while this process holds a
-// valid term (Term::valid() of the current term, asked before every hop);
-// otherwise it is refused before it is sent (TransportErrc::lane_refused,
-// counted on the answers line as `refused=<n>`, not in N). So a deposed
-// replica whose loop is late to notice its stop token cannot spend the
-// budget: its late requests are refused, not sent.
+// elect() campaigns (run(), forgemeter/campaign.h) on the lease named after the
+// lane, running `work` for each term with the calling thread in that lane, and
+// gates the lane on `transport` before its first attempt: a request in the
+// lane, from any thread, is sent only while the current Term::valid() (asked
+// before every hop), else refused unsent (lane_refused, `refused` on the
+// answers line), so a deposed replica late to see its stop cannot spend the
+// budget. The lane stays gated after elect() returns, until ungate_lane(lane).
 //
-// The lane stays gated after elect() returns — every request in it refused —
-// until the caller calls transport.ungate_lane(lane) (or gates it anew).
-//
-// Thread-safety: as run(); the gate may be asked from any thread.
-// Ownership: `transport` and `store` are borrowed and must outlive elect();
-// the gate it installs holds only what it needs (shared ownership), so the
-// transport may outlive elect() with the lane still gated.
+// Thread-safety: as run(); the gate may be asked from any thread. Ownership:
+// `transport` and `store` are borrowed and must outlive elect(); the gate
+// shares what it reads, so the transport may outlive elect() with it in place.
 // Errors: std::invalid_argument, before anything is gated or sent, for the
-// lane `other`, a spec.name other than the lane's name, an unusable spec or
-// an empty work; otherwise as run() (work's exception propagates after the
-// release).
+// lane `other`, a spec.name other than the lane's, an unusable spec or an
+// empty work; otherwise as run() (work's exception propagates after release).
 #pragma once
 
 #include <functional>

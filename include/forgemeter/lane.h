@@ -1,27 +1,21 @@
 // forgemeter/lane.h — lanes: the caller-chosen name every request is counted under.
 //
 // A lane names the loop (the "net") a request belongs to, e.g.
-// `merge-gate-sweeper`. Requests with no lane are counted as `other`.
+// `merge-gate-sweeper`; requests with no lane are counted as `other`. Tag per
+// request (Transport's Request::lane) or per scope:
 //
-// Rules (checked where a name is given, never silently rewritten):
-//   * 1 to 63 bytes of [a-z0-9._-], starting with a letter or a digit;
-//   * `other` is reserved for untagged requests: no caller may tag with it.
+//     forgemeter::LaneScope scope{forgemeter::Lane{"merge-gate-sweeper"}};
+//     sweep_once();  // every request this thread sends until `scope` ends is in that lane
 //
+// Scopes are per thread and nest; the innermost wins. A scope must end on the
+// thread that began it, in reverse order (it is an RAII object: let it).
 // Lane is a small value (one pointer to an interned name): cheap to copy and
 // compare, valid for the life of the process. Constructing one from a string
 // takes a process-wide lock; do it once per loop, not per request.
 //
-// Tagging: per request (Transport's Request::lane) or per scope:
-//
-//     forgemeter::LaneScope scope{forgemeter::Lane{"merge-gate-sweeper"}};
-//     ... every request this thread sends until `scope` ends is in that lane ...
-//
-// Scopes are per thread and nest; the innermost wins. A scope must end on the
-// thread that began it, in reverse order (it is an RAII object: let it).
-//
 // Thread-safety: Lane is immutable; LaneScope affects only its own thread.
 // Errors: the throwing constructor throws std::invalid_argument saying which
-// rule the name broke; Lane::parse() is the non-throwing form.
+// rule (at Lane below) the name broke; Lane::parse() is the non-throwing form.
 #pragma once
 
 #include <compare>
@@ -31,6 +25,9 @@
 
 namespace forgemeter {
 
+// The rules of a name (checked where a name is given, never silently rewritten):
+//   * 1 to 63 bytes of [a-z0-9._-], starting with a letter or a digit;
+//   * `other` is reserved for untagged requests: no caller may tag with it.
 class Lane {
  public:
   // Throws std::invalid_argument when `name` breaks a rule above.
@@ -74,6 +71,5 @@ class LaneScope {
  private:
   Lane saved_;
 };
-
 
 }  // namespace forgemeter

@@ -2,48 +2,16 @@
 //
 // A lease is a name one owner holds until an expiry. It elects ONE replica to
 // run a periodic, idempotent loop whose cost scales with the replica count.
-//
-// FOR LOAD, NOT FOR EXCLUSION. Clocks, store round trips and a stalled holder
-// bound how exclusive a lease is: a holder that stalls past its TTL overlaps
+// FOR LOAD, NOT FOR EXCLUSION: clocks, store round trips and a stalled holder
+// bound how exclusive a lease is — a holder that stalls past its TTL overlaps
 // its successor for the length of the stall. Work that must never run twice
-// must check the fencing `term` (it increases on every change of hands) where
-// it writes, or keep a claim on the item itself.
+// checks the fencing `term` (it increases on every change of hands) where it
+// writes, or keeps a claim on the item itself.
 //
-// Contract of every store (test/lease/conformance.h checks them all alike):
-//   * Instants are the caller's clock (`now`, UTC) and are kept to the
-//     millisecond: `now` and `ttl` are truncated (floor) to whole milliseconds,
-//     and the expiry stamped is floor(now) + floor(ttl).
-//   * acquire(): takes the lease until now+ttl when it is free, expired at
-//     `now` (expiry <= now: expiry is inclusive), or already the caller's;
-//     else `refused`, with the holder and its expiry.
-//   * renew(): extends only the caller's own lease (even one past its expiry
-//     that nobody took); never creates or takes one: `refused` otherwise.
-//   * Neither moves an expiry backward: the caller's own lease keeps the later
-//     of the stored and the new expiry (a late, older stamp is still
-//     `granted`, and a renewal at the stored instant is a success). A change of
-//     hands stamps now+ttl.
-//   * release(): frees the caller's lease (`released`), is a no-op on a free
-//     lease (`not_held`), and answers `lost` (changing nothing) when another
-//     owner holds it. The caller's lease past its expiry is still the caller's.
-//   * term: the first owner of a name gets term 1; it increases by one each
-//     time the lease passes to an owner that did not hold it (a fresh take, a
-//     takeover after expiry, a take after release — by anyone, the previous
-//     holder too); the holder's acquire/renew keep it, and so does release, so
-//     a term is never reused. A name never taken has term 0.
-//   * A free lease reports holder "" and expiry = the epoch (UtcMillis{}).
-//   * A call whose deadline has already passed, or whose Deadline::stop was
-//     already requested, answers `no_answer` and changes nothing. A stop
-//     requested while a call waits ends it promptly (well within a round
-//     trip of the store's, never at the deadline): `no_answer` with an error
-//     saying it was stopped, and what the call had sent is abandoned
-//     (PostgreSQL: ended on the server). `no_answer` in general means the
-//     answer did not arrive by the deadline or the stop — NOT that nothing
-//     happened: the write may have landed.
-//   * Names and owners: non-blank (not only ASCII whitespace) valid UTF-8 of
-//     at most 200 bytes with no NUL byte; anything else (quotes, backslashes,
-//     newlines, any language) is kept byte for byte. TTL >= 1 ms. Else
-//     `invalid` with the reason in `error`, nothing written; validation comes
-//     before the deadline check.
+// Every store keeps the contract written at LeaseStore below (one conformance
+// suite, test/lease/conformance.h, checks them all alike): instants are the
+// caller's, kept to the millisecond; a term is never reused; `no_answer` means
+// the answer did not arrive, NOT that nothing happened.
 //
 // Thread-safety: every store may be called from many threads at once.
 // Errors: outcomes are values (LeaseResult); store methods never throw except
@@ -75,26 +43,61 @@ enum class LeaseStatus : std::uint8_t {
 std::string_view to_string(LeaseStatus s) noexcept;
 
 // What a store call answered. `holder`, `expiry` and `term` describe the lease
-// as the store left it (holder empty = free); they are meaningful for every
-// status but no_answer and invalid.
+// as the store left it; they are meaningful for every status but no_answer
+// and invalid. A free lease reports holder "" and expiry = the epoch
+// (UtcMillis{}).
 struct LeaseResult {
   LeaseStatus status = LeaseStatus::no_answer;
-  std::string holder;
+  std::string holder{};
   UtcMillis expiry{};
+  // The first owner of a name gets term 1; it increases by one each time the
+  // lease passes to an owner that did not hold it (a fresh take, a takeover
+  // after expiry, a take after release — by anyone, the previous holder too);
+  // the holder's acquire/renew keep it, and so does release, so a term is
+  // never reused. A name never taken has term 0.
   std::uint64_t term = 0;
-  std::string error;  // for no_answer and invalid: what went wrong, for a log line
+  std::string error{};  // for no_answer and invalid: what went wrong, for a log line
 
   bool answered() const { return status != LeaseStatus::no_answer && status != LeaseStatus::invalid; }
 };
 
+// The contract of every store:
+//   * Instants are the caller's clock (`now`, UTC) and are kept to the
+//     millisecond: `now` and `ttl` are truncated (floor) to whole milliseconds,
+//     and the expiry stamped is floor(now) + floor(ttl).
+//   * Neither acquire nor renew moves an expiry backward: the caller's own
+//     lease keeps the later of the stored and the new expiry (a late, older
+//     stamp is still `granted`, and a renewal at the stored instant is a
+//     success). A change of hands stamps now+ttl.
+//   * A call whose deadline has already passed, or whose Deadline::stop was
+//     already requested, answers `no_answer` and changes nothing. A stop
+//     requested while a call waits ends it promptly (well within a round
+//     trip of the store's, never at the deadline): `no_answer` with an error
+//     saying it was stopped, and what the call had sent is abandoned
+//     (PostgreSQL: ended on the server). `no_answer` in general means the
+//     answer did not arrive by the deadline or the stop — NOT that nothing
+//     happened: the write may have landed.
+//   * Names and owners: non-blank (not only ASCII whitespace) valid UTF-8 of
+//     at most 200 bytes with no NUL byte; anything else (quotes, backslashes,
+//     newlines, any language) is kept byte for byte. TTL >= 1 ms. Else
+//     `invalid` with the reason in `error`, nothing written; validation comes
+//     before the deadline check.
 class LeaseStore {
  public:
   virtual ~LeaseStore() = default;
 
+  // Takes the lease until now+ttl when it is free, expired at `now` (expiry
+  // <= now: expiry is inclusive), or already the caller's; else `refused`,
+  // with the holder and its expiry.
   virtual LeaseResult acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                               const Deadline& deadline) = 0;
+  // Extends only the caller's own lease (even one past its expiry that nobody
+  // took); never creates or takes one: `refused` otherwise.
   virtual LeaseResult renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                             const Deadline& deadline) = 0;
+  // Frees the caller's lease (`released`); a no-op on a free lease
+  // (`not_held`); answers `lost`, changing nothing, when another owner holds
+  // it. The caller's lease past its expiry is still the caller's.
   virtual LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) = 0;
   // For operators: `granted` when someone holds it (even past its expiry: the
   // caller compares `expiry` with its own clock), `not_held` when free.

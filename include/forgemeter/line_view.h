@@ -7,9 +7,9 @@
 // nothing once the vectors have grown. scan_line() is this reader plus a copy
 // into owning values: there is one parser.
 //
-//   LineReader reader;
+//   forgemeter::LineReader reader;
 //   for (std::string_view log_line : lines)
-//     if (reader.scan(log_line) == LineScan::Kind::line) use(reader.line());
+//     if (reader.scan(log_line) == forgemeter::LineScan::Kind::line) use(reader.line());
 //
 // Thread-safety: one LineReader per thread. Errors: scan() never throws
 // except std::bad_alloc; a malformed line is a value with a reason.

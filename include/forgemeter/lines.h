@@ -4,22 +4,13 @@
 //
 //   forge HTTP: <N> requests in the hour ending <YYYY-MM-DDTHH:00Z>[ (<note>)] — <entry>, …
 //       entry: <host> <api>[ installation <id>] <lane>=<n>
-//       order: count descending; then host, api, lane (`other` first),
-//              installation ascending (none first), by bytes
 //   forge rate limit: lowest remaining in the hour ending <…>[ (<note>)] — <budget>, …
 //       budget: <host> <api> installation <id>[ <resource>]: <remaining>[ of <limit>] at <HH:MM:SSZ>[ (resets <HH:MM:SSZ>)]
-//       resource: the forge's bucket, written only when not the API's default
-//                 (default_resource(): rest `core`, graphql `graphql`)
-//       order: host, api, installation, resource (default first, then bytes)
 //   forge HTTP answers: in the hour ending <…>[ (<note>)] — <host> <api> <class>=<n> …, …
-//       classes in this order, each only when non-zero:
-//       2xx 304 3xx limited secondary 4xx 5xx none refused
-//       order: host, api
-//
 //   note: `counted from HH:MM:SSZ` | `until HH:MM:SSZ, stopping` | both, joined by ", "
 //
-// The Meter's rules for reading rate-limit headers and classing answers:
-// docs/rate-limits.md.
+// Entry order, resources and classes: at the line types below. The Meter's
+// rules for reading rate-limit headers and classing answers: docs/rate-limits.md.
 //
 // Thread-safety: pure functions over values. Errors: scan_line() never throws
 // and reports malformed input as a value with a reason; format_line() never
@@ -42,8 +33,8 @@ namespace forgemeter {
 using TimeOfDay = std::chrono::seconds;  // seconds after 00:00:00Z, [0, 86400)
 
 struct HourNote {
-  std::optional<TimeOfDay> counted_from;  // counting began after the hour started
-  std::optional<TimeOfDay> until;         // flushed by a stop inside the hour
+  std::optional<TimeOfDay> counted_from{};  // counting began after the hour started
+  std::optional<TimeOfDay> until{};         // flushed by a stop inside the hour
   bool whole() const { return !counted_from && !until; }
   friend bool operator==(const HourNote&, const HourNote&) = default;
 };
@@ -58,20 +49,22 @@ inline constexpr std::string_view kNoHost = "(no host)";          // a request w
 // can hold the same entries as views (Text = std::string_view).
 template <class Text>
 struct BasicCountEntry {
-  Text host;
+  Text host{};
   Api api = Api::rest;
   std::uint64_t installation = 0;  // 0 = none
-  Text lane;                       // "other" for untagged
+  Text lane{};                     // "other" for untagged
   std::uint64_t count = 0;
   friend bool operator==(const BasicCountEntry&, const BasicCountEntry&) = default;
 };
 using CountEntry = BasicCountEntry<std::string>;
 
+// Entries by count descending; then host, api, lane (`other` first),
+// installation ascending (none first), by bytes.
 struct CountLine {
-  std::chrono::sys_seconds hour_ending;  // the hour's start + 1h, on the hour
-  HourNote note;
+  std::chrono::sys_seconds hour_ending{};  // the hour's start + 1h, on the hour
+  HourNote note{};
   std::uint64_t total = 0;  // the sum of the entries' counts
-  std::vector<CountEntry> entries;
+  std::vector<CountEntry> entries{};
   friend bool operator==(const CountLine&, const CountLine&) = default;
 };
 
@@ -81,22 +74,24 @@ constexpr std::string_view default_resource(Api api) noexcept { return api == Ap
 
 template <class Text>
 struct BasicBudgetEntry {
-  Text host;
+  Text host{};
   Api api = Api::rest;
   std::uint64_t installation = 0;
-  Text resource;                   // "" = default_resource(api); else escaped like a host, ':' too
+  Text resource{};                 // "" = default_resource(api); else escaped like a host, ':' too
   std::uint64_t remaining = 0;
-  std::optional<std::uint64_t> limit;
+  std::optional<std::uint64_t> limit{};
   TimeOfDay at{};                  // when the lowest reading was seen
-  std::optional<TimeOfDay> resets;
+  std::optional<TimeOfDay> resets{};
   friend bool operator==(const BasicBudgetEntry&, const BasicBudgetEntry&) = default;
 };
 using BudgetEntry = BasicBudgetEntry<std::string>;
 
+// Entries by host, api, installation, resource (the default first, then bytes).
+// The resource is written only when not the API's default (default_resource()).
 struct BudgetLine {
-  std::chrono::sys_seconds hour_ending;
-  HourNote note;
-  std::vector<BudgetEntry> entries;
+  std::chrono::sys_seconds hour_ending{};
+  HourNote note{};
+  std::vector<BudgetEntry> entries{};
   friend bool operator==(const BudgetLine&, const BudgetLine&) = default;
 };
 
@@ -112,24 +107,26 @@ std::string_view to_string(AnswerClass c) noexcept;
 
 template <class Text>
 struct BasicAnswersEntry {
-  Text host;
+  Text host{};
   Api api = Api::rest;
   std::array<std::uint64_t, kAnswerClasses> counts{};  // indexed by AnswerClass
   friend bool operator==(const BasicAnswersEntry&, const BasicAnswersEntry&) = default;
 };
 using AnswersEntry = BasicAnswersEntry<std::string>;
 
+// Entries by host, api; each entry lists its classes in AnswerClass order
+// (2xx 304 3xx limited secondary 4xx 5xx none refused), each only when non-zero.
 struct AnswersLine {
-  std::chrono::sys_seconds hour_ending;
-  HourNote note;
-  std::vector<AnswersEntry> entries;
+  std::chrono::sys_seconds hour_ending{};
+  HourNote note{};
+  std::vector<AnswersEntry> entries{};
   friend bool operator==(const AnswersLine&, const AnswersLine&) = default;
 };
 
 using MeterLine = std::variant<CountLine, BudgetLine, AnswersLine>;
 
 // The line, byte-exact, without a newline. Entries are written in the order
-// given; the Meter sorts them by the rules above before formatting. No value
+// given; the Meter sorts them by the rules at the line types before formatting. No value
 // can break the line: a host not in display form has its unsafe bytes escaped
 // (%XX), a lane byte outside [a-z0-9._-] is written as '?'. For the line to
 // read back equal, hour_ending must be on the hour in years 0000-9999.

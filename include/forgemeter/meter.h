@@ -9,30 +9,17 @@
 //   forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z — api.github.com rest installation 101: 4870 of 5000 at 14:59:58Z (resets 15:12:00Z)
 //   forge HTTP answers: in the hour ending 2026-09-30T15:00Z — api.github.com rest 2xx=2, api.github.com graphql 2xx=1
 //
-// Nothing is timer-driven: an hour with no traffic writes nothing, and a
-// finished hour is written late, at the next event, under its own date.
-// Records stamped before the hour being counted (a race with a turn, a clock
-// stepped back) count in the current hour: nothing is ever dropped. One hour
-// names at most `max_hosts` hosts; later new hosts fold into `(other hosts)`.
-// Hosts are lower-cased and every byte that could break a line is escaped as
-// %XX. Memory per hour is bounded: past a few thousand distinct keys (only a
-// forge redirecting to host after host gets there) new ones are folded at once.
-//
-// Notes: the first hour says `counted from` the construction instant unless
-// that is on the hour; flush() says `until …, stopping` when its instant is in
-// the hour it writes; counting resumed after such a flush says `counted from`
-// the flush.
+// Nothing is timer-driven (an hour with no traffic writes nothing) and nothing
+// is ever dropped: a record stamped before the hour being counted counts in
+// it, and what is past the bounds on hosts and memory folds into `(other hosts)`.
 //
 // Thread-safety: every method may be called from any number of threads at
-// once (the destructor excepted). Lines reach the sink in order, one call at a
-// time, from whichever thread turned the hour or flushed, outside the locks
-// request threads take: a slow sink delays only the next turn, never a record
-// of the current hour. The sink must not call back into its own Meter.
-// Errors: record_* never throw and never block on the sink (out of memory
-// terminates, as in any noexcept call); a sink that throws is caught (the line
-// is lost, no count is). The constructor throws
-// std::invalid_argument for unusable options.
-// Ownership: the Meter owns its tally; MeterOptions::clock is borrowed.
+// once (the destructor excepted); lines reach the sink one at a time, outside
+// the locks request threads take (LineSink). Ownership: the Meter owns its
+// tally; MeterOptions::clock is borrowed. Errors: record_* never throw and
+// never block on the sink (out of memory terminates, as in any noexcept call);
+// a sink that throws is caught (the line is lost, no count is). The
+// constructor throws std::invalid_argument for unusable options.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +38,7 @@ namespace forgemeter {
 struct RequestKey {
   // Host as host_of() gives it (lower-cased, `:port` kept). The meter
   // lower-cases again and escapes any byte that could break a line.
-  std::string_view host;
+  std::string_view host{};
   Api api = Api::rest;
   std::uint64_t installation = 0;  // GitHub App installation id; 0 = none
   Lane lane = Lane::other();
@@ -60,14 +47,14 @@ struct RequestKey {
 // The rate-limit headers of one answer, raw; empty = absent. The meter applies
 // the reading rules (docs/rate-limits.md), so hostile values are harmless.
 struct RateLimitHeaders {
-  std::string_view limit;        // X-RateLimit-Limit
-  std::string_view remaining;    // X-RateLimit-Remaining
-  std::string_view reset;        // X-RateLimit-Reset
-  std::string_view retry_after;  // Retry-After
-  std::string_view resource;     // X-RateLimit-Resource: GitHub's bucket (core, search, graphql, …)
+  std::string_view limit{};        // X-RateLimit-Limit
+  std::string_view remaining{};    // X-RateLimit-Remaining
+  std::string_view reset{};        // X-RateLimit-Reset
+  std::string_view retry_after{};  // Retry-After
+  std::string_view resource{};     // X-RateLimit-Resource: GitHub's bucket (core, search, graphql, …)
   // GitLab's unprefixed RateLimit-Limit/Remaining/Reset, read only when
   // X-RateLimit-Remaining is absent (the X- headers win).
-  std::string_view plain_limit, plain_remaining, plain_reset;
+  std::string_view plain_limit{}, plain_remaining{}, plain_reset{};
 
   // Keeps `value` when `name` (any case) is one of the headers above.
   // The views must stay valid until the record is passed to the Meter.
@@ -77,16 +64,21 @@ struct RateLimitHeaders {
 inline constexpr int kNoAnswer = 0;  // AnswerRecord::status of an attempt with no answer
 
 struct AnswerRecord {
-  RequestKey key;
+  RequestKey key{};
   UtcMillis seen{};
   int status = kNoAnswer;  // HTTP status (final of this hop), or kNoAnswer
-  RateLimitHeaders headers;
+  RateLimitHeaders headers{};
   // The answer's body (or its start) when the caller has it: read only to
   // tell a 403 whose body says "secondary rate limit" from a plain 403.
-  std::string_view body;
+  std::string_view body{};
 };
 
-// Receives one finished line at a time, without a trailing newline.
+// Receives one finished line at a time, without a trailing newline. A finished
+// hour is written late, at the next event, under its own date. Lines reach the
+// sink in order, one call at a time, from whichever thread turned the hour or
+// flushed, outside the locks request threads take: a slow sink delays only the
+// next turn, never a record of the current hour. The sink must not call back
+// into its own Meter.
 using LineSink = std::function<void(std::string_view line)>;
 
 // Writes each line to stderr followed by '\n' (one write call per line).
@@ -94,12 +86,18 @@ LineSink stderr_sink();
 
 struct MeterOptions {
   const Clock* clock = nullptr;  // nullptr: system_clock(). Used by flush() and the convenience overloads.
-  LineSink sink;                 // empty: stderr_sink()
-  std::size_t max_hosts = 64;    // distinct hosts one hour names; must be >= 1
+  LineSink sink{};               // empty: stderr_sink()
+  // Distinct hosts one hour names (>= 1); later new hosts fold into
+  // `(other hosts)`. Memory per hour is bounded too: past a few thousand
+  // distinct keys (only a forge redirecting to host after host gets there)
+  // new ones are folded at once.
+  std::size_t max_hosts = 64;
 };
 
 class Meter {
  public:
+  // The first hour's lines say `counted from` the construction instant unless
+  // that is on the hour.
   explicit Meter(MeterOptions options = {});
   ~Meter();  // flush()
   Meter(const Meter&) = delete;
@@ -121,7 +119,8 @@ class Meter {
   void record_refused(const RequestKey& key, UtcMillis at) noexcept;
 
   // Writes what the current hour holds; the note says `until …, stopping` when
-  // now() is inside that hour. A second flush with nothing new writes nothing.
+  // now() is inside that hour, and counting resumed after it says `counted
+  // from` the flush. A second flush with nothing new writes nothing.
   void flush() noexcept;
 
   // Cumulative counters since construction, in the Prometheus text exposition

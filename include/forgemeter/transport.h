@@ -3,49 +3,18 @@
 //   forgemeter::Meter meter;
 //   forgemeter::Transport transport({.meter = &meter});
 //   forgemeter::Request req{.url = "https://api.github.com/repos/o/r/pulls/7",
-//                           .bearer = token, .installation = 101};
+//                           .installation = 101, .bearer = token};
 //   forgemeter::Response res = transport.perform(req);
 //   if (!res.ok()) log(res.error.message);     // a failed exchange is a value
 //
-// Counting (the point of this class): every request put on the wire is one
-// Meter::record_request, charged to the host and API of *that* request's URL —
-// the first attempt, each redirect hop, each attempt libcurl resends by itself
-// on a dead reused connection, each retry of the retry policy — and gets one
-// Meter::record_answer with its status and rate-limit headers, or kNoAnswer
-// when none arrived. An attempt that failed before anything was sent (name
-// resolution, connect, TLS handshake) still counts as one attempt with no
-// answer, charged to its URL's host. A request refused by a lane gate is
-// Meter::record_refused, not a request. The lane is Request::lane, else the
-// calling thread's current_lane(); the installation is Request::installation.
-//
-// Redirects are followed by the transport itself, up to max_redirects hops,
-// only to http and https. The bearer credential and any Authorization, Cookie
-// or Proxy-Authorization header go only to the scheme, host and port of the
-// request's own URL: a hop elsewhere is sent without them. POST becomes GET
-// (body dropped) on 301/302/303 and stays POST on 307/308.
-//
-// Retries (RetryPolicy, off by default): see RetryPolicy below. A 403/429
-// whose remaining budget is 0 is never retried; the Response says so
-// (TransportErrc::budget_exhausted) and the caller decides. A secondary rate
-// limit (class `secondary`, forgemeter/lines.h) pauses its installation: see
-// TransportOptions::max_pause_wait. Lanes can keep off a budget's last part:
-// see LaneReserve. (Why and how: docs/rate-limits.md.)
-//
-// TLS: peer and host verification are always on — against the system CA
-// bundle, or ca_file / ca_pem when given. HTTP/2 is used over TLS when the
-// server offers it (ALPN); HTTP/1.1 otherwise. The only way to skip
-// verification is the option named insecure_skip_tls_verify_for_tests.
-//
-// Reuse: DNS answers and TLS sessions are shared by every request of one
-// Transport (a libcurl share); keep-alive connections live in a pool of easy
-// handles (libcurl does not support sharing connections between concurrent
-// threads), so a request reuses the connections of the handle it takes — the
-// most recently returned one. A handle is reset (curl_easy_reset keeps its
-// connections) before a request or hop unless its last perform put exactly
-// one request on the wire and succeeded and the method is the same, so no
-// option of another request, nor libcurl 7.88's spent dead-connection resend
-// budget, carries over; a handle kept without a reset gets only the options
-// that differ.
+// Every request put on the wire — each attempt, redirect hop, libcurl resend
+// and retry, and an attempt that failed before sending — is one
+// Meter::record_request charged to that request's host and API, and one
+// Meter::record_answer (its status, or kNoAnswer); a request a lane gate or
+// reserve refuses is Meter::record_refused. Redirects are followed here, the
+// credential kept to the request's own origin; TLS is always verified.
+// How it counts on libcurl, redirects, TLS, reuse: docs/transport-internals.md.
+// Retries, secondary-limit pauses, lane reserves: docs/rate-limits.md.
 //
 // Thread-safety: perform() and the gate methods may be called from any number
 // of threads at once. Ownership: the Transport owns its libcurl handles; the
@@ -58,9 +27,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstddef>
-#include <cstring>
 #include <functional>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -70,6 +37,7 @@
 #include <vector>
 
 #include "forgemeter/clock.h"
+#include "forgemeter/headers.h"
 #include "forgemeter/lane.h"
 #include "forgemeter/meter.h"
 #include "forgemeter/url.h"
@@ -78,17 +46,22 @@ namespace forgemeter {
 
 using Header = std::pair<std::string, std::string>;  // name, value
 
+// One request. Redirects are followed up to TransportOptions::max_redirects
+// hops, only to http and https; POST becomes GET (body dropped) on 301/302/303
+// and stays POST on 307/308. The credential rule: `bearer` and any
+// Authorization, Cookie or Proxy-Authorization header go only to the scheme,
+// host and port of `url`; a hop elsewhere is sent without them.
 struct Request {
   std::string method = "GET";
-  std::string url;
-  std::vector<Header> headers;          // sent as given (see the credential rule above)
-  std::string body;                     // sent when non-empty, or always for POST/PUT/PATCH
-  std::optional<Lane> lane;             // nullopt: current_lane() of the calling thread
+  std::string url{};
+  std::vector<Header> headers{};        // sent as given (but the credential rule)
+  std::string body{};                   // sent when non-empty, or always for POST/PUT/PATCH
+  std::optional<Lane> lane{};           // nullopt: current_lane() of the calling thread
   std::uint64_t installation = 0;       // GitHub App installation the request spends; 0 = none
-  std::string bearer;                   // sent as `Authorization: Bearer <bearer>` to the request's own origin only
-  std::optional<std::chrono::milliseconds> connect_timeout;  // nullopt: TransportOptions'
-  std::optional<std::chrono::milliseconds> timeout;          // whole exchange of one hop
-  std::stop_token stop;                 // cancels a retry or pause wait
+  std::string bearer{};                 // sent as `Authorization: Bearer <bearer>` to the request's own origin only
+  std::optional<std::chrono::milliseconds> connect_timeout{};  // nullopt: TransportOptions'
+  std::optional<std::chrono::milliseconds> timeout{};          // whole exchange of one hop
+  std::stop_token stop{};               // cancels a retry or pause wait
 };
 
 // Why an exchange failed. `ok` when it did not.
@@ -118,118 +91,6 @@ struct TransportError {
   TransportErrc code = TransportErrc::ok;
   std::string message;  // one line, for people; includes libcurl's message when libcurl failed
   explicit operator bool() const noexcept { return code != TransportErrc::ok; }
-};
-
-// The header fields of one answer, as received. A Headers owns one buffer
-// holding the answer's header block byte for byte (status line, field lines,
-// the closing blank line: raw()) and an index of its fields, so reading a
-// header allocates nothing and keeping one costs one allocation, not two per
-// field.
-//
-//   for (auto [name, value] : res.headers) ...  // in order received, names as sent
-//   if (auto etag = res.headers.find("etag")) ...  // first field of that name, any case
-//
-// A field is a line `name: value`; the name and the value are trimmed of
-// spaces and tabs (the value also of CR and LF). Lines without a colon (the
-// status line, the blank line, an obsolete folded continuation) are kept in
-// raw() but are not fields.
-//
-// Ownership: the string_views handed out (Field, find(), raw()) point into
-// the Headers' own buffer: they stay valid until the Headers is changed
-// (clear, reserve, add_*), assigned to, moved from or destroyed. Copies are
-// deep. Thread-safety: as for a std::string (const methods from many threads
-// at once). Errors: find() and the accessors never throw; add_* and reserve
-// throw std::bad_alloc, and std::length_error past 4 GiB.
-class Headers {
- public:
-  struct Field {
-    std::string_view name;
-    std::string_view value;
-  };
-  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-
-  class const_iterator {
-   public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = Field;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = Field;
-    const_iterator() = default;
-    Field operator*() const noexcept { return (*of_)[i_]; }
-    const_iterator& operator++() noexcept { ++i_; return *this; }
-    const_iterator operator++(int) noexcept { auto old = *this; ++i_; return old; }
-    friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept { return a.i_ == b.i_; }
-
-   private:
-    friend class Headers;
-    const_iterator(const Headers* of, std::size_t i) noexcept : of_(of), i_(i) {}
-    const Headers* of_ = nullptr;
-    std::size_t i_ = 0;
-  };
-
-  Headers() noexcept = default;
-  Headers(const Headers& other);
-  Headers(Headers&& other) noexcept;
-  Headers& operator=(Headers other) noexcept;  // copies or moves, then swaps
-  ~Headers();
-  friend void swap(Headers& a, Headers& b) noexcept;
-
-  std::size_t size() const noexcept { return fields_; }
-  bool empty() const noexcept { return fields_ == 0; }
-  // The i-th field in the order received; i < size().
-  Field operator[](std::size_t i) const noexcept {
-    const Span s = span(i);
-    const char* value = block_ + s.value_at;  // trimmed here, when read
-    const char* value_end = block_ + s.value_end;
-    while (value < value_end && (*value == ' ' || *value == '\t')) ++value;
-    while (value_end > value && (value_end[-1] == ' ' || value_end[-1] == '\t' || value_end[-1] == '\r' ||
-                                 value_end[-1] == '\n'))
-      --value_end;
-    return {std::string_view(block_ + s.name_at, s.name_len),
-            std::string_view(value, static_cast<std::size_t>(value_end - value))};
-  }
-  // operator[](i).name alone (the value is not trimmed for it).
-  std::string_view name(std::size_t i) const noexcept {
-    const Span s = span(i);
-    return {block_ + s.name_at, s.name_len};
-  }
-  const_iterator begin() const noexcept { return {this, 0}; }
-  const_iterator end() const noexcept { return {this, fields_}; }
-  // The value of the first field named `name` (any case), or nullopt.
-  std::optional<std::string_view> find(std::string_view name) const noexcept;
-  // The header block as received.
-  std::string_view raw() const noexcept { return {block_, used_}; }
-
-  // Building one, a line at a time as they arrive (the Transport does this).
-  void clear() noexcept { used_ = fields_ = 0; }  // keeps the capacity
-  // Room for `bytes` of raw() and `fields` fields without a reallocation.
-  void reserve(std::size_t bytes, std::size_t fields);
-  // Appends `line` to raw() without indexing it (a status line, a blank line).
-  void add_line(std::string_view line);
-  // Appends `line` to raw() and indexes it when it is `name: value` with a
-  // non-empty name; returns the new field's index, or npos when not a field.
-  std::size_t add_field(std::string_view line);
-
- private:
-  // One heap block of cap_ bytes: raw() from the front, the index of the
-  // fields from the back (field i's Span ends i spans before the end).
-  struct Span {
-    std::uint32_t name_at, name_len;    // the name, trimmed
-    std::uint32_t value_at, value_end;  // all after the colon, to its line's end
-  };
-  Span span(std::size_t i) const noexcept {
-    Span s;
-    std::memcpy(&s, block_ + cap_ - (i + 1) * sizeof(Span), sizeof(Span));
-    return s;
-  }
-  std::size_t append(std::string_view line, std::size_t spans_after);  // returns where it starts
-  void grow(std::size_t bytes, std::size_t fields);
-
-  char* block_ = nullptr;
-  std::size_t cap_ = 0;     // a multiple of sizeof(Span)
-  std::size_t used_ = 0;    // bytes of raw()
-  std::size_t fields_ = 0;
 };
 
 // One request put on the wire.
@@ -274,7 +135,7 @@ struct RetryPolicy {
 // (TransportErrc::budget_reserved; counted by Meter::record_refused). Say a
 // background sweeper must leave 5 of installation 101's hourly budget to the
 // requests users wait on (examples/lane_reserve.cc):
-//   Transport transport({.meter = &meter, .reserves = {{.lane = sweeper, .installation = 101, .remaining = 5}}});
+//   forgemeter::Transport transport({.meter = &meter, .reserves = {{.lane = sweeper, .installation = 101, .remaining = 5}}});
 struct LaneReserve {
   Lane lane = Lane::other();
   std::uint64_t installation = 0;  // 0: every installation
@@ -289,12 +150,14 @@ struct TransportOptions {
   Meter* meter = nullptr;        // required
   const Clock* clock = nullptr;  // retry waits and refusal stamps; nullptr: the meter's clock
   // curl --resolve entries: "host:port:address[,address…]".
-  std::vector<std::string> resolve;
-  std::string ca_file;           // PEM bundle to verify against instead of the system's
-  std::string ca_pem;            // the same, in memory
+  std::vector<std::string> resolve{};
+  // TLS peers and host names are always verified (HTTP/2 when the server
+  // offers it by ALPN), against the system's CA bundle unless one is given:
+  std::string ca_file{};         // PEM bundle to verify against instead of the system's
+  std::string ca_pem{};          // the same, in memory
   bool insecure_skip_tls_verify_for_tests = false;  // never in production
   int max_redirects = 10;
-  RetryPolicy retry;
+  RetryPolicy retry{};
   std::chrono::milliseconds connect_timeout{10'000};
   std::chrono::milliseconds timeout{60'000};  // per hop; 0 = none
   // After an answer classed `secondary` to a request charged to an
@@ -305,11 +168,11 @@ struct TransportOptions {
   // fails at once with TransportErrc::installation_paused saying until when.
   std::chrono::seconds secondary_wait{60};
   std::chrono::seconds max_pause_wait{60};
-  std::vector<LaneReserve> reserves;
+  std::vector<LaneReserve> reserves{};
   std::string user_agent = "forgemeter";
   // When non-empty, every request carries its lane in this header (for a
   // server that counts by lane, e.g. the loopback forge's X-Forgemeter-Lane).
-  std::string lane_header;
+  std::string lane_header{};
 };
 
 class Transport {

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "forgemeter/transport.h"
+#include "forgemeter/headers.h"
 
 namespace forgemeter {
 

@@ -1,4 +1,4 @@
-// Campaign tests, deterministic on a SimClock: electing, handing over,
+// Campaign tests, deterministic on a ManualClock: electing, handing over,
 // attempts that go wrong, outages, stopping. TTL 90 s unless stated (renewal
 // and default retry 30 s, step-down 75 s after a proven call's sending).
 #include <doctest/doctest.h>
@@ -18,7 +18,7 @@ TEST_CASE("campaign: elected at once, renews every TTL/3 from the sending, keeps
   REQUIRE(a->await_events(Kind::elected, 1));
   CHECK(a->texts(Kind::elected).at(0) == "lease \"merge-gate-sweeper\": host-a elected (term 1, TTL 3m)");
   CHECK(sim.inspect().holder == "host-a");
-  sim.clock.run_for(10 * 3min, 1);
+  sim.run_for(10 * 3min, 1);
   REQUIRE(sim.clock.await_parked(1));
   const auto renews = of(a->store().calls(), Op::renew);
   REQUIRE(renews.size() == 30);
@@ -43,7 +43,7 @@ TEST_CASE("campaign: five candidates, one serves across many TTLs, never two at 
   for (int i = 0; i < 5; ++i) cs.push_back(sim.candidate("host-" + std::to_string(i)));
   for (auto& c : cs) c->start();
   std::size_t running = cs.size();
-  sim.clock.run_for(10 * kTtl, running);
+  sim.run_for(10 * kTtl, running);
   REQUIRE(sim.clock.await_parked(running));
   auto terms = sim.ledger.terms();
   REQUIRE(terms.size() == 1);  // sticky: the first winner serves all along
@@ -88,7 +88,7 @@ TEST_CASE("campaign: a stopping holder hands over within one retry although the 
   REQUIRE(a->await_terms(1));
   auto b = sim.candidate("host-b", spec);
   b->start();
-  sim.clock.run_for(5min, 2);
+  sim.run_for(5min, 2);
   const SteadyTime stop_at = sim.clock.steady_now();
   a->stop();
   REQUIRE(a->await_finished());
@@ -133,7 +133,7 @@ TEST_CASE("campaign: an unanswered attempt gives back what it may have taken; a 
   auto b = sim.candidate("host-b");
   b->start();
   REQUIRE(b->await_terms(1));  // at b's first attempt, without waiting for any TTL
-  sim.clock.run_for(5 * kTtl, 2);
+  sim.run_for(5 * kTtl, 2);
   REQUIRE(sim.clock.await_parked(2));
   CHECK(a->terms().empty());
   CHECK(b->terms().size() == 1);
@@ -212,7 +212,7 @@ TEST_CASE("campaign: an unreachable store elects nobody and says so once") {
   auto a = sim.candidate("host-a");
   a->store().set_all({Fault::unreachable});
   a->start();
-  sim.clock.run_for(10 * kTtl, 1);
+  sim.run_for(10 * kTtl, 1);
   REQUIRE(sim.clock.await_parked(1));
   CHECK(a->terms().empty());
   CHECK(a->store().count(Op::acquire) == 31);  // one every 30 s
@@ -230,15 +230,15 @@ TEST_CASE("campaign: each outage and each recovery is reported once") {
   auto a = sim.candidate("host-a");
   a->start();
   REQUIRE(a->await_terms(1));
-  sim.clock.run_for(kTtl, 1);
+  sim.run_for(kTtl, 1);
   a->store().set_all({Fault::unreachable});  // a blip shorter than the margin: the term survives
-  sim.clock.run_for(40s, 1);
+  sim.run_for(40s, 1);
   a->store().heal();
-  sim.clock.run_for(kTtl, 1);
+  sim.run_for(kTtl, 1);
   a->store().set_all({Fault::hang});  // a long outage: steps down, campaigns in vain
-  sim.clock.run_for(4 * kTtl, 1);
+  sim.run_for(4 * kTtl, 1);
   a->store().heal();
-  sim.clock.run_for(kTtl, 1);
+  sim.run_for(kTtl, 1);
   a->stop();
   REQUIRE(a->await_finished());
   std::vector<Kind> outages;

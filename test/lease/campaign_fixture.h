@@ -1,16 +1,18 @@
 // test/lease/campaign_fixture.h — what the deterministic campaign tests share:
-// a SimClock, a MemoryStore shared by the candidates, a Ledger, and the spec.
+// a ManualClock, a MemoryStore shared by the candidates, a Ledger, and the spec,
+// and the clock's stepping with the test failing when the campaigns never park.
 #pragma once
 
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "forgemeter/campaign.h"
+#include "forgemeter/clock.h"
 #include "forgemeter/memory_store.h"
 #include "lease/candidate.h"
-#include "lease/sim_clock.h"
 
 namespace forgemeter::testing {
 
@@ -23,7 +25,7 @@ inline constexpr std::string_view kLease = "merge-gate-sweeper";
 inline constexpr Duration kTtl = 90s, kThird = 30s, kWindow = 75s, kProof = kWindow - kStampSlack;
 
 struct Sim {
-  SimClock clock{UtcMillis(std::chrono::milliseconds(1'790'000'000'000))};
+  ManualClock clock{UtcMillis(std::chrono::milliseconds(1'790'000'000'000))};
   std::shared_ptr<MemoryStore> shared = std::make_shared<MemoryStore>();
   Ledger ledger;
 
@@ -41,6 +43,15 @@ struct Sim {
     return !t.empty() && t[0].ended != SteadyTime{};
   }
   LeaseResult inspect() const { return shared->inspect(kLease, Deadline::after(system_clock(), 5s)); }
+  // ManualClock::step and run_for, failing the test when the n threads do not park.
+  Duration step(std::size_t n, Duration max = 24h * 365) {
+    const std::optional<Duration> d = clock.step(n, max);
+    REQUIRE_MESSAGE(d.has_value(), "fewer than " << n << " threads ever parked");
+    return *d;
+  }
+  void run_for(Duration d, std::size_t n) {
+    REQUIRE_MESSAGE(clock.run_for(d, n), "fewer than " << n << " threads parked (or parked again)");
+  }
   // Steps time whenever n threads are parked, until pred() holds when they
   // are (or holds at all: a campaign that returned parks no more), within
   // `limit` of simulated time. pred() must read what the campaign threads
@@ -56,7 +67,7 @@ struct Sim {
       }
       if (pred()) return true;
       if (clock.steady_now() >= end) return false;
-      clock.step(n, end - clock.steady_now());
+      step(n, end - clock.steady_now());
     }
   }
 };

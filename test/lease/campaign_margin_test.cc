@@ -1,5 +1,5 @@
 // Campaign tests of the step-down margin and the serving window, on a
-// SimClock (wall and steady time move together, to the nanosecond): the store
+// ManualClock (wall and steady time move together, to the nanosecond): the store
 // records expiry E = floor_ms(stamp) + T, and the term must end at least T/6
 // (T − W for a window W) before E, whatever the sub-millisecond offset of the
 // instant the proving call was sent; the successor that the store lets in at
@@ -11,9 +11,9 @@
 namespace forgemeter::testing {
 namespace {
 
-// Steps a SimClock to exactly `t`, whenever `n` threads are parked.
+// Steps a ManualClock to exactly `t`, whenever `n` threads are parked.
 void step_to(Sim& sim, SteadyTime t, std::size_t n) {
-  while (sim.clock.steady_now() < t) sim.clock.step(n, t - sim.clock.steady_now());
+  while (sim.clock.steady_now() < t) sim.step(n, t - sim.clock.steady_now());
 }
 
 std::optional<CallRecord> first(const std::vector<CallRecord>& calls, Op op) {
@@ -110,7 +110,7 @@ TEST_CASE("campaign: a renewal proves a narrower window from its own sending; th
   REQUIRE(a->await_terms(1));
   const Term term = *a->gate(0);
   const SteadyTime t0 = term.deadline() - (45s - kStampSlack);
-  sim.clock.run_for(2 * kTtl, 1);
+  sim.run_for(2 * kTtl, 1);
   CHECK(term.valid());
   CHECK(a->store().count(Op::renew, LeaseStatus::granted) == 6);
   CHECK(term.deadline() == t0 + 6 * kThird + 45s - kStampSlack);

@@ -1,4 +1,4 @@
-// Campaign tests, deterministic on a SimClock: a stop takes effect at once
+// Campaign tests, deterministic on a ManualClock: a stop takes effect at once
 // (the store call in flight is abandoned, not waited out), the release after
 // a stop is bounded by about one of the store's round trips, and an outage is
 // reported once however the store fails.
@@ -13,7 +13,7 @@ TEST_CASE("campaign: a stop during a renewal the store does not answer takes eff
   a->start();
   REQUIRE(a->await_terms(1));
   a->store().set(Op::renew, {Fault::hang});
-  sim.clock.run_for(kThird + 10s, 1);  // the renewal went out 10 s ago; its bound is 20 s away
+  sim.run_for(kThird + 10s, 1);  // the renewal went out 10 s ago; its bound is 20 s away
   REQUIRE(a->store().count(Op::renew) == 0);
   const SteadyTime stopped = sim.clock.steady_now();
   a->stop();
@@ -77,16 +77,16 @@ TEST_CASE("campaign: acquires that hang while the releases after them answer are
   auto a = sim.candidate("host-a");
   a->store().set(Op::acquire, {Fault::hang});  // a row lock, say: the release's statement still answers
   a->start();
-  sim.clock.run_for(5 * kTtl, 1);
+  sim.run_for(5 * kTtl, 1);
   const std::size_t attempts = a->store().count(Op::acquire, LeaseStatus::no_answer);
   CHECK(attempts >= 14);
   CHECK(a->store().count(Op::release, LeaseStatus::not_held) == attempts);  // each answered
   a->store().heal();
   // Elected within a TTL (the grant holds the clock until the work has begun).
   REQUIRE(sim.step_until(1, [&] { return !a->terms().empty(); }, kTtl));
-  sim.clock.run_for(kTtl, 1);
+  sim.run_for(kTtl, 1);
   a->store().set(Op::renew, {Fault::unreachable, {}, false, 1});  // a second outage: one renewal
-  sim.clock.run_for(2 * kTtl, 1);
+  sim.run_for(2 * kTtl, 1);
   a->stop();
   REQUIRE(a->await_finished());  // every event delivered
   CHECK(a->count(Kind::elected) == 1);

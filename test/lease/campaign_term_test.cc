@@ -1,4 +1,4 @@
-// Campaign tests, deterministic on a SimClock: serving a term, losing it,
+// Campaign tests, deterministic on a ManualClock: serving a term, losing it,
 // stepping down, and the self-invalidating gate. TTL 90 s (renewals every
 // 30 s, step-down 75 s after a proven call's sending, margin 15 s).
 #include <doctest/doctest.h>
@@ -25,13 +25,13 @@ TEST_CASE("campaign: a lease taken by another owner stops the holder at its next
   const SteadyTime t0 = sim.clock.steady_now();
   a->start();
   REQUIRE(a->await_terms(1));
-  sim.clock.run_for(10s, 1);
+  sim.run_for(10s, 1);
   // An intruder whose clock runs 200 s ahead sees the lease expired and takes it.
   auto r = sim.shared->acquire(kLease, "intruder", sim.clock.wall() + 200s, 1h, Deadline::after(system_clock(), 5s));
   REQUIRE(r.status == LeaseStatus::granted);
   REQUIRE(sim.step_until(1, [&] { return Sim::first_term_ended(*a); }, kTtl));
   CHECK(a->terms()[0].ended == t0 + kThird);  // at the refused renewal, not at the 75 s timer
-  sim.clock.run_for(5 * kTtl, 1);
+  sim.run_for(5 * kTtl, 1);
   a->stop();
   REQUIRE(a->await_finished());
   CHECK(a->texts(Kind::lost) == std::vector<std::string>{"lease \"merge-gate-sweeper\": host-a lost the lease to intruder (term 1 ended: renewal refused)"});
@@ -50,7 +50,7 @@ TEST_CASE("campaign: a holder whose store dies steps down with the whole TTL/6 m
                                                         sim.clock.steady_now().time_since_epoch()));
   a->start();
   REQUIRE(a->await_terms(1));
-  sim.clock.run_for(45s, 1);
+  sim.run_for(45s, 1);
   a->store().set_all({Fault::hang});
   REQUIRE(sim.step_until(1, [&] { return Sim::first_term_ended(*a); }, kTtl));
   const auto proven = last_granted(a->store().calls());
@@ -65,7 +65,7 @@ TEST_CASE("campaign: a holder whose store dies steps down with the whole TTL/6 m
   REQUIRE(a->await_events(Kind::stepped_down, 1));
   CHECK(a->texts(Kind::stepped_down).at(0) ==
         "lease \"merge-gate-sweeper\": host-a stepped down (term 1 ended: no renewal proven within 1m15s of its sending)");
-  sim.clock.run_for(3 * kTtl, 1);
+  sim.run_for(3 * kTtl, 1);
   CHECK(a->terms().size() == 1);  // elects nobody while the store cannot answer
 }
 
@@ -99,7 +99,7 @@ TEST_CASE("campaign: one failed renewal keeps the term") {
   REQUIRE(a->await_terms(1));
   SUBCASE("refused connection") { a->store().set(Op::renew, {Fault::unreachable, {}, false, 1}); }
   SUBCASE("no answer until TTL/3") { a->store().set(Op::renew, {Fault::hang, {}, false, 1}); }
-  sim.clock.run_for(5 * kTtl, 1);
+  sim.run_for(5 * kTtl, 1);
   CHECK(a->terms().size() == 1);
   CHECK(a->serving_terms() == 1);
   CHECK(a->store().count(Op::renew, LeaseStatus::no_answer) == 1);
@@ -154,7 +154,7 @@ TEST_CASE("campaign: a wall-clock step moves no step-down deadline") {
   auto a = sim.candidate("host-a");
   a->start();
   REQUIRE(a->await_terms(1));
-  sim.clock.run_for(35s, 1);
+  sim.run_for(35s, 1);
   a->store().set_all({Fault::hang});
   SUBCASE("forward") { sim.clock.set_wall(sim.clock.wall() + 1h); }
   SUBCASE("backward") { sim.clock.set_wall(sim.clock.wall() - 1h); }
@@ -176,7 +176,7 @@ TEST_CASE("campaign: a slow event callback delays no renewal and no stop") {
   });
   a->start();
   entered.wait();
-  sim.clock.run_for(2 * kTtl, 1);  // renewals go on while the callback is stuck
+  sim.run_for(2 * kTtl, 1);  // renewals go on while the callback is stuck
   CHECK(a->store().count(Op::renew, LeaseStatus::granted) == 6);
   a->stop();
   // The stop is applied at once: work stopped, lease released, with the callback still stuck.

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 
-#include "lease/sim_clock.h"
-
 namespace forgemeter::testing {
 
 void Ledger::begin(TermRecord r) {
@@ -54,11 +52,11 @@ Candidate::Candidate(std::string owner, std::shared_ptr<LeaseStore> shared, Cloc
 }
 
 void Candidate::hold_clock() {
-  if (auto* sim = dynamic_cast<SimClock*>(&clock_); sim && !holding_.exchange(true)) sim->hold();
+  if (auto* sim = dynamic_cast<ManualClock*>(&clock_); sim && !holding_.exchange(true)) sim->hold();
 }
 
 void Candidate::unhold_clock() {
-  if (auto* sim = dynamic_cast<SimClock*>(&clock_); sim && holding_.exchange(false)) sim->unhold();
+  if (auto* sim = dynamic_cast<ManualClock*>(&clock_); sim && holding_.exchange(false)) sim->unhold();
 }
 
 Candidate::~Candidate() {
@@ -66,7 +64,7 @@ Candidate::~Candidate() {
   unhold_clock();
   store_->heal();
   store_->unblock();
-  auto* sim = dynamic_cast<SimClock*>(&clock_);
+  auto* sim = dynamic_cast<ManualClock*>(&clock_);
   for (int i = 0; sim && thread_.joinable() && i < 100'000 && !await_finished(std::chrono::milliseconds(1)); ++i)
     sim->advance(std::max<Duration>(std::chrono::seconds(1), sim->next_parked_in()));  // a call's bound may be days away
   join();
@@ -116,9 +114,14 @@ void Candidate::default_work(Term& term) {
     gates_.push_back(term);
   }
   cv_.notify_all();
-  unhold_clock();
   {
+    std::mutex m;
+    std::condition_variable cv;
+    bool over = false;
     // Runs on the thread that ends the term (the campaign's), at that instant.
+    // This thread waits for it to have run, not merely for the stop: a
+    // stop_callback destroyed before request_stop() gets to it never runs, and
+    // request_stop() may first run the callback that wakes a wait on the token.
     std::stop_callback on_end(term.stop_token(), [&] {
       const SteadyTime at = clock_.steady_now();
       {
@@ -126,11 +129,15 @@ void Candidate::default_work(Term& term) {
         terms_.back().ended = at;
       }
       if (ledger_) ledger_->end(spec_.owner, at);
+      std::lock_guard lock(m);
+      over = true;
+      cv.notify_all();
     });
-    std::mutex m;
-    std::condition_variable_any cv;
+    // Only now may the clock step: a term ended before on_end was registered
+    // would be recorded late, when this thread got to it.
+    unhold_clock();
     std::unique_lock lock(m);
-    cv.wait(lock, term.stop_token(), [] { return false; });
+    cv.wait(lock, [&] { return over; });
   }
 }
 

@@ -3,12 +3,12 @@
 // A Candidate runs forgemeter::run() on a thread of its own against its own
 // FaultyStore (wrapping a store shared with the other candidates), records
 // every event, and serves each term with a work function that waits for the
-// term's stop token (not on the clock, so a SimClock sees only the campaign
+// term's stop token (not on the clock, so a ManualClock sees only the campaign
 // thread park) and records the term's interval on the campaign's clock. A
 // Ledger shared by candidates checks that no two terms are ever served at once.
-// On a SimClock, a granted acquire holds the clock until the term's work has
-// begun (or the campaign calls the store again instead), so a step never runs
-// ahead of a work thread the clock cannot see.
+// On a ManualClock, a granted acquire holds the clock until the term's work has
+// begun and watches for the term's end (or the campaign calls the store again
+// instead), so a step never runs ahead of a work thread the clock cannot see.
 //
 // Thread-safety: the accessors may be called from any thread while it runs.
 #pragma once
@@ -61,7 +61,7 @@ class Candidate {
   Candidate(std::string owner, std::shared_ptr<LeaseStore> shared, Clock& clock, CampaignSpec base,
             Ledger* ledger = nullptr);
   // Requests stop, heals and unblocks the store, and joins (stepping a
-  // SimClock while a call of the store still waits on it).
+  // ManualClock while a call of the store still waits on it).
   ~Candidate();
 
   // Called on the event thread before an event is recorded; set before start().
@@ -69,7 +69,7 @@ class Candidate {
 
   // Starts run(); `work` replaces the default (wait for the stop token).
   // `instant` work returns without waiting on anything: the grant's hold on a
-  // SimClock then lasts until the campaign calls the store after it (its
+  // ManualClock then lasts until the campaign calls the store after it (its
   // release), so no step can come between the work's return and the campaign
   // seeing it.
   enum class WorkTime : bool { waits, instant };

@@ -12,7 +12,7 @@
 //   lose_answer  forwards (the write lands), then answers no_answer
 //   block        waits, ignoring the deadline and the stop, until unblock(); then forwards
 // Waits are on the Deadline's clock (Deadline::clock->wait_until), so a
-// SimClock drives them; `block` waits in real time, outside any clock.
+// ManualClock drives them; `block` waits in real time, outside any clock.
 // Every call is logged with its send and return instants on that clock.
 //
 // Thread-safety: every method may be called from any thread.

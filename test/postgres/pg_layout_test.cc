@@ -125,7 +125,7 @@ TEST_CASE("postgres layout: the migration from one logged table keeps every term
   REQUIRE(t.s.exec("INSERT INTO " + q + " VALUES ('gate', 'a', 1790000010000, 1790000000000, 5), ('free', NULL, 0, " +
                    "1790000000000, 3)"));
   PostgresStore store({.conninfo = *pg, .table = t.live.name()});
-  CHECK(store.acquire("gate", "b", t0 + 1s, 10s, ok()).status == LeaseStatus::refused);  // works on the old layout
+  CHECK(store.acquire("gate", "b", t0 + 1s, 10s, ok()).status == LeaseStatus::refused);  // works on the one-table layout
 
   REQUIRE(t.s.send(PostgresStore::migration_from_logged_sql(t.live.name())));
   REQUIRE(t.s.collect());

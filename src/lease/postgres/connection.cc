@@ -110,7 +110,7 @@ std::unique_ptr<Connection> Connection::connect_here(const ConnectSettings& s, c
       error = "cannot connect: " + trimmed(PQerrorMessage(raw));
       return nullptr;
     }
-    if (st == PGRES_POLLING_ACTIVE) {  // unused by libpq today; means "call again"
+    if (st == PGRES_POLLING_ACTIVE) {  // libpq-fe.h marks it unused; means "call again"
       st = PQconnectPoll(raw);
       continue;
     }

@@ -31,7 +31,7 @@ namespace forgemeter::pg {
 // row, so a stale snapshot only costs a redundant write, never a missed one:
 // after every commit, record.term >= live.term and record.ttl_ms >= every TTL
 // granted (for a row of the one-table layout without a record: from its
-// first grant by this version, or from the migration that records it).
+// first grant by a two-table store, or from the migration that records it).
 //
 // renew: one UPDATE of the live row, whose SET changes it only when the caller
 // holds it; like the upsert it locks the latest version and decides on it
