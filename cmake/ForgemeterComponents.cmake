@@ -27,6 +27,9 @@ function(forgemeter_component name)
     $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_compile_features(${target} PUBLIC cxx_std_20)
+  if(BUILD_SHARED_LIBS)
+    target_link_options(${target} PRIVATE -Wl,--no-undefined)  # every symbol a component needs is exported to it
+  endif()
   set_target_properties(${target} PROPERTIES
     EXPORT_NAME ${name}
     OUTPUT_NAME forgemeter-${name}

@@ -21,6 +21,8 @@
 // store failures are events, never thrown.
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,7 +41,7 @@ enum class OnLoss : std::uint8_t {
   stop,        // at most one term per run(): return RunEnd::term_ended after it
 };
 
-struct LeaseEvent {
+struct FORGEMETER_API LeaseEvent {
   enum class Kind : std::uint8_t {
     elected,            // a term began
     renewed_late,       // a renewal succeeded after unanswered ones: the term survived a blip
@@ -63,9 +65,9 @@ struct LeaseEvent {
   std::string text;
 };
 
-std::string_view to_string(LeaseEvent::Kind k) noexcept;  // "elected", "renewed_late", ...
+FORGEMETER_API std::string_view to_string(LeaseEvent::Kind k) noexcept;  // "elected", "renewed_late", ...
 
-struct CampaignSpec {
+struct FORGEMETER_API CampaignSpec {
   std::string name{};                  // the lease; see lease.h for what a name may be
   std::string owner{};                 // this candidate, unique among candidates (make_owner_id())
   Duration ttl{};                      // at least 3 ms (docs/lease-timing.md), at most 366 days
@@ -83,7 +85,7 @@ struct CampaignSpec {
 };
 
 // Why `spec` is unusable, or empty when run() would accept it.
-std::string campaign_spec_error(const CampaignSpec& spec);
+FORGEMETER_API std::string campaign_spec_error(const CampaignSpec& spec);
 
 // The serving window run() uses for `spec` (serve_for, or its default), and
 // the slack D subtracts for the stamp's millisecond: a term ends at most
@@ -91,12 +93,12 @@ std::string campaign_spec_error(const CampaignSpec& spec);
 // at least lease_ttl(spec.ttl) − serving_window(spec) before the expiry the
 // store recorded. For a spec campaign_spec_error() accepts.
 inline constexpr Duration kStampSlack = std::chrono::milliseconds(1) - std::chrono::nanoseconds(1);
-Duration serving_window(const CampaignSpec& spec);
+FORGEMETER_API Duration serving_window(const CampaignSpec& spec);
 
 // The self-invalidating gate handed to work for one term. Cheap to copy; a
 // copy reads the same term. Once a term has ended, its Term reads false
 // forever (a later term of the same campaign has a Term of its own).
-class Term {
+class FORGEMETER_API Term {
  public:
   // Held and steady_now() before the step-down deadline D, read from the
   // campaign's state (two atomics and a clock reading) on every call — no
@@ -125,7 +127,7 @@ enum class RunEnd : std::uint8_t {
   term_ended,     // on_loss == OnLoss::stop and the term ended (refused or stepped down)
 };
 
-std::string_view to_string(RunEnd e) noexcept;  // "stopped", "work_returned", "term_ended"
+FORGEMETER_API std::string_view to_string(RunEnd e) noexcept;  // "stopped", "work_returned", "term_ended"
 
 // Campaigns for spec.name on `store` until `stop`, serving each term won with
 // `work` (afresh for each term; a healthy holder keeps its term). The store is
@@ -147,12 +149,12 @@ std::string_view to_string(RunEnd e) noexcept;  // "stopped", "work_returned", "
 //     step-down, after an attempt with no answer; never after a refusal.
 //   * store_unreachable once per outage (a call cut by the stop opens none),
 //     store_reachable once an acquire or renewal is answered again.
-RunEnd run(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop, std::function<void(Term&)> work);
+FORGEMETER_API RunEnd run(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop, std::function<void(Term&)> work);
 
 // Host name + "-" + 12 random hex digits, e.g. `web-7-3f9a2c01b2d4`; the host
 // name is cut so that the whole fits a lease owner (lease.h), and bytes that
 // are not [A-Za-z0-9.-] become `_`. Random from std::random_device.
-std::string make_owner_id();
+FORGEMETER_API std::string make_owner_id();
 
 // Declares an application's lease names in one place: a name can be claimed
 // once per registry, so two nets in one process can never campaign on the
@@ -162,7 +164,7 @@ std::string make_owner_id();
 // Thread-safe. claim() throws std::invalid_argument for a name lease.h
 // rejects and std::logic_error for a second claim of one name; the returned
 // view stays valid as long as the registry.
-class LeaseNames {
+class FORGEMETER_API LeaseNames {
  public:
   std::string_view claim(std::string_view name);
   bool claimed(std::string_view name) const;

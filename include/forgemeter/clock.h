@@ -13,6 +13,8 @@
 // outlive whatever was given it. nullptr in options means system_clock().
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -29,7 +31,7 @@ using WallTime = std::chrono::system_clock::time_point;  // finer than UtcMillis
 using SteadyTime = std::chrono::steady_clock::time_point;
 using Duration = std::chrono::nanoseconds;
 
-class Clock {
+class FORGEMETER_API Clock {
  public:
   virtual ~Clock() = default;
 
@@ -46,7 +48,7 @@ class Clock {
 };
 
 // The real clocks (std::chrono::system_clock and steady_clock). Never destroyed.
-Clock& system_clock();
+FORGEMETER_API Clock& system_clock();
 
 // A clock that moves only when told to, for tests.
 //
@@ -66,7 +68,7 @@ Clock& system_clock();
 //   if (!clock.run_for(10min, 3)) fail(); // keep stepping until 10 minutes have passed
 //
 // The real-time bounds (`timeout`) only keep a broken test from hanging.
-class ManualClock final : public Clock {
+class FORGEMETER_API ManualClock final : public Clock {
  public:
   explicit ManualClock(UtcMillis start);
 
@@ -123,7 +125,7 @@ class ManualClock final : public Clock {
 // the caller's stop: once `stop` is requested the caller no longer waits for
 // the answer, and a call honouring it gives up at once (a lease store answers
 // `no_answer`, forgemeter/lease.h). A default stop_token never stops.
-struct Deadline {
+struct FORGEMETER_API Deadline {
   const Clock* clock = &system_clock();
   SteadyTime at{};
   std::stop_token stop{};

@@ -22,6 +22,8 @@
 // nothing else throws.
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -36,7 +38,7 @@ typedef void CURL;  // exactly libcurl's own typedef: no <curl/curl.h> needed he
 
 namespace forgemeter {
 
-struct MeterTag {
+struct FORGEMETER_API MeterTag {
   std::optional<Lane> lane{};     // nullopt: current_lane() at construction
   // 0 = none. Charged only to hops on the origin (scheme, host, port) of the
   // handle's first request: the hops its credential is meant for. (Redirects
@@ -45,7 +47,7 @@ struct MeterTag {
   std::uint64_t installation = 0;
 };
 
-class CurlMeter {
+class FORGEMETER_API CurlMeter {
  public:
   using HeaderCallback = std::size_t (*)(char* data, std::size_t size, std::size_t nitems, void* userdata);
   using PrereqCallback = int (*)(void* clientp, char* conn_primary_ip, char* conn_local_ip,

@@ -34,7 +34,7 @@
 namespace forgemeter {
 
 // spec.name may be left empty: it becomes lane.name().
-RunEnd elect(Transport& transport, Lane lane, LeaseStore& store, CampaignSpec spec, std::stop_token stop,
+FORGEMETER_API RunEnd elect(Transport& transport, Lane lane, LeaseStore& store, CampaignSpec spec, std::stop_token stop,
              std::function<void(Term&)> work);
 
 }  // namespace forgemeter

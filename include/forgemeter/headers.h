@@ -20,6 +20,8 @@
 // throw std::bad_alloc, and std::length_error past 4 GiB.
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -29,7 +31,7 @@
 
 namespace forgemeter {
 
-class Headers {
+class FORGEMETER_API Headers {
  public:
   struct Field {
     std::string_view name;

@@ -18,6 +18,8 @@
 // rule (at Lane below) the name broke; Lane::parse() is the non-throwing form.
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <compare>
 #include <optional>
 #include <string>
@@ -28,7 +30,7 @@ namespace forgemeter {
 // The rules of a name (checked where a name is given, never silently rewritten):
 //   * 1 to 63 bytes of [a-z0-9._-], starting with a letter or a digit;
 //   * `other` is reserved for untagged requests: no caller may tag with it.
-class Lane {
+class FORGEMETER_API Lane {
  public:
   // Throws std::invalid_argument when `name` breaks a rule above.
   explicit Lane(std::string_view name);
@@ -58,10 +60,10 @@ class Lane {
 };
 
 // The innermost LaneScope's lane on this thread, or Lane::other().
-Lane current_lane() noexcept;
+FORGEMETER_API Lane current_lane() noexcept;
 
 // Tags everything the current thread sends with `lane` until destroyed.
-class LaneScope {
+class FORGEMETER_API LaneScope {
  public:
   explicit LaneScope(Lane lane) noexcept;
   ~LaneScope();

@@ -18,6 +18,8 @@
 // std::bad_alloc. Constructors throw std::invalid_argument on unusable options.
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -40,13 +42,13 @@ enum class LeaseStatus : std::uint8_t {
 };
 
 // "granted", "refused", ... (the enumerator's name).
-std::string_view to_string(LeaseStatus s) noexcept;
+FORGEMETER_API std::string_view to_string(LeaseStatus s) noexcept;
 
 // What a store call answered. `holder`, `expiry` and `term` describe the lease
 // as the store left it; they are meaningful for every status but no_answer
 // and invalid. A free lease reports holder "" and expiry = the epoch
 // (UtcMillis{}).
-struct LeaseResult {
+struct FORGEMETER_API LeaseResult {
   LeaseStatus status = LeaseStatus::no_answer;
   std::string holder{};
   UtcMillis expiry{};
@@ -82,7 +84,7 @@ struct LeaseResult {
 //     newlines, any language) is kept byte for byte. TTL >= 1 ms. Else
 //     `invalid` with the reason in `error`, nothing written; validation comes
 //     before the deadline check.
-class LeaseStore {
+class FORGEMETER_API LeaseStore {
  public:
   virtual ~LeaseStore() = default;
 
@@ -106,12 +108,12 @@ class LeaseStore {
 
 // Why the arguments break the contract, or empty when they do not. Every store
 // calls these first; exposed so callers can validate early.
-std::string lease_args_error(std::string_view name, std::string_view owner, Duration ttl);  // acquire, renew
-std::string lease_args_error(std::string_view name, std::string_view owner);                // release
-std::string lease_name_error(std::string_view name);                                        // inspect
+FORGEMETER_API std::string lease_args_error(std::string_view name, std::string_view owner, Duration ttl);  // acquire, renew
+FORGEMETER_API std::string lease_args_error(std::string_view name, std::string_view owner);                // release
+FORGEMETER_API std::string lease_name_error(std::string_view name);                                        // inspect
 
 // The stores' millisecond truncation of an instant and of a TTL (floor).
-UtcMillis lease_stamp(WallTime now) noexcept;
-std::chrono::milliseconds lease_ttl(Duration ttl) noexcept;
+FORGEMETER_API UtcMillis lease_stamp(WallTime now) noexcept;
+FORGEMETER_API std::chrono::milliseconds lease_ttl(Duration ttl) noexcept;
 
 }  // namespace forgemeter

@@ -15,6 +15,8 @@
 // except std::bad_alloc; a malformed line is a value with a reason.
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -35,7 +37,7 @@ using AnswersEntryView = BasicAnswersEntry<std::string_view>;
 // One line as read. Only the vector of the line's kind is filled; the views
 // stay valid until the next scan() of the same reader, and while the scanned
 // text lives.
-struct LineView {
+struct FORGEMETER_API LineView {
   enum class Kind : std::uint8_t { count, budget, answers };
   Kind kind = Kind::count;
   std::chrono::sys_seconds hour_ending{};
@@ -47,9 +49,9 @@ struct LineView {
 };
 
 // The owning value of a view.
-MeterLine to_line(const LineView& view);
+FORGEMETER_API MeterLine to_line(const LineView& view);
 
-class LineReader {
+class FORGEMETER_API LineReader {
  public:
   // Finds and reads a meter line in one log line, like scan_line(): `none`,
   // `line` (then line() holds it) or `malformed` (then reason() says why).

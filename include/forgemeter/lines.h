@@ -17,6 +17,8 @@
 // throws except std::bad_alloc.
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -32,7 +34,7 @@ namespace forgemeter {
 
 using TimeOfDay = std::chrono::seconds;  // seconds after 00:00:00Z, [0, 86400)
 
-struct HourNote {
+struct FORGEMETER_API HourNote {
   std::optional<TimeOfDay> counted_from{};  // counting began after the hour started
   std::optional<TimeOfDay> until{};         // flushed by a stop inside the hour
   bool whole() const { return !counted_from && !until; }
@@ -48,7 +50,7 @@ inline constexpr std::string_view kNoHost = "(no host)";          // a request w
 // The entries are templates over their text so that forgemeter/line_view.h
 // can hold the same entries as views (Text = std::string_view).
 template <class Text>
-struct BasicCountEntry {
+struct FORGEMETER_API BasicCountEntry {
   Text host{};
   Api api = Api::rest;
   std::uint64_t installation = 0;  // 0 = none
@@ -60,7 +62,7 @@ using CountEntry = BasicCountEntry<std::string>;
 
 // Entries by count descending; then host, api, lane (`other` first),
 // installation ascending (none first), by bytes.
-struct CountLine {
+struct FORGEMETER_API CountLine {
   std::chrono::sys_seconds hour_ending{};  // the hour's start + 1h, on the hour
   HourNote note{};
   std::uint64_t total = 0;  // the sum of the entries' counts
@@ -73,7 +75,7 @@ struct CountLine {
 constexpr std::string_view default_resource(Api api) noexcept { return api == Api::graphql ? "graphql" : "core"; }
 
 template <class Text>
-struct BasicBudgetEntry {
+struct FORGEMETER_API BasicBudgetEntry {
   Text host{};
   Api api = Api::rest;
   std::uint64_t installation = 0;
@@ -88,7 +90,7 @@ using BudgetEntry = BasicBudgetEntry<std::string>;
 
 // Entries by host, api, installation, resource (the default first, then bytes).
 // The resource is written only when not the API's default (default_resource()).
-struct BudgetLine {
+struct FORGEMETER_API BudgetLine {
   std::chrono::sys_seconds hour_ending{};
   HourNote note{};
   std::vector<BudgetEntry> entries{};
@@ -103,10 +105,10 @@ enum class AnswerClass : std::uint8_t {
 };
 inline constexpr std::size_t kAnswerClasses = 9;
 // "2xx", "304", "3xx", "limited", "secondary", "4xx", "5xx", "none", "refused".
-std::string_view to_string(AnswerClass c) noexcept;
+FORGEMETER_API std::string_view to_string(AnswerClass c) noexcept;
 
 template <class Text>
-struct BasicAnswersEntry {
+struct FORGEMETER_API BasicAnswersEntry {
   Text host{};
   Api api = Api::rest;
   std::array<std::uint64_t, kAnswerClasses> counts{};  // indexed by AnswerClass
@@ -116,7 +118,7 @@ using AnswersEntry = BasicAnswersEntry<std::string>;
 
 // Entries by host, api; each entry lists its classes in AnswerClass order
 // (2xx 304 3xx limited secondary 4xx 5xx none refused), each only when non-zero.
-struct AnswersLine {
+struct FORGEMETER_API AnswersLine {
   std::chrono::sys_seconds hour_ending{};
   HourNote note{};
   std::vector<AnswersEntry> entries{};
@@ -130,9 +132,9 @@ using MeterLine = std::variant<CountLine, BudgetLine, AnswersLine>;
 // can break the line: a host not in display form has its unsafe bytes escaped
 // (%XX), a lane byte outside [a-z0-9._-] is written as '?'. For the line to
 // read back equal, hour_ending must be on the hour in years 0000-9999.
-std::string format_line(const MeterLine& line);
+FORGEMETER_API std::string format_line(const MeterLine& line);
 
-struct LineScan {
+struct FORGEMETER_API LineScan {
   enum class Kind : std::uint8_t {
     none,       // no meter line in this text
     line,       // `line` holds it
@@ -150,6 +152,6 @@ struct LineScan {
 // and does not parse is `malformed`. The line ends at the first unescaped '"'
 // or at the end of the text (trailing spaces and CR/LF dropped).
 // Round trip: scan_line(format_line(x)).line == x.
-LineScan scan_line(std::string_view log_line);
+FORGEMETER_API LineScan scan_line(std::string_view log_line);
 
 }  // namespace forgemeter

@@ -19,6 +19,8 @@
 // Errors: outcomes are values; methods throw only std::bad_alloc.
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <cstddef>
 #include <memory>
 
@@ -26,7 +28,7 @@
 
 namespace forgemeter {
 
-class MemoryStore final : public LeaseStore {
+class FORGEMETER_API MemoryStore final : public LeaseStore {
  public:
   MemoryStore();
   ~MemoryStore() override;

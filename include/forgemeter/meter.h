@@ -22,6 +22,8 @@
 // constructor throws std::invalid_argument for unusable options.
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -35,7 +37,7 @@
 namespace forgemeter {
 
 // What a request is counted under.
-struct RequestKey {
+struct FORGEMETER_API RequestKey {
   // Host as host_of() gives it (lower-cased, `:port` kept). The meter
   // lower-cases again and escapes any byte that could break a line.
   std::string_view host{};
@@ -46,7 +48,7 @@ struct RequestKey {
 
 // The rate-limit headers of one answer, raw; empty = absent. The meter applies
 // the reading rules (docs/rate-limits.md), so hostile values are harmless.
-struct RateLimitHeaders {
+struct FORGEMETER_API RateLimitHeaders {
   std::string_view limit{};        // X-RateLimit-Limit
   std::string_view remaining{};    // X-RateLimit-Remaining
   std::string_view reset{};        // X-RateLimit-Reset
@@ -63,7 +65,7 @@ struct RateLimitHeaders {
 
 inline constexpr int kNoAnswer = 0;  // AnswerRecord::status of an attempt with no answer
 
-struct AnswerRecord {
+struct FORGEMETER_API AnswerRecord {
   RequestKey key{};
   UtcMillis seen{};
   int status = kNoAnswer;  // HTTP status (final of this hop), or kNoAnswer
@@ -82,9 +84,9 @@ struct AnswerRecord {
 using LineSink = std::function<void(std::string_view line)>;
 
 // Writes each line to stderr followed by '\n' (one write call per line).
-LineSink stderr_sink();
+FORGEMETER_API LineSink stderr_sink();
 
-struct MeterOptions {
+struct FORGEMETER_API MeterOptions {
   const Clock* clock = nullptr;  // nullptr: system_clock(). Used by flush() and the convenience overloads.
   LineSink sink{};               // empty: stderr_sink()
   // Distinct hosts one hour names (>= 1); later new hosts fold into
@@ -94,7 +96,7 @@ struct MeterOptions {
   std::size_t max_hosts = 64;
 };
 
-class Meter {
+class FORGEMETER_API Meter {
  public:
   // The first hour's lines say `counted from` the construction instant unless
   // that is on the hour.

@@ -23,6 +23,8 @@
 // connect.
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -33,7 +35,7 @@
 
 namespace forgemeter {
 
-struct PostgresStoreOptions {
+struct FORGEMETER_API PostgresStoreOptions {
   // A libpq connection string ("host=... dbname=...") or a postgresql:// URI.
   // Empty: libpq's defaults (PGHOST, PGDATABASE, ...). TLS settings are libpq's.
   std::string conninfo{};
@@ -54,7 +56,7 @@ struct PostgresStoreOptions {
   std::chrono::seconds keepalive_idle{10};
 };
 
-class PostgresStore final : public LeaseStore {
+class FORGEMETER_API PostgresStore final : public LeaseStore {
  public:
   explicit PostgresStore(PostgresStoreOptions options);
   ~PostgresStore() override;

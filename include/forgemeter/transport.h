@@ -24,6 +24,8 @@
 // entry, max_redirects < 0) and std::runtime_error if libcurl cannot start.
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <chrono>
 #include <cstdint>
 #include <cstddef>
@@ -51,7 +53,7 @@ using Header = std::pair<std::string, std::string>;  // name, value
 // and stays POST on 307/308. The credential rule: `bearer` and any
 // Authorization, Cookie or Proxy-Authorization header go only to the scheme,
 // host and port of `url`; a hop elsewhere is sent without them.
-struct Request {
+struct FORGEMETER_API Request {
   std::string method = "GET";
   std::string url{};
   std::vector<Header> headers{};        // sent as given (but the credential rule)
@@ -85,23 +87,23 @@ enum class TransportErrc : std::uint8_t {
 };
 
 // "ok", "invalid_request", ... (the enumerator's name).
-std::string_view to_string(TransportErrc code) noexcept;
+FORGEMETER_API std::string_view to_string(TransportErrc code) noexcept;
 
-struct TransportError {
+struct FORGEMETER_API TransportError {
   TransportErrc code = TransportErrc::ok;
   std::string message;  // one line, for people; includes libcurl's message when libcurl failed
   explicit operator bool() const noexcept { return code != TransportErrc::ok; }
 };
 
 // One request put on the wire.
-struct Hop {
+struct FORGEMETER_API Hop {
   std::string url;
   std::string host;  // host_of(url): what the Meter charged
   Api api = Api::rest;
   int status = kNoAnswer;  // the hop's final status, or kNoAnswer
 };
 
-struct Response {
+struct FORGEMETER_API Response {
   int status = kNoAnswer;        // the last hop's status, or kNoAnswer
   Headers headers;               // the last answer's header block and fields (names as sent)
   std::string body;              // the last answer's body
@@ -115,7 +117,7 @@ struct Response {
 
 // Retries. Off unless enabled. Each retry is a new request on the wire and
 // counted as one. Waiting uses TransportOptions::clock (wait_until).
-struct RetryPolicy {
+struct FORGEMETER_API RetryPolicy {
   bool enabled = false;
   int max_retries = 3;  // per hop
   // Idempotent methods only (GET, HEAD, PUT, DELETE, OPTIONS): a connection
@@ -136,7 +138,7 @@ struct RetryPolicy {
 // background sweeper must leave 5 of installation 101's hourly budget to the
 // requests users wait on (examples/lane_reserve.cc):
 //   forgemeter::Transport transport({.meter = &meter, .reserves = {{.lane = sweeper, .installation = 101, .remaining = 5}}});
-struct LaneReserve {
+struct FORGEMETER_API LaneReserve {
   Lane lane = Lane::other();
   std::uint64_t installation = 0;  // 0: every installation
   // The bucket it keeps (X-RateLimit-Resource's name). A request is taken to
@@ -146,7 +148,7 @@ struct LaneReserve {
   double fraction = 0;          // … or this part of the reading's limit, in [0, 1]; the larger applies
 };
 
-struct TransportOptions {
+struct FORGEMETER_API TransportOptions {
   Meter* meter = nullptr;        // required
   const Clock* clock = nullptr;  // retry waits and refusal stamps; nullptr: the meter's clock
   // curl --resolve entries: "host:port:address[,address…]".
@@ -175,7 +177,7 @@ struct TransportOptions {
   std::string lane_header{};
 };
 
-class Transport {
+class FORGEMETER_API Transport {
  public:
   explicit Transport(TransportOptions options);
   ~Transport();

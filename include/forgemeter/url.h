@@ -14,6 +14,8 @@
 // throw on any input (a URL they cannot read yields an empty host).
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -23,13 +25,13 @@ namespace forgemeter {
 enum class Api : std::uint8_t { rest, graphql };
 
 // "rest" or "graphql".
-std::string_view to_string(Api api) noexcept;
+FORGEMETER_API std::string_view to_string(Api api) noexcept;
 
-std::string host_of(std::string_view url);
+FORGEMETER_API std::string host_of(std::string_view url);
 // The path of a URL (no query or fragment); "/" when it has none.
-std::string_view path_of(std::string_view url) noexcept;
-Api api_of_path(std::string_view path) noexcept;
+FORGEMETER_API std::string_view path_of(std::string_view url) noexcept;
+FORGEMETER_API Api api_of_path(std::string_view path) noexcept;
 inline Api api_of_url(std::string_view url) noexcept { return api_of_path(path_of(url)); }
-std::string_view resource_of_path(std::string_view path) noexcept;
+FORGEMETER_API std::string_view resource_of_path(std::string_view path) noexcept;
 
 }  // namespace forgemeter

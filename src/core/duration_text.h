@@ -4,6 +4,10 @@
 // Internal to the rooms (not installed). Thread-safety: pure functions.
 #pragma once
 
+// FORGEMETER_API here: exported for forgemeter's other components (the
+// transport, the lease), not API.
+#include "forgemeter/export.h"
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,7 +17,7 @@
 namespace forgemeter::core_detail {
 
 // The shortest exact spelling down to the millisecond (microseconds below 1 ms).
-std::string duration_text(Duration d);
+FORGEMETER_API std::string duration_text(Duration d);
 
 // Parts of a number (digits, an optional fraction) and a unit — h, m, s, ms —
 // largest unit first, each at most once: "90s", "1m30s", "1.5s", "500ms",

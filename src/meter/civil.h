@@ -1,6 +1,10 @@
 // Hours and times of day as the lines write them (UTC, no time zones).
 #pragma once
 
+// FORGEMETER_API here: exported for forgemeter's other components (the
+// transport, the lease), not API.
+#include "forgemeter/export.h"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -25,7 +29,7 @@ inline std::chrono::sys_seconds hour_start(std::int64_t hour) noexcept {
 }
 
 // Seconds after midnight UTC, [0, 86400).
-TimeOfDay time_of_day(std::chrono::sys_seconds t) noexcept;
+FORGEMETER_API TimeOfDay time_of_day(std::chrono::sys_seconds t) noexcept;
 inline TimeOfDay time_of_day(UtcMillis t) noexcept {
   return time_of_day(std::chrono::floor<std::chrono::seconds>(t));
 }
@@ -33,7 +37,7 @@ inline TimeOfDay time_of_day(UtcMillis t) noexcept {
 // `YYYY-MM-DDTHH:00Z` (the minutes are always 00: lines name whole hours).
 void append_hour(std::string& out, std::chrono::sys_seconds hour);
 // `HH:MM:SSZ`.
-void append_time_of_day(std::string& out, TimeOfDay t);
+FORGEMETER_API void append_time_of_day(std::string& out, TimeOfDay t);
 
 // The same forms as strings, for reports and messages (any year: a hand-made
 // instant outside 0000-9999 prints with more digits or a sign, never wraps).

@@ -3,6 +3,10 @@
 // hour's lowest reading, and the answer classes.
 #pragma once
 
+// FORGEMETER_API here: exported for forgemeter's other components (the
+// transport, the lease), not API.
+#include "forgemeter/export.h"
+
 #include <strings.h>
 
 #include <array>
@@ -51,7 +55,7 @@ std::string_view& field_of(RateLimitHeaders& h, RateField f) noexcept;
 struct BudgetHeaders {
   std::string_view limit, remaining, reset;
 };
-BudgetHeaders budget_headers(const RateLimitHeaders& h) noexcept;
+FORGEMETER_API BudgetHeaders budget_headers(const RateLimitHeaders& h) noexcept;
 
 struct Reading {
   std::uint64_t remaining = 0;
@@ -68,15 +72,15 @@ bool lower(const Reading& a, const Reading& b) noexcept;
 
 // A header name or value as the rules read it: without the spaces and tabs
 // before it, nor the spaces, tabs, CR and LF after it.
-std::string_view trim_header(std::string_view v) noexcept;
+FORGEMETER_API std::string_view trim_header(std::string_view v) noexcept;
 
 // A decimal integer of ASCII digits only (spaces and tabs around it allowed),
 // or nullopt: signs, fractions, words and values past 2^64-1 are no integer.
-std::optional<std::uint64_t> parse_header_uint(std::string_view value) noexcept;
+FORGEMETER_API std::optional<std::uint64_t> parse_header_uint(std::string_view value) noexcept;
 
 // The reading an answer seen at `seen` gives, or nullopt when its remaining
 // (budget_headers()) is no integer >= 0.
-std::optional<Reading> read_budget(const RateLimitHeaders& h, UtcMillis seen) noexcept;
+FORGEMETER_API std::optional<Reading> read_budget(const RateLimitHeaders& h, UtcMillis seen) noexcept;
 
 // A resource name as the meter keys it: ASCII lower-cased, "" for the API's
 // default (an absent or blank header, or the default's own name).
@@ -91,7 +95,7 @@ class ResourceName {
   std::string_view view() const noexcept { return {text_.data(), size_}; }
 
  private:
-  bool assign_named(std::string_view raw, Api api) noexcept;
+  FORGEMETER_API bool assign_named(std::string_view raw, Api api) noexcept;
   std::array<char, kMax> text_;  // the first size_ bytes hold the name
   std::size_t size_ = 0;
 };
@@ -105,10 +109,10 @@ bool says_secondary_limit(std::string_view body) noexcept;
 // a Retry-After or a body that says_secondary_limit(), is `secondary`. Any
 // other status (a 1xx as final answer, or one outside 100-599: a broken
 // answer) counts as 5xx.
-AnswerClass classify(int status, const RateLimitHeaders& h, std::string_view body = {}) noexcept;
+FORGEMETER_API AnswerClass classify(int status, const RateLimitHeaders& h, std::string_view body = {}) noexcept;
 
 // Whether classify() of this status and these headers depends on the body:
 // a caller that reads answers as they arrive waits for the body only then.
-bool class_needs_body(int status, const RateLimitHeaders& h) noexcept;
+FORGEMETER_API bool class_needs_body(int status, const RateLimitHeaders& h) noexcept;
 
 }  // namespace forgemeter::meter

@@ -35,7 +35,7 @@ if(SHARED)
     # forgemeter, outside its *_detail namespaces) and what another component
     # of forgemeter needs.
     run(nm -D -C --defined-only ${lib})
-    string(REGEX MATCHALL "[^\n]*httplib[^\n]*|[^\n]* testforge::[^\n]*" leaked "${run_out}")
+    string(REGEX MATCHALL "[^\n]*(fmt::|nlohmann|httplib|testforge::)[^\n]*" leaked "${run_out}")
     if(leaked)
       message(FATAL_ERROR "${lib} exports what it must not:\n${leaked}")
     endif()
