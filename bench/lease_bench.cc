@@ -26,8 +26,8 @@ void BM_SteadyNow_baseline(benchmark::State& state) {
 BENCHMARK(BM_SteadyNow_baseline)->Threads(1)->Threads(2);
 
 void BM_TermValid(benchmark::State& state) {
-  static auto term_state = std::make_shared<forgemeter::Term::State>(
-      system_clock(), 1, system_clock().now(), system_clock().steady_now() + 1h);
+  static auto term_state = std::make_shared<forgemeter::Term::State>(system_clock(), 1, system_clock().now(),
+                                                                     system_clock().steady_now() + 1h);
   const forgemeter::Term term(term_state);
   for (auto _ : state) benchmark::DoNotOptimize(term.valid());
 }

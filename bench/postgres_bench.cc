@@ -29,8 +29,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -77,17 +77,18 @@ void BM_lease_calls(benchmark::State& state) {
   auto raw = forgemeter::pg::Connection::open({.conninfo = conninfo(), .application_name = "forgemeter-bench"},
                                               setup_bound, error);
   // The store's tables are dropped first: the bench measures the current layout.
-  if (!raw || !raw->exec_simple("SET plan_cache_mode = force_generic_plan;"
-                                "PREPARE bench_select1 AS SELECT 1;"
-                                "DROP TABLE IF EXISTS forgemeter_bench_leases, forgemeter_bench_leases_terms;"
-                                "CREATE TABLE IF NOT EXISTS forgemeter_bench_floor (k int PRIMARY KEY, v bigint);"
-                                "CREATE UNLOGGED TABLE IF NOT EXISTS forgemeter_bench_floor_u (k int PRIMARY KEY, v bigint);"
-                                "INSERT INTO forgemeter_bench_floor VALUES (1, 0) ON CONFLICT DO NOTHING;"
-                                "INSERT INTO forgemeter_bench_floor_u VALUES (1, 0) ON CONFLICT DO NOTHING;"
-                                "PREPARE bench_update AS UPDATE forgemeter_bench_floor SET v = v + 1 WHERE k = 1;"
-                                "PREPARE bench_update_u AS UPDATE forgemeter_bench_floor_u SET v = v + 1 WHERE k = 1",
-                                setup_bound)
-                   .ok()) {
+  if (!raw ||
+      !raw->exec_simple("SET plan_cache_mode = force_generic_plan;"
+                        "PREPARE bench_select1 AS SELECT 1;"
+                        "DROP TABLE IF EXISTS forgemeter_bench_leases, forgemeter_bench_leases_terms;"
+                        "CREATE TABLE IF NOT EXISTS forgemeter_bench_floor (k int PRIMARY KEY, v bigint);"
+                        "CREATE UNLOGGED TABLE IF NOT EXISTS forgemeter_bench_floor_u (k int PRIMARY KEY, v bigint);"
+                        "INSERT INTO forgemeter_bench_floor VALUES (1, 0) ON CONFLICT DO NOTHING;"
+                        "INSERT INTO forgemeter_bench_floor_u VALUES (1, 0) ON CONFLICT DO NOTHING;"
+                        "PREPARE bench_update AS UPDATE forgemeter_bench_floor SET v = v + 1 WHERE k = 1;"
+                        "PREPARE bench_update_u AS UPDATE forgemeter_bench_floor_u SET v = v + 1 WHERE k = 1",
+                        setup_bound)
+           .ok()) {
     state.SkipWithError(("cannot connect or prepare: " + error).c_str());
     return;
   }
@@ -98,9 +99,13 @@ void BM_lease_calls(benchmark::State& state) {
   // bench-first-N: one held lease per timed first poll (the store has seen none of them).
   const long polls = static_cast<long>(state.max_iterations) * kBlock;
   if (!raw->exec_simple(("INSERT INTO forgemeter_bench_leases SELECT 'bench-first-' || g, 'holder', 9e15, 0, 1 "
-                         "FROM generate_series(1, " + std::to_string(polls) + ") g;"
+                         "FROM generate_series(1, " +
+                         std::to_string(polls) +
+                         ") g;"
                          "INSERT INTO forgemeter_bench_leases_terms SELECT 'bench-first-' || g, 1, 10000 "
-                         "FROM generate_series(1, " + std::to_string(polls) + ") g").c_str(),
+                         "FROM generate_series(1, " +
+                         std::to_string(polls) + ") g")
+                            .c_str(),
                         setup_bound)
            .ok()) {
     state.SkipWithError("cannot create the held leases of acquire_refused_first");

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(42);
   const char* lanes[] = {"merge-gate-sweeper", "board-sync", "review-relay"};
   const char* words[] = {"gate: run", "still pending", "offer accepted", "reconciler re-read", "status", "pull",
-                         "cache hit", "queue depth", "webhook", "delivered"};
+                         "cache hit", "queue depth",   "webhook",        "delivered"};
   sys_seconds hour = sys_days{2026y / 9 / 1} + 1h;
   std::uint64_t written = 0, total = 0, meter_lines = 0;
   char buf[512];
@@ -49,25 +49,28 @@ int main(int argc, char** argv) {
       auto tt = system_clock::to_time_t(t);
       std::tm tm{};
       gmtime_r(&tt, &tm);
-      int n = std::snprintf(buf, sizeof buf,
-                            "[pod/web-%d/app] %04d-%02d-%02dT%02d:%02d:%02d.%03dZ INFO %s %llu %s (sha %016llx)\n", r,
-                            tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, i % 1000,
-                            words[rng() % 10], static_cast<unsigned long long>(rng() % 100000), words[rng() % 10],
-                            static_cast<unsigned long long>(rng()));
+      int n = std::snprintf(
+          buf, sizeof buf, "[pod/web-%d/app] %04d-%02d-%02dT%02d:%02d:%02d.%03dZ INFO %s %llu %s (sha %016llx)\n", r,
+          tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, i % 1000, words[rng() % 10],
+          static_cast<unsigned long long>(rng() % 100000), words[rng() % 10], static_cast<unsigned long long>(rng()));
       std::fwrite(buf, 1, static_cast<std::size_t>(n), out);
       written += static_cast<std::uint64_t>(n);
     }
     for (int r = 0; r < replicas && written < want; ++r) {
       CountLine c{hour, {}, 0, {}};
       for (int k = 0; k < 6; ++k)
-        c.entries.push_back(CountEntry{k < 4 ? "api.github.com" : "uploads.github.com", k % 3 == 2 ? Api::graphql : Api::rest,
-                                       k < 3 ? 101u : 0u, lanes[k % 3], 1 + rng() % 2000});
+        c.entries.push_back(CountEntry{k < 4 ? "api.github.com" : "uploads.github.com",
+                                       k % 3 == 2 ? Api::graphql : Api::rest, k < 3 ? 101u : 0u, lanes[k % 3],
+                                       1 + rng() % 2000});
       std::sort(c.entries.begin(), c.entries.end(), [](const CountEntry& a, const CountEntry& b) {
         if (a.count != b.count) return a.count > b.count;
         return std::tie(a.host, a.api, a.lane, a.installation) < std::tie(b.host, b.api, b.lane, b.installation);
       });
       for (const auto& e : c.entries) c.total += e.count;
-      BudgetLine b{hour, {}, {BudgetEntry{"api.github.com", Api::rest, 101, "", rng() % 5000, 5000, seconds(3600 * 13 + rng() % 3600), std::nullopt}}};
+      BudgetLine b{hour,
+                   {},
+                   {BudgetEntry{"api.github.com", Api::rest, 101, "", rng() % 5000, 5000,
+                                seconds(3600 * 13 + rng() % 3600), std::nullopt}}};
       AnswersEntry ae{"api.github.com", Api::rest, {}};
       ae.counts[0] = c.total;
       AnswersLine a{hour, {}, {ae}};

@@ -68,10 +68,10 @@ struct FORGEMETER_API LeaseEvent {
 FORGEMETER_API std::string_view to_string(LeaseEvent::Kind k) noexcept;  // "elected", "renewed_late", ...
 
 struct FORGEMETER_API CampaignSpec {
-  std::string name{};                  // the lease; see lease.h for what a name may be
-  std::string owner{};                 // this candidate, unique among candidates (make_owner_id())
-  Duration ttl{};                      // at least 3 ms (docs/lease-timing.md), at most 366 days
-  std::optional<Duration> retry{};     // nullopt: ttl / 3; a value must be > 0 and < ttl
+  std::string name{};               // the lease; see lease.h for what a name may be
+  std::string owner{};              // this candidate, unique among candidates (make_owner_id())
+  Duration ttl{};                   // at least 3 ms (docs/lease-timing.md), at most 366 days
+  std::optional<Duration> retry{};  // nullopt: ttl / 3; a value must be > 0 and < ttl
   // The serving window W: how long after the SENDING of its last proven call
   // a term may serve (D at run() below). nullopt: T − ⌈T/6⌉. A value must be
   // at least T/3 + 1 ms (a renewal sent at T/3 can still prove within it,
@@ -79,7 +79,7 @@ struct FORGEMETER_API CampaignSpec {
   // step-down keeps T/6 before the recorded expiry); T being the TTL
   // truncated to whole ms.
   std::optional<Duration> serve_for{};
-  const Clock* clock = nullptr;        // nullptr: system_clock()
+  const Clock* clock = nullptr;                       // nullptr: system_clock()
   std::function<void(const LeaseEvent&)> on_event{};  // on run()'s event thread, after any stop it reports
   OnLoss on_loss = OnLoss::recampaign;
 };
@@ -111,8 +111,8 @@ class FORGEMETER_API Term {
   // got no answer, before anyone else took it).
   std::uint64_t number() const noexcept;
   std::stop_token stop_token() const noexcept;
-  UtcMillis started() const noexcept;     // the wall stamp of the acquire that began the term
-  SteadyTime deadline() const noexcept;   // the current step-down deadline (moves on with each proven renewal)
+  UtcMillis started() const noexcept;    // the wall stamp of the acquire that began the term
+  SteadyTime deadline() const noexcept;  // the current step-down deadline (moves on with each proven renewal)
 
   struct State;  // the campaign's side (src/lease/term_state.h)
   explicit Term(std::shared_ptr<const State> state) noexcept : state_(std::move(state)) {}
@@ -149,7 +149,8 @@ FORGEMETER_API std::string_view to_string(RunEnd e) noexcept;  // "stopped", "wo
 //     step-down, after an attempt with no answer; never after a refusal.
 //   * store_unreachable once per outage (a call cut by the stop opens none),
 //     store_reachable once an acquire or renewal is answered again.
-FORGEMETER_API RunEnd run(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop, std::function<void(Term&)> work);
+FORGEMETER_API RunEnd run(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop,
+                          std::function<void(Term&)> work);
 
 // Host name + "-" + 12 random hex digits, e.g. `web-7-3f9a2c01b2d4`; the host
 // name is cut so that the whole fits a lease owner (lease.h), and bytes that

@@ -39,7 +39,7 @@ typedef void CURL;  // exactly libcurl's own typedef: no <curl/curl.h> needed he
 namespace forgemeter {
 
 struct FORGEMETER_API MeterTag {
-  std::optional<Lane> lane{};     // nullopt: current_lane() at construction
+  std::optional<Lane> lane{};  // nullopt: current_lane() at construction
   // 0 = none. Charged only to hops on the origin (scheme, host, port) of the
   // handle's first request: the hops its credential is meant for. (Redirects
   // and credentials are libcurl's business here, and the body yours: a 403
@@ -50,8 +50,8 @@ struct FORGEMETER_API MeterTag {
 class FORGEMETER_API CurlMeter {
  public:
   using HeaderCallback = std::size_t (*)(char* data, std::size_t size, std::size_t nitems, void* userdata);
-  using PrereqCallback = int (*)(void* clientp, char* conn_primary_ip, char* conn_local_ip,
-                                 int conn_primary_port, int conn_local_port);
+  using PrereqCallback = int (*)(void* clientp, char* conn_primary_ip, char* conn_local_ip, int conn_primary_port,
+                                 int conn_local_port);
 
   CurlMeter(CURL* handle, Meter& meter, MeterTag tag = {});
   ~CurlMeter();

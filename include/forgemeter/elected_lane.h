@@ -35,6 +35,6 @@ namespace forgemeter {
 
 // spec.name may be left empty: it becomes lane.name().
 FORGEMETER_API RunEnd elect(Transport& transport, Lane lane, LeaseStore& store, CampaignSpec spec, std::stop_token stop,
-             std::function<void(Term&)> work);
+                            std::function<void(Term&)> work);
 
 }  // namespace forgemeter

@@ -48,8 +48,15 @@ class FORGEMETER_API Headers {
     using reference = Field;
     const_iterator() = default;
     Field operator*() const noexcept { return (*of_)[i_]; }
-    const_iterator& operator++() noexcept { ++i_; return *this; }
-    const_iterator operator++(int) noexcept { auto old = *this; ++i_; return old; }
+    const_iterator& operator++() noexcept {
+      ++i_;
+      return *this;
+    }
+    const_iterator operator++(int) noexcept {
+      auto old = *this;
+      ++i_;
+      return old;
+    }
     friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept { return a.i_ == b.i_; }
 
    private:
@@ -74,8 +81,8 @@ class FORGEMETER_API Headers {
     const char* value = block_ + s.value_at;  // trimmed here, when read
     const char* value_end = block_ + s.value_end;
     while (value < value_end && (*value == ' ' || *value == '\t')) ++value;
-    while (value_end > value && (value_end[-1] == ' ' || value_end[-1] == '\t' || value_end[-1] == '\r' ||
-                                 value_end[-1] == '\n'))
+    while (value_end > value &&
+           (value_end[-1] == ' ' || value_end[-1] == '\t' || value_end[-1] == '\r' || value_end[-1] == '\n'))
       --value_end;
     return {std::string_view(block_ + s.name_at, s.name_len),
             std::string_view(value, static_cast<std::size_t>(value_end - value))};
@@ -118,8 +125,8 @@ class FORGEMETER_API Headers {
   void grow(std::size_t bytes, std::size_t fields);
 
   char* block_ = nullptr;
-  std::size_t cap_ = 0;     // a multiple of sizeof(Span)
-  std::size_t used_ = 0;    // bytes of raw()
+  std::size_t cap_ = 0;   // a multiple of sizeof(Span)
+  std::size_t used_ = 0;  // bytes of raw()
   std::size_t fields_ = 0;
 };
 

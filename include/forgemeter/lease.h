@@ -108,9 +108,10 @@ class FORGEMETER_API LeaseStore {
 
 // Why the arguments break the contract, or empty when they do not. Every store
 // calls these first; exposed so callers can validate early.
-FORGEMETER_API std::string lease_args_error(std::string_view name, std::string_view owner, Duration ttl);  // acquire, renew
-FORGEMETER_API std::string lease_args_error(std::string_view name, std::string_view owner);                // release
-FORGEMETER_API std::string lease_name_error(std::string_view name);                                        // inspect
+FORGEMETER_API std::string lease_args_error(std::string_view name, std::string_view owner,
+                                            Duration ttl);                                   // acquire, renew
+FORGEMETER_API std::string lease_args_error(std::string_view name, std::string_view owner);  // release
+FORGEMETER_API std::string lease_name_error(std::string_view name);                          // inspect
 
 // The stores' millisecond truncation of an instant and of a TTL (floor).
 FORGEMETER_API UtcMillis lease_stamp(WallTime now) noexcept;

@@ -79,10 +79,10 @@ struct FORGEMETER_API BasicBudgetEntry {
   Text host{};
   Api api = Api::rest;
   std::uint64_t installation = 0;
-  Text resource{};                 // "" = default_resource(api); else escaped like a host, ':' too
+  Text resource{};  // "" = default_resource(api); else escaped like a host, ':' too
   std::uint64_t remaining = 0;
   std::optional<std::uint64_t> limit{};
-  TimeOfDay at{};                  // when the lowest reading was seen
+  TimeOfDay at{};  // when the lowest reading was seen
   std::optional<TimeOfDay> resets{};
   friend bool operator==(const BasicBudgetEntry&, const BasicBudgetEntry&) = default;
 };
@@ -101,7 +101,15 @@ struct FORGEMETER_API BudgetLine {
 // `secondary`: any other 429, or a 403 with Retry-After or whose body says
 // "secondary rate limit"; any other 403 is `4xx`.
 enum class AnswerClass : std::uint8_t {
-  ok2xx, not_modified, redirect3xx, limited, secondary, client4xx, server5xx, none, refused
+  ok2xx,
+  not_modified,
+  redirect3xx,
+  limited,
+  secondary,
+  client4xx,
+  server5xx,
+  none,
+  refused
 };
 inline constexpr std::size_t kAnswerClasses = 9;
 // "2xx", "304", "3xx", "limited", "secondary", "4xx", "5xx", "none", "refused".

@@ -27,8 +27,8 @@
 #include "forgemeter/export.h"
 
 #include <chrono>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -56,14 +56,14 @@ using Header = std::pair<std::string, std::string>;  // name, value
 struct FORGEMETER_API Request {
   std::string method = "GET";
   std::string url{};
-  std::vector<Header> headers{};        // sent as given (but the credential rule)
-  std::string body{};                   // sent when non-empty, or always for POST/PUT/PATCH
-  std::optional<Lane> lane{};           // nullopt: current_lane() of the calling thread
-  std::uint64_t installation = 0;       // GitHub App installation the request spends; 0 = none
-  std::string bearer{};                 // sent as `Authorization: Bearer <bearer>` to the request's own origin only
+  std::vector<Header> headers{};   // sent as given (but the credential rule)
+  std::string body{};              // sent when non-empty, or always for POST/PUT/PATCH
+  std::optional<Lane> lane{};      // nullopt: current_lane() of the calling thread
+  std::uint64_t installation = 0;  // GitHub App installation the request spends; 0 = none
+  std::string bearer{};            // sent as `Authorization: Bearer <bearer>` to the request's own origin only
   std::optional<std::chrono::milliseconds> connect_timeout{};  // nullopt: TransportOptions'
   std::optional<std::chrono::milliseconds> timeout{};          // whole exchange of one hop
-  std::stop_token stop{};               // cancels a retry or pause wait
+  std::stop_token stop{};                                      // cancels a retry or pause wait
 };
 
 // Why an exchange failed. `ok` when it did not.
@@ -104,10 +104,10 @@ struct FORGEMETER_API Hop {
 };
 
 struct FORGEMETER_API Response {
-  int status = kNoAnswer;        // the last hop's status, or kNoAnswer
-  Headers headers;               // the last answer's header block and fields (names as sent)
-  std::string body;              // the last answer's body
-  std::vector<Hop> hops;         // in order; empty only when nothing was attempted
+  int status = kNoAnswer;  // the last hop's status, or kNoAnswer
+  Headers headers;         // the last answer's header block and fields (names as sent)
+  std::string body;        // the last answer's body
+  std::vector<Hop> hops;   // in order; empty only when nothing was attempted
   TransportError error;
 
   bool ok() const noexcept { return !error; }
@@ -155,8 +155,8 @@ struct FORGEMETER_API TransportOptions {
   std::vector<std::string> resolve{};
   // TLS peers and host names are always verified (HTTP/2 when the server
   // offers it by ALPN), against the system's CA bundle unless one is given:
-  std::string ca_file{};         // PEM bundle to verify against instead of the system's
-  std::string ca_pem{};          // the same, in memory
+  std::string ca_file{};                            // PEM bundle to verify against instead of the system's
+  std::string ca_pem{};                             // the same, in memory
   bool insecure_skip_tls_verify_for_tests = false;  // never in production
   int max_redirects = 10;
   RetryPolicy retry{};

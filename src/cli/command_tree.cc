@@ -50,7 +50,9 @@ std::optional<std::string> find_program(const std::string& name) {
 
 namespace {
 
-int exit_code(int wait_status) { return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status); }
+int exit_code(int wait_status) {
+  return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+}
 
 bool named(std::string_view kv, std::string_view key) {
   return kv.size() > key.size() && kv.substr(0, key.size()) == key && kv[key.size()] == '=';
@@ -62,7 +64,8 @@ CommandTree::CommandTree(const std::vector<std::string>& argv, const Env& extra_
                          const std::vector<std::string>& drop_env) {
   if (argv.empty()) throw UsageError("no command given after '--'");
   auto program = find_program(argv[0]);
-  if (!program) throw Failure(fmt::format("cannot run '{}': not found or not executable; check the command and PATH", argv[0]));
+  if (!program)
+    throw Failure(fmt::format("cannot run '{}': not found or not executable; check the command and PATH", argv[0]));
   // Orphans of the tree come to this process, not to init (process-wide, idempotent).
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
 
@@ -89,7 +92,8 @@ CommandTree::CommandTree(const std::vector<std::string>& argv, const Env& extra_
   // CMD waits on `barrier` until the sentinel is armed: no code of CMD runs
   // unguarded. EOF (forgemeter or the sentinel died first) means: do not run.
   int barrier[2];
-  if (::pipe2(barrier, O_CLOEXEC) != 0) throw Failure(fmt::format("cannot start '{}': {}", argv[0], std::strerror(errno)));
+  if (::pipe2(barrier, O_CLOEXEC) != 0)
+    throw Failure(fmt::format("cannot start '{}': {}", argv[0], std::strerror(errno)));
   pid_ = ::fork();
   if (pid_ < 0) {
     int e = errno;
@@ -192,8 +196,10 @@ void CommandTree::signal(int sig) {
 // whole group gets the signal. Not yet reaped, its pid (and so that group's
 // id) cannot have been reused.
 void CommandTree::tell(pid_t child) {
-  if (::getpgid(child) == child) ::kill(-child, sig_);
-  else ::kill(child, sig_);
+  if (::getpgid(child) == child)
+    ::kill(-child, sig_);
+  else
+    ::kill(child, sig_);
   told_.push_back(child);
 }
 

@@ -9,19 +9,19 @@
 #include <sstream>
 #include <thread>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/command.h"
 #include "cli/errors.h"
 #include "cli/signal_watch.h"
-#include "report/terminal_text.h"
 #include "forgemeter/transport.h"
+#include "report/terminal_text.h"
 
 namespace forgemeter::cli {
 
-using report::terminal_text;
 using report::has_control_bytes;
+using report::terminal_text;
 
 namespace {
 
@@ -45,9 +45,10 @@ std::uint64_t installation_of(std::string_view text, const std::string& where) {
   std::uint64_t id = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
   if (text.empty() || text[0] == '+' || ec != std::errc{} || end != text.data() + text.size())
-    throw UsageError(fmt::format("{}: '{}' is not an installation id (a whole number from 0, none, to "
-                                 "18446744073709551615)",
-                                 where, terminal_text(text)));
+    throw UsageError(
+        fmt::format("{}: '{}' is not an installation id (a whole number from 0, none, to "
+                    "18446744073709551615)",
+                    where, terminal_text(text)));
   return id;
 }
 
@@ -90,7 +91,8 @@ std::vector<Request> read_url_file(const std::string& path, const Request& base)
       } else if (extra.rfind("installation=", 0) == 0) {
         r.installation = installation_of(std::string_view(extra).substr(13), where);
       } else {
-        throw UsageError(fmt::format("{}: unknown field '{}' (want lane=L or installation=N)", where, terminal_text(extra)));
+        throw UsageError(
+            fmt::format("{}: unknown field '{}' (want lane=L or installation=N)", where, terminal_text(extra)));
       }
     }
     out.push_back(std::move(r));
@@ -101,10 +103,12 @@ std::vector<Request> read_url_file(const std::string& path, const Request& base)
 std::string describe(const Request& req, const Response& res, std::chrono::steady_clock::duration took) {
   std::string hops;
   for (const Hop& h : res.hops)
-    hops += fmt::format("{}{} {}", hops.empty() ? "" : " -> ", h.host, h.status == kNoAnswer ? std::string("none") : std::to_string(h.status));
+    hops += fmt::format("{}{} {}", hops.empty() ? "" : " -> ", h.host,
+                        h.status == kNoAnswer ? std::string("none") : std::to_string(h.status));
   auto ms = static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(took).count()) / 1000.0;
-  std::string line = fmt::format("{} {} {} {:.1f}ms hops={} [{}]", res.status == kNoAnswer ? std::string("---") : std::to_string(res.status),
-                                 req.method, req.url, ms, res.hops.size(), hops);
+  std::string line = fmt::format("{} {} {} {:.1f}ms hops={} [{}]",
+                                 res.status == kNoAnswer ? std::string("---") : std::to_string(res.status), req.method,
+                                 req.url, ms, res.hops.size(), hops);
   if (res.error) line += fmt::format(" error={}: {}", to_string(res.error.code), res.error.message);
   return terminal_text(line);  // hosts and messages come from a forge's redirects
 }
@@ -198,11 +202,13 @@ void add_fetch(CLI::App& root, Action& action) {
   cmd->add_option("-d,--data", a->data, "request body");
   cmd->add_option("--lane", a->lane, "lane to count the requests under (default: other)");
   cmd->add_option("--installation", a->installation, "GitHub App installation id the requests spend (default: none)");
-  cmd->add_option("--bearer-file", a->bearer_file, "file holding the bearer token (sent to the request's own origin only)");
+  cmd->add_option("--bearer-file", a->bearer_file,
+                  "file holding the bearer token (sent to the request's own origin only)");
   cmd->add_option("--resolve", a->resolve, "host:port:address, like curl (repeatable)")->allow_extra_args(false);
   cmd->add_option("--cacert", a->cacert, "PEM file of CAs to verify TLS against instead of the system's");
   cmd->add_option("--max-redirs", a->max_redirs, "redirect hops to follow (default 10)")->check(CLI::Range(0, 50));
-  cmd->add_option("--retry", a->retry, "retries per hop for connection failures, 502/503/504 and secondary rate limits (default 0)")
+  cmd->add_option("--retry", a->retry,
+                  "retries per hop for connection failures, 502/503/504 and secondary rate limits (default 0)")
       ->check(CLI::Range(0, 10));
   cmd->add_option("--urls", a->urls_file, "file of requests, one a line: METHOD URL [lane=L] [installation=N]");
   cmd->add_option("--parallel", a->parallel, "requests in flight at once (default 1)")->check(CLI::Range(1, 64));

@@ -8,8 +8,8 @@
 #include <mutex>
 #include <thread>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/command.h"
 #include "cli/command_tree.h"
@@ -34,9 +34,10 @@ Duration duration_arg(std::string_view text, std::string_view option) {
   constexpr Duration kMax = std::chrono::hours(100'000);
   const auto d = core_detail::parse_duration(text);
   if (!d || *d < std::chrono::milliseconds(1) || *d > kMax)
-    throw UsageError(fmt::format("{} wants a duration from 1ms to 100000h written like 90s, 1m30s, 1.5s, 250ms or 1h "
-                                 "(got '{}')",
-                                 option, text));
+    throw UsageError(
+        fmt::format("{} wants a duration from 1ms to 100000h written like 90s, 1m30s, 1.5s, 250ms or 1h "
+                    "(got '{}')",
+                    option, text));
   return *d;
 }
 
@@ -67,21 +68,25 @@ int run_lease(const RunArgs& a) {
   spec.ttl = duration_arg(a.ttl, "--ttl");
   spec.retry = a.retry.empty() ? spec.ttl / 3 : duration_arg(a.retry, "--retry");
   if (!a.serve_for.empty()) spec.serve_for = duration_arg(a.serve_for, "--serve-for");
-  Duration grace = a.grace.empty() ? std::min<Duration>(std::chrono::seconds(10), spec.ttl / 6) : duration_arg(a.grace, "--grace");
+  Duration grace =
+      a.grace.empty() ? std::min<Duration>(std::chrono::seconds(10), spec.ttl / 6) : duration_arg(a.grace, "--grace");
   if (grace > spec.ttl / 6)
-    throw UsageError(fmt::format("--grace {} is more than TTL/6 ({}): CMD could outlive the lease; use a shorter "
-                                 "--grace or a longer --ttl",
-                                 a.grace, duration_text(spec.ttl / 6)));
+    throw UsageError(
+        fmt::format("--grace {} is more than TTL/6 ({}): CMD could outlive the lease; use a shorter "
+                    "--grace or a longer --ttl",
+                    a.grace, duration_text(spec.ttl / 6)));
   if (std::string why = campaign_spec_error(spec); !why.empty()) throw UsageError(why);
   if (!find_program(a.cmd.at(0)))
     throw Failure(fmt::format("cannot run '{}': not found or not executable; check the command and PATH", a.cmd[0]));
   check_store_kind(store_text);
   const auto check_bound = std::min<Duration>(std::chrono::seconds(10), spec.ttl / 3);
-  if (std::string why = store_misconfiguration(store_text, std::chrono::duration_cast<std::chrono::milliseconds>(check_bound));
+  if (std::string why =
+          store_misconfiguration(store_text, std::chrono::duration_cast<std::chrono::milliseconds>(check_bound));
       !why.empty())
-    throw Failure(fmt::format("the lease store refuses this configuration, retrying cannot help: {}; fix the store "
-                              "(user, password, database, options: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
-                              why));
+    throw Failure(
+        fmt::format("the lease store refuses this configuration, retrying cannot help: {}; fix the store "
+                    "(user, password, database, options: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
+                    why));
   auto store = open_store(store_text);
   spec.on_loss = OnLoss::stop;
   spec.on_event = [](const LeaseEvent& e) { say(e.text); };
@@ -107,7 +112,8 @@ int run_lease(const RunArgs& a) {
 }  // namespace
 
 void add_lease(CLI::App& root, Action& action) {
-  CLI::App* lease = root.add_subcommand("lease", "Run a command on one replica at a time, under a lease; inspect a lease.");
+  CLI::App* lease =
+      root.add_subcommand("lease", "Run a command on one replica at a time, under a lease; inspect a lease.");
   lease->require_subcommand(1);
 
   auto a = std::make_shared<RunArgs>();
@@ -116,7 +122,8 @@ void add_lease(CLI::App& root, Action& action) {
       "Campaign for the lease NAME and run CMD only while this process holds it (fail-closed).\n"
       "CMD gets FORGEMETER_LEASE_NAME, FORGEMETER_LEASE_OWNER and FORGEMETER_LEASE_TERM (the fencing token).\n"
       "CMD and every process it starts are one tree: when the term ends the tree gets SIGTERM, then SIGKILL\n"
-      "after --grace, before the store could hand the lease on; SIGINT/SIGTERM to forgemeter stop it the same way; when\n"
+      "after --grace, before the store could hand the lease on; SIGINT/SIGTERM to forgemeter stop it the same way; "
+      "when\n"
       "CMD exits, what is left of its tree is stopped the same way; the lease is released once none of it is\n"
       "left. If forgemeter dies, the tree's process group is SIGKILLed. Exit: CMD's status when it exits by\n"
       "itself (or after SIGINT/SIGTERM); 1 when the term ended under it, the store refuses the\n"
@@ -126,7 +133,9 @@ void add_lease(CLI::App& root, Action& action) {
   run->add_option("--ttl", a->ttl, "lease time to live (default 90s)");
   run->add_option("--retry", a->retry, "campaign interval (default TTL/3)");
   run->add_option("--owner", a->owner, "this candidate's id (default: host name + random suffix)");
-  run->add_option("--grace", a->grace, "time between SIGTERM and SIGKILL when the term ends; at most TTL/6 (default: 10s, or TTL/6 when less)");
+  run->add_option(
+      "--grace", a->grace,
+      "time between SIGTERM and SIGKILL when the term ends; at most TTL/6 (default: 10s, or TTL/6 when less)");
   run->add_option("--serve-for", a->serve_for,
                   "how long after a renewal was sent CMD may run without a later one proven (default: TTL - TTL/6;\n"
                   "from TTL/3 + 1ms): CMD gets SIGTERM that long after it, less --grace, and SIGKILL by then");

@@ -2,17 +2,17 @@
 
 #include <cstdio>
 
-#include <CLI/CLI.hpp>
 #include <date/date.h>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "core/duration_text.h"
 #include "cli/errors.h"
 #include "cli/secrets.h"
 #include "cli/store_arg.h"
 #include "cli/store_check.h"
 #include "cli/store_uri.h"
+#include "core/duration_text.h"
 #include "report/terminal_text.h"
 
 namespace forgemeter::cli {
@@ -49,14 +49,16 @@ int run_status(const StatusArgs& a) {
   const std::string store_text = resolve_store(a.store);
   check_store_kind(store_text);
   if (std::string why = store_misconfiguration(store_text, std::chrono::seconds(10)); !why.empty())
-    throw Failure(fmt::format("the lease store refuses this configuration: {}; fix the store (user, password, database, "
-                              "options: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
-                              why));
+    throw Failure(
+        fmt::format("the lease store refuses this configuration: {}; fix the store (user, password, database, "
+                    "options: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
+                    why));
   auto store = open_store(store_text);
   const Clock& clock = system_clock();
   LeaseResult r = store->inspect(a.name, Deadline::after(clock, std::chrono::seconds(10)));
   if (r.status == LeaseStatus::invalid) throw UsageError(r.error);
-  if (!r.answered()) throw Failure(scrub(fmt::format("the lease store did not answer: {}; check the store and the server", r.error)));
+  if (!r.answered())
+    throw Failure(scrub(fmt::format("the lease store did not answer: {}; check the store and the server", r.error)));
   const bool held = r.status == LeaseStatus::granted;
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(r.expiry - clock.now()).count();
   std::string out;
@@ -80,7 +82,8 @@ int run_status(const StatusArgs& a) {
 
 void add_lease_status(CLI::App& lease, Action& action) {
   auto a = std::make_shared<StatusArgs>();
-  CLI::App* cmd = lease.add_subcommand("status", "Print a lease's holder, expiry and term (or that it is free). Exit 1 when the store does not answer.");
+  CLI::App* cmd = lease.add_subcommand(
+      "status", "Print a lease's holder, expiry and term (or that it is free). Exit 1 when the store does not answer.");
   add_store_options(*cmd, a->store);
   cmd->add_option("NAME", a->name, "the lease's name")->required();
   cmd->add_flag("--json", a->json, "one JSON object: name, held, holder, expiry, expires_in_ms, expired, term");

@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "cli/command_tree.h"
-#include "core/duration_text.h"
 #include "cli/secrets.h"
+#include "core/duration_text.h"
 #include "report/terminal_text.h"
 
 namespace forgemeter::cli {
@@ -26,7 +26,9 @@ void say(const std::string& line) { std::fputs((terminal_text(scrub("forgemeter:
 
 namespace {
 
-std::string signame(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : fmt::format("signal {}", sig); }
+std::string signame(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : fmt::format("signal {}", sig);
+}
 
 }  // namespace
 
@@ -51,9 +53,9 @@ void serve_term(Term& term, Supervision& s, const TermPlan& p) {
   const Clock& clock = system_clock();
   const auto grace = p.grace;
 
-  bool stopping = false;     // the tree was told to stop
-  bool term_ended = false;   // ... and the term is ending (SIGKILL by noticed + grace)
-  bool by_term = false;      // the term ending was what told it
+  bool stopping = false;    // the tree was told to stop
+  bool term_ended = false;  // ... and the term is ending (SIGKILL by noticed + grace)
+  bool by_term = false;     // the term ending was what told it
   bool killed = false;
   SteadyTime kill_at{};
   auto stop_tree = [&](int sig, SteadyTime now, const std::string& why) {
@@ -82,7 +84,8 @@ void serve_term(Term& term, Supervision& s, const TermPlan& p) {
     }
     if (!stopping && tree->status()) {
       if (tree->empty()) break;
-      stop_tree(SIGTERM, now, fmt::format("{} exited (status {}) while other processes of its tree run", what, *tree->status()));
+      stop_tree(SIGTERM, now,
+                fmt::format("{} exited (status {}) while other processes of its tree run", what, *tree->status()));
     }
     if (stopping) {
       if (now >= kill_at) {
@@ -96,7 +99,8 @@ void serve_term(Term& term, Supervision& s, const TermPlan& p) {
     tree->wait_for(std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(next - now),
                               std::chrono::milliseconds(1), std::chrono::milliseconds(100)));
   }
-  if (!tree->guarded()) say(fmt::format("{}: warning: the sentinel was killed; the tree was unguarded against forgemeter's death", lease));
+  if (!tree->guarded())
+    say(fmt::format("{}: warning: the sentinel was killed; the tree was unguarded against forgemeter's death", lease));
   std::lock_guard lock(s.mu);
   s.tree = nullptr;
   s.status = tree->status().value_or(128 + SIGKILL);

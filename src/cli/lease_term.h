@@ -34,8 +34,8 @@ struct Supervision {
   int to_forward = 0;           // the latest one, not yet sent to the tree
   std::stop_source campaign;
   bool ran = false;
-  int status = 0;               // CMD's exit code
-  bool ended_by_term = false;   // we stopped the tree because the term ended
+  int status = 0;              // CMD's exit code
+  bool ended_by_term = false;  // we stopped the tree because the term ended
 };
 
 struct TermPlan {

@@ -3,10 +3,10 @@
 #include <exception>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <curl/curl.h>
 #include <fmt/format.h>
 #include <libpq-fe.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/command.h"
 #include "cli/errors.h"
@@ -41,9 +41,10 @@ std::string version_text() {
 int main(int argc, char** argv) {
   using namespace forgemeter::cli;
   using forgemeter::report::terminal_text;
-  CLI::App app{"forgemeter: forge HTTP metering and leader leases for replicated services.\n"
-               "Exit codes: 0 ok, 1 failure, 2 usage error.",
-               "forgemeter"};
+  CLI::App app{
+      "forgemeter: forge HTTP metering and leader leases for replicated services.\n"
+      "Exit codes: 0 ok, 1 failure, 2 usage error.",
+      "forgemeter"};
   app.set_version_flag("-V,--version", version_text, "print the version (and libcurl's, libpq's) and exit");
   app.require_subcommand(1);
   Action action;

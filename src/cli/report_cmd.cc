@@ -3,14 +3,14 @@
 #include <cstdlib>
 #include <memory>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/command.h"
 #include "cli/errors.h"
-#include "report/render.h"
 #include "meter/civil.h"
 #include "report/output.h"
+#include "report/render.h"
 #include "report/scanner.h"
 
 namespace forgemeter::cli {
@@ -40,9 +40,10 @@ int run_report(const ReportArgs& a) {
   Scanner scanner(fleet, ScanOptions{a.source_field, a.threads, a.chunk_bytes});
   scanner.scan_inputs(a.files.empty() ? std::vector<std::string>{"-"} : a.files);
   if (const auto hour = fleet.overflowed())
-    throw Failure(fmt::format("the sums of the hour ending {} pass 2^64-1 (18446744073709551615): no real log holds "
-                              "that many requests; check the inputs",
-                              hour_text(*hour)));
+    throw Failure(
+        fmt::format("the sums of the hour ending {} pass 2^64-1 (18446744073709551615): no real log holds "
+                    "that many requests; check the inputs",
+                    hour_text(*hour)));
   ReportData data{fleet.hours(), fleet.source_names(), scanner.stats()};
   write_stdout(render_format(data, a.format));
   if (!a.html.empty()) write_file(a.html, render_html(data));

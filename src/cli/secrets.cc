@@ -136,8 +136,10 @@ std::vector<std::string> store_passwords(std::string_view store) {
   }
   if (err != nullptr) PQfreemem(err);
   const std::size_t scheme = store.find("://");
-  if (scheme != std::string_view::npos) uri_fragments(store, out);
-  else conninfo_fragments(store, out);
+  if (scheme != std::string_view::npos)
+    uri_fragments(store, out);
+  else
+    conninfo_fragments(store, out);
   return out;
 }
 

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <fstream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/errors.h"
 #include "cli/secrets.h"
@@ -27,18 +27,20 @@ std::string trimmed(std::string s) {
 
 std::string read_store_file(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    throw Failure(fmt::format("--store-file {}: {}", path, std::strerror(errno)));
+  if (::stat(path.c_str(), &st) != 0) throw Failure(fmt::format("--store-file {}: {}", path, std::strerror(errno)));
   if ((st.st_mode & 077) != 0)
-    throw Failure(fmt::format("--store-file {}: permissions {:04o} are too open: it may hold a password, so it must "
-                              "not be accessible by group or others; run: chmod 600 {}",
-                              path, st.st_mode & 07777, path));
+    throw Failure(
+        fmt::format("--store-file {}: permissions {:04o} are too open: it may hold a password, so it must "
+                    "not be accessible by group or others; run: chmod 600 {}",
+                    path, st.st_mode & 07777, path));
   std::ifstream in(path);
   if (!in.is_open()) throw Failure(fmt::format("--store-file {}: cannot open it: {}", path, std::strerror(errno)));
   std::string line;
   std::getline(in, line);
   line = trimmed(line);
-  if (line.empty()) throw Failure(fmt::format("--store-file {}: its first line is empty; put the store (a conninfo or postgresql:// URI) there", path));
+  if (line.empty())
+    throw Failure(fmt::format(
+        "--store-file {}: its first line is empty; put the store (a conninfo or postgresql:// URI) there", path));
   return line;
 }
 
@@ -59,9 +61,10 @@ std::string resolve_store(const StoreOptions& o) {
     store = o.store;
     remember_secrets(store);
     if (!store_passwords(store).empty())
-      std::fputs("forgemeter: warning: --store carries a password, visible to other users in `ps` and kept in shell "
-                 "history; use FORGEMETER_STORE, --store-file FILE or PGPASSFILE (~/.pgpass) instead\n",
-                 stderr);
+      std::fputs(
+          "forgemeter: warning: --store carries a password, visible to other users in `ps` and kept in shell "
+          "history; use FORGEMETER_STORE, --store-file FILE or PGPASSFILE (~/.pgpass) instead\n",
+          stderr);
     return store;
   }
   if (!o.store_file.empty()) {

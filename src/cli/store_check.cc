@@ -85,8 +85,8 @@ std::string tables_unusable(PGconn* conn, Until until) {
       const std::string verdict = PQgetvalue(r, 0, 0), schema = PQgetvalue(r, 0, 1), role = PQgetvalue(r, 0, 2);
       if (verdict == "create")
         why = "42501: role \"" + role + "\" may not create the lease tables " + live + " and " + terms +
-              " in schema \"" + schema + "\", and they do not exist: GRANT CREATE ON SCHEMA " + schema + " TO " +
-              role + ", or create them as another role";
+              " in schema \"" + schema + "\", and they do not exist: GRANT CREATE ON SCHEMA " + schema + " TO " + role +
+              ", or create them as another role";
       else if (verdict == "use")
         why = "42501: role \"" + role + "\" may not read and write the lease tables " + live + " and " + terms +
               ": GRANT SELECT, INSERT, UPDATE ON " + live + ", " + terms + " TO " + role;

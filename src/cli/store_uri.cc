@@ -17,11 +17,13 @@ void check_store_kind(const std::string& uri) {
   if (colon != std::string::npos) {
     std::string scheme = uri.substr(0, colon);
     if (scheme != "postgres" && scheme != "postgresql")
-      throw UsageError(scrub(fmt::format("the store '{}://…' is not a store: use memory: or a PostgreSQL conninfo/URI", scheme)));
+      throw UsageError(
+          scrub(fmt::format("the store '{}://…' is not a store: use memory: or a PostgreSQL conninfo/URI", scheme)));
   } else if (uri.find('=') == std::string::npos) {
     // Not echoed: a text that is no conninfo may be a password pasted in the wrong place.
-    throw UsageError("the store given is neither memory: nor a PostgreSQL conninfo (\"host=… dbname=…\") or "
-                     "postgresql:// URI");
+    throw UsageError(
+        "the store given is neither memory: nor a PostgreSQL conninfo (\"host=… dbname=…\") or "
+        "postgresql:// URI");
   }
 }
 

@@ -32,8 +32,7 @@ static thread_local const void* t_current = nullptr;  // Lane::Interned*; nullpt
 
 std::optional<std::string> Lane::check(std::string_view name) {
   if (name.empty()) return "lane name is empty (use 1-63 bytes of [a-z0-9._-])";
-  if (name.size() > 63)
-    return "lane name is " + std::to_string(name.size()) + " bytes long; the limit is 63";
+  if (name.size() > 63) return "lane name is " + std::to_string(name.size()) + " bytes long; the limit is 63";
   for (std::size_t i = 0; i < name.size(); ++i) {
     auto c = static_cast<unsigned char>(name[i]);
     if (!lane_byte(c)) {

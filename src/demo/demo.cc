@@ -9,16 +9,16 @@
 
 #include "demo/demo.h"
 #include "demo/demo_fleet.h"
-#include "report/render.h"
-#include "report/output.h"
-#include "report/scanner.h"
-#include "meter/civil.h"
 #include "forgemeter/memory_store.h"
+#include "meter/civil.h"
+#include "report/output.h"
+#include "report/render.h"
+#include "report/scanner.h"
 
 namespace forgemeter::demo {
 
-using meter::hour_text;
 using meter::clock_text;
+using meter::hour_text;
 
 namespace {
 
@@ -169,13 +169,15 @@ int run_demo(const DemoArgs& a) {
   Comparison c;
   c.text = fmt::format("  {:<14} {:<20} {:>8} {:>8}\n", "hours", "lane", "report", "forge");
   compare(c, "hour 1", data.hours, 0, 0, forge_h1);
-  if (plan.hours >= 2) compare(c, plan.hours == 2 ? "hour 2" : fmt::format("hours 2-{}", plan.hours), data.hours, 1, data.hours.size(), minus(forge_all, forge_h1));
+  if (plan.hours >= 2)
+    compare(c, plan.hours == 2 ? "hour 2" : fmt::format("hours 2-{}", plan.hours), data.hours, 1, data.hours.size(),
+            minus(forge_all, forge_h1));
   std::printf("\nthe report beside the forge's own count of what it received:\n%s", c.text.c_str());
   if (!data.hours.empty()) {
     if (auto out = data.hours[0].first_exhausted_at()) {
       auto minute = std::chrono::duration_cast<std::chrono::minutes>(*out - data.hours[0].hour_start()).count();
-      std::printf("\nhour 1: the installation's budget ran out at %s, minute %lld of the hour\n", clock_text(*out).c_str(),
-                  static_cast<long long>(minute));
+      std::printf("\nhour 1: the installation's budget ran out at %s, minute %lld of the hour\n",
+                  clock_text(*out).c_str(), static_cast<long long>(minute));
     } else {
       std::printf("\nhour 1: the budget did not run out\n");
     }
@@ -195,9 +197,10 @@ int run_demo(const DemoArgs& a) {
     const FleetHour& h2 = data.hours[1];
     elected_hour_exhausted = h2.exhausted();
     if (auto limited = h2.first_limited_at())
-      std::printf("hour 2: a burst of searches spent the search bucket (30 a minute) at %s: reported as limited, "
-                  "and the hour is %s\n",
-                  clock_text(*limited).c_str(), elected_hour_exhausted ? "EXHAUSTED" : "not exhausted");
+      std::printf(
+          "hour 2: a burst of searches spent the search bucket (30 a minute) at %s: reported as limited, "
+          "and the hour is %s\n",
+          clock_text(*limited).c_str(), elected_hour_exhausted ? "EXHAUSTED" : "not exhausted");
   }
   if (!a.html.empty()) {
     write_file(a.html, render_html(data));

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "meter/civil.h"
 #include "forgemeter/elected_lane.h"
+#include "meter/civil.h"
 
 namespace forgemeter::demo {
 
@@ -33,8 +33,13 @@ TransportOptions transport_options(Meter& meter, FastClock& clock, const testfor
 }  // namespace
 
 Replica::Replica(int index, const DemoPlan& plan, FastClock& clock, const testforge::Forge& forge)
-    : index_(index), name_(fmt::format("web-{}", index)), plan_(plan), clock_(clock), forge_(forge),
-      meter_(meter_options(clock, lines_mu_, lines_)), transport_(transport_options(meter_, clock, forge)),
+    : index_(index),
+      name_(fmt::format("web-{}", index)),
+      plan_(plan),
+      clock_(clock),
+      forge_(forge),
+      meter_(meter_options(clock, lines_mu_, lines_)),
+      transport_(transport_options(meter_, clock, forge)),
       offset_(std::chrono::seconds((index * 37) % 50)) {}
 
 std::vector<std::string> Replica::lines() const {
@@ -80,7 +85,7 @@ void Replica::sweep_elected(LeaseStore& store, std::stop_token stop, std::vector
                             std::mutex& events_mu) {
   CampaignSpec spec;
   spec.owner = name_;
-  spec.ttl = std::chrono::minutes(3);   // three sweep intervals
+  spec.ttl = std::chrono::minutes(3);    // three sweep intervals
   spec.retry = std::chrono::minutes(1);  // one interval
   spec.clock = &clock_;
   spec.on_event = [this, &events, &events_mu](const LeaseEvent& e) {

@@ -5,8 +5,7 @@
 namespace forgemeter::demo {
 
 FastClock::FastClock(UtcMillis start, double speed)
-    : start_wall_(start), start_steady_(std::chrono::steady_clock::now()), speed_(speed),
-      real_base_(start_steady_) {
+    : start_wall_(start), start_steady_(std::chrono::steady_clock::now()), speed_(speed), real_base_(start_steady_) {
   if (!(speed > 0)) throw std::invalid_argument("FastClock: speed must be positive");
 }
 

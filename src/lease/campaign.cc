@@ -27,7 +27,7 @@ struct Timing {
   explicit Timing(const CampaignSpec& s)
       : ttl(lease_ttl(s.ttl)), third(ttl / 3), retry(s.retry.value_or(third)), window(serving_window(s)) {}
   Duration ttl, third, retry;
-  Duration window;                                             // W: the serving window
+  Duration window;                                                // W: the serving window
   Duration proof_window() const { return window - kStampSlack; }  // from a call's sending to its step-down
 };
 
@@ -71,8 +71,7 @@ class Campaign {
       if (!clock_.wait_until(next, stop_)) break;
       const Sent sent = stamp();
       next = sent.steady + t_.retry;
-      LeaseResult r =
-          store_.acquire(spec_.name, spec_.owner, sent.wall, t_.ttl, bound(sent.steady + t_.third, stop_));
+      LeaseResult r = store_.acquire(spec_.name, spec_.owner, sent.wall, t_.ttl, bound(sent.steady + t_.third, stop_));
       heard(r, sent.steady, /*decides=*/true, stop_);
       if (r.status == LeaseStatus::no_answer) {
         release(/*after_unanswered_attempt=*/true);  // it may have taken the lease; after a stop too
@@ -123,8 +122,7 @@ class Campaign {
   void release(bool after_unanswered_attempt) {
     const SteadyTime sent = clock_.steady_now();
     Duration limit = t_.third;
-    if (stop_.stop_requested())
-      limit = std::min(limit, std::max(kStopReleaseFloor, kStopReleaseRoundTrips * slowest_));
+    if (stop_.stop_requested()) limit = std::min(limit, std::max(kStopReleaseFloor, kStopReleaseRoundTrips * slowest_));
     LeaseResult r = store_.release(spec_.name, spec_.owner, bound(sent + limit));
     heard(r, sent, /*decides=*/false, {});
     if (r.status == LeaseStatus::released) events_.post(text_.released(r.term, after_unanswered_attempt));
@@ -134,8 +132,7 @@ class Campaign {
   // after work has returned and the lease was released (unless refused).
   // Rethrows what work threw, after the release.
   Ending serve(std::uint64_t number, const Sent& sent) {
-    auto state =
-        std::make_shared<Term::State>(clock_, number, lease_stamp(sent.wall), sent.steady + t_.proof_window());
+    auto state = std::make_shared<Term::State>(clock_, number, lease_stamp(sent.wall), sent.steady + t_.proof_window());
     std::stop_source wake;  // requested by `stop` or by work's return: both end the term
     std::stop_callback on_stop(stop_, [&wake] { wake.request_stop(); });
     std::atomic<bool> done{false};
@@ -166,7 +163,7 @@ class Campaign {
       worker.join();
       throw;
     }
-    state->end();  // stop first ...
+    state->end();                                                                    // stop first ...
     if (held.how == Ending::refused) events_.post(text_.lost(number, held.holder));  // ... log after
     if (held.how == Ending::stepped_down) events_.post(text_.stepped_down(number, t_.window));
     worker.join();
@@ -214,7 +211,7 @@ class Campaign {
   bool outage_ = false;
   SteadyTime outage_since_{};
   Duration slowest_{};  // the slowest answer so far (send to answer)
-  EventPump events_;  // last: destroyed (drained) first, before what its events describe
+  EventPump events_;    // last: destroyed (drained) first, before what its events describe
 };
 
 }  // namespace

@@ -1,8 +1,8 @@
 // Validation of a CampaignSpec and the names of the campaign's enums.
 #include <fmt/format.h>
 
-#include "forgemeter/campaign.h"
 #include "core/duration_text.h"
+#include "forgemeter/campaign.h"
 
 namespace forgemeter {
 namespace {

@@ -52,8 +52,7 @@ LeaseEvent EventText::renewed_late(std::uint64_t term, int unanswered) const {
 
 LeaseEvent EventText::lost(std::uint64_t term, std::string_view holder) const {
   const std::string to = holder.empty() ? std::string() : " to " + escape_for_line(holder);
-  return make(LeaseEvent::Kind::lost, term,
-              fmt::format("lost the lease{} (term {} ended: renewal refused)", to, term));
+  return make(LeaseEvent::Kind::lost, term, fmt::format("lost the lease{} (term {} ended: renewal refused)", to, term));
 }
 
 LeaseEvent EventText::stepped_down(std::uint64_t term, Duration window) const {
@@ -70,8 +69,7 @@ LeaseEvent EventText::released(std::uint64_t term, bool after_unanswered_attempt
 
 LeaseEvent EventText::unreachable(std::string_view error) const {
   return make(LeaseEvent::Kind::store_unreachable, 0,
-              fmt::format("cannot reach the lease store ({})",
-                          escape_for_line(error.empty() ? "no answer" : error)));
+              fmt::format("cannot reach the lease store ({})", escape_for_line(error.empty() ? "no answer" : error)));
 }
 
 LeaseEvent EventText::reachable(Duration outage) const {

@@ -2,8 +2,8 @@
 // names of LeaseStatus (forgemeter/lease.h).
 #include <fmt/format.h>
 
-#include "forgemeter/lease.h"
 #include "core/duration_text.h"
+#include "forgemeter/lease.h"
 
 namespace forgemeter {
 namespace {
@@ -18,15 +18,30 @@ std::size_t bad_utf8_at(std::string_view s) {
     const auto c = static_cast<unsigned char>(s[i]);
     std::size_t n = 0;
     unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-    if (c < 0x80) { ++i; continue; }
-    if (c >= 0xC2 && c <= 0xDF) n = 1;
-    else if (c == 0xE0) { n = 2; lo = 0xA0; }
-    else if (c == 0xED) { n = 2; hi = 0x9F; }
-    else if (c >= 0xE1 && c <= 0xEF) n = 2;
-    else if (c == 0xF0) { n = 3; lo = 0x90; }
-    else if (c == 0xF4) { n = 3; hi = 0x8F; }
-    else if (c >= 0xF1 && c <= 0xF3) n = 3;
-    else return i;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF)
+      n = 1;
+    else if (c == 0xE0) {
+      n = 2;
+      lo = 0xA0;
+    } else if (c == 0xED) {
+      n = 2;
+      hi = 0x9F;
+    } else if (c >= 0xE1 && c <= 0xEF)
+      n = 2;
+    else if (c == 0xF0) {
+      n = 3;
+      lo = 0x90;
+    } else if (c == 0xF4) {
+      n = 3;
+      hi = 0x8F;
+    } else if (c >= 0xF1 && c <= 0xF3)
+      n = 3;
+    else
+      return i;
     for (std::size_t k = 1; k <= n; ++k) {
       if (i + k >= s.size()) return i;
       const auto b = static_cast<unsigned char>(s[i + k]);

@@ -22,9 +22,7 @@ struct Term::State {
   std::atomic<SteadyTime::rep> deadline_ns;
 
   SteadyTime deadline() const noexcept { return SteadyTime(Duration(deadline_ns.load(std::memory_order_acquire))); }
-  bool valid() const noexcept {
-    return held.load(std::memory_order_acquire) && clock->steady_now() < deadline();
-  }
+  bool valid() const noexcept { return held.load(std::memory_order_acquire) && clock->steady_now() < deadline(); }
 
   // Campaign thread only. A deadline never moves backward.
   void extend(SteadyTime step_down) noexcept {

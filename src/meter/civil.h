@@ -30,9 +30,7 @@ inline std::chrono::sys_seconds hour_start(std::int64_t hour) noexcept {
 
 // Seconds after midnight UTC, [0, 86400).
 FORGEMETER_API TimeOfDay time_of_day(std::chrono::sys_seconds t) noexcept;
-inline TimeOfDay time_of_day(UtcMillis t) noexcept {
-  return time_of_day(std::chrono::floor<std::chrono::seconds>(t));
-}
+inline TimeOfDay time_of_day(UtcMillis t) noexcept { return time_of_day(std::chrono::floor<std::chrono::seconds>(t)); }
 
 // `YYYY-MM-DDTHH:00Z` (the minutes are always 00: lines name whole hours).
 void append_hour(std::string& out, std::chrono::sys_seconds hour);

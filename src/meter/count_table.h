@@ -38,7 +38,8 @@ inline std::uint64_t hash_key(const RequestKey& key) noexcept {
     h = std::rotl((h ^ w) * kMul, 31);
   }
   const auto lane = reinterpret_cast<std::uintptr_t>(key.lane.name().data());
-  h ^= (key.installation * 0xC2B2AE3D27D4EB4Full) ^ (lane * 0x165667B19E3779F9ull) ^ static_cast<std::uint64_t>(key.api);
+  h ^=
+      (key.installation * 0xC2B2AE3D27D4EB4Full) ^ (lane * 0x165667B19E3779F9ull) ^ static_cast<std::uint64_t>(key.api);
   h ^= h >> 33;
   h *= 0xFF51AFD7ED558CCDull;
   h ^= h >> 33;

@@ -26,8 +26,8 @@ void append_lane(std::string& out, std::string_view lane) {
 }
 
 // `<prefix><hour>[ (<note>)]`, then the dash when there are entries.
-void append_head(std::string& out, std::string_view prefix, std::chrono::sys_seconds hour_ending,
-                 const HourNote& note, bool entries) {
+void append_head(std::string& out, std::string_view prefix, std::chrono::sys_seconds hour_ending, const HourNote& note,
+                 bool entries) {
   out += prefix;
   meter::append_hour(out, hour_ending);
   if (!note.whole()) {

@@ -13,7 +13,13 @@ namespace forgemeter::meter {
 constexpr bool host_byte_kept(unsigned char c) noexcept {
   if (c <= 0x20 || c >= 0x7f) return false;
   switch (c) {
-    case ',': case '=': case '"': case '\\': case '(': case ')': case '%': return false;
+    case ',':
+    case '=':
+    case '"':
+    case '\\':
+    case '(':
+    case ')':
+    case '%': return false;
     default: return true;
   }
 }

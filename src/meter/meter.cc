@@ -188,16 +188,15 @@ void Meter::record_answer(const AnswerRecord& a) noexcept {
     reading = meter::read_budget(a.headers, a.seen);
   const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
   impl_->with_slow(meter::hour_index(a.seen), [&](meter::HourTally& t) {
-    t.add_answer_reading(a.key.host, a.key.api, cls, a.key.installation, resource.view(),
-                         reading ? &*reading : nullptr, first);
+    t.add_answer_reading(a.key.host, a.key.api, cls, a.key.installation, resource.view(), reading ? &*reading : nullptr,
+                         first);
   });
 }
 
 void Meter::record_refused(const RequestKey& key, UtcMillis at) noexcept {
   const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
-  impl_->with_slow(meter::hour_index(at), [&](meter::HourTally& t) {
-    t.add_answer(key.host, key.api, AnswerClass::refused, 1, first);
-  });
+  impl_->with_slow(meter::hour_index(at),
+                   [&](meter::HourTally& t) { t.add_answer(key.host, key.api, AnswerClass::refused, 1, first); });
 }
 
 void Meter::flush() noexcept {

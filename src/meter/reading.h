@@ -22,7 +22,15 @@ namespace forgemeter::meter {
 
 // The headers RateLimitHeaders keeps, by name (any case).
 enum class RateField : std::uint8_t {
-  limit, remaining, reset, retry_after, resource, plain_limit, plain_remaining, plain_reset, none
+  limit,
+  remaining,
+  reset,
+  retry_after,
+  resource,
+  plain_limit,
+  plain_remaining,
+  plain_reset,
+  none
 };
 inline constexpr std::size_t kRateFields = 8;
 

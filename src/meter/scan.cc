@@ -70,7 +70,9 @@ std::optional<std::string> unescape(std::string_view t, std::string& why) {
     }
     if (++i == t.size()) return why = "the line ends in a lone backslash", std::nullopt;
     switch (t[i]) {
-      case '"': case '\\': case '/': out += t[i]; break;
+      case '"':
+      case '\\':
+      case '/': out += t[i]; break;
       case 'b': out += '\b'; break;
       case 'f': out += '\f'; break;
       case 'n': out += '\n'; break;
@@ -179,9 +181,8 @@ MeterLine to_line(const LineView& v) {
       BudgetLine line{v.hour_ending, v.note, {}};
       line.entries.reserve(v.budgets.size());
       for (const auto& e : v.budgets)
-        line.entries.push_back(
-            BudgetEntry{std::string(e.host), e.api, e.installation, std::string(e.resource), e.remaining, e.limit,
-                        e.at, e.resets});
+        line.entries.push_back(BudgetEntry{std::string(e.host), e.api, e.installation, std::string(e.resource),
+                                           e.remaining, e.limit, e.at, e.resets});
       return line;
     }
     case LineView::Kind::answers: break;

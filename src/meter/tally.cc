@@ -26,8 +26,8 @@ HourTally::Host& HourTally::host(std::string_view name, std::uint64_t first_seen
   return it->second;
 }
 
-void HourTally::add_requests(std::string_view name, Api api, std::uint64_t installation, Lane lane,
-                             std::uint64_t n, std::uint64_t first_seen, bool folded) {
+void HourTally::add_requests(std::string_view name, Api api, std::uint64_t installation, Lane lane, std::uint64_t n,
+                             std::uint64_t first_seen, bool folded) {
   host(name, first_seen, folded, false).counts[CountKey{api, installation, lane}] += n;
 }
 
@@ -42,8 +42,7 @@ void HourTally::add_reading(Host& h, const BudgetKeyView& key, const Reading& r)
     h.named.emplace(BudgetKey{key.api, key.installation, std::string(key.resource)}, Budget{r, r});
 }
 
-void HourTally::add_answer(std::string_view name, Api api, AnswerClass c, std::uint64_t n,
-                           std::uint64_t first_seen) {
+void HourTally::add_answer(std::string_view name, Api api, AnswerClass c, std::uint64_t n, std::uint64_t first_seen) {
   host(name, first_seen, false, true).answers[api][static_cast<std::size_t>(c)] += n;
 }
 
@@ -73,8 +72,8 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
   // Display names, merged (two spellings of one host are one host), by first seen.
   std::map<std::string, std::pair<std::uint64_t, std::vector<const Host*>>> by_display;
   for (const auto& [raw, h] : hosts_) {
-    auto& [first, parts] = by_display.try_emplace(display_host(raw), h.first_seen, std::vector<const Host*>{})
-                               .first->second;
+    auto& [first, parts] =
+        by_display.try_emplace(display_host(raw), h.first_seen, std::vector<const Host*>{}).first->second;
     first = std::min(first, h.first_seen);
     parts.push_back(&h);
   }
@@ -127,8 +126,8 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
   std::vector<std::pair<BudgetEntry, std::uint64_t>> readings;
   for (const auto& [k, b] : budgets) {
     const auto& [host, api, installation, resource] = k;
-    BudgetEntry e{std::string(host), api,           installation, resource, b.lowest.remaining,
-                  b.lowest.limit,    time_of_day(b.lowest.seen), {}};
+    BudgetEntry e{std::string(host),          api, installation, resource, b.lowest.remaining, b.lowest.limit,
+                  time_of_day(b.lowest.seen), {}};
     if (b.lowest.reset) e.resets = time_of_day(*b.lowest.reset);
     readings.emplace_back(std::move(e), b.last.remaining);
   }

@@ -59,7 +59,7 @@ using OnPassed = std::function<void(const char* begin, const char* end)>;
 
 // Reads `source` as `scan` says, through `buffer` (resized as needed, kept
 // for the next call). Returns how many bytes it read from the source.
-std::uint64_t scan_blocks(ByteSource& source, std::string_view marker, const BlockScan& scan,
-                          std::vector<char>& buffer, const OnMarkedLine& on_line, const OnPassed& on_passed = {});
+std::uint64_t scan_blocks(ByteSource& source, std::string_view marker, const BlockScan& scan, std::vector<char>& buffer,
+                          const OnMarkedLine& on_line, const OnPassed& on_passed = {});
 
 }  // namespace forgemeter::report

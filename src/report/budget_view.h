@@ -50,7 +50,9 @@ struct BudgetKey {
   friend auto operator<=>(const BudgetKey&, const BudgetKey&) = default;
 
   // The full name: `core`, `graphql`, `search`, …
-  std::string_view resource_name() const { return resource.empty() ? default_resource(api) : std::string_view(resource); }
+  std::string_view resource_name() const {
+    return resource.empty() ? default_resource(api) : std::string_view(resource);
+  }
   // Whether the fleet's requests are credited to this budget: count lines name
   // no resource, so they go to the API's default one.
   bool credited() const { return resource.empty(); }
@@ -63,7 +65,8 @@ struct BudgetView {
   std::optional<std::uint64_t> lowest;  // lowest remaining a replica saw
   Instant lowest_at{};
   std::string lowest_source;
-  std::optional<std::uint64_t> limit;   // core: FleetOptions::budget, else the highest ` of N`; others: the highest ` of N`
+  std::optional<std::uint64_t>
+      limit;  // core: FleetOptions::budget, else the highest ` of N`; others: the highest ` of N`
   std::optional<Instant> exhausted_at;  // hourly budgets: the earliest reading of remaining 0
   std::optional<Instant> limited_at;    // other resources: the earliest reading of remaining 0
 

@@ -50,16 +50,17 @@ void read_piece(const Piece& piece, const LogReader::PlainFile& file, const Chun
   BlockScan scan{.skip_partial_first = piece.begin != 0};
   if (!piece.last) scan.stop = piece.end - from;
   PreadSource bytes(name, file.fd, from, file.size);
-  const std::uint64_t read = scan_blocks(bytes, o.marker, scan, buffer, [&](std::string_view line, std::uint64_t offset) {
-    switch (taker.take(line, source, name)) {
-      case LineTaker::Took::none: return;
-      case LineTaker::Took::summed: ++r.lines; return;
-      case LineTaker::Took::skipped:
-        ++r.skipped;
-        if (r.reasons.size() < kFirstReasons) r.reasons.emplace_back(from + offset, taker.reason());
-        return;
-    }
-  });
+  const std::uint64_t read =
+      scan_blocks(bytes, o.marker, scan, buffer, [&](std::string_view line, std::uint64_t offset) {
+        switch (taker.take(line, source, name)) {
+          case LineTaker::Took::none: return;
+          case LineTaker::Took::summed: ++r.lines; return;
+          case LineTaker::Took::skipped:
+            ++r.skipped;
+            if (r.reasons.size() < kFirstReasons) r.reasons.emplace_back(from + offset, taker.reason());
+            return;
+        }
+      });
   if (piece.last) r.bytes = from + read;
 }
 
@@ -67,7 +68,11 @@ void read_piece(const Piece& piece, const LogReader::PlainFile& file, const Chun
 class Work {
  public:
   Work(std::vector<Piece> pieces, const LogReader::PlainFile& file, const ChunkOptions& o, const std::string& name)
-      : pieces_(std::move(pieces)), results_(pieces_.size()), done_(pieces_.size(), false), file_(file), options_(o),
+      : pieces_(std::move(pieces)),
+        results_(pieces_.size()),
+        done_(pieces_.size(), false),
+        file_(file),
+        options_(o),
         name_(name) {
     for (auto& r : results_) r = std::make_unique<PieceResult>();
   }

@@ -56,9 +56,10 @@ std::size_t PreadSource::read(char* dst, std::size_t n) {
   for (;;) {
     ssize_t r = ::pread(fd_, dst, n, static_cast<off_t>(at_));
     if (r == 0 && at_ < size_)
-      throw Failure(fmt::format("'{}' shrank while it was read: it ends at byte {}, but held {} bytes when opened "
-                                "(truncated by logrotate's copytruncate?); report a rotated copy instead",
-                                name_, at_, size_));
+      throw Failure(
+          fmt::format("'{}' shrank while it was read: it ends at byte {}, but held {} bytes when opened "
+                      "(truncated by logrotate's copytruncate?); report a rotated copy instead",
+                      name_, at_, size_));
     if (r >= 0) {
       at_ += static_cast<std::uint64_t>(r);
       return static_cast<std::size_t>(r);
@@ -72,7 +73,8 @@ std::uint64_t LineCounter::lines_before(std::uint64_t offset) {
     buf_.resize(kBlock);
     PreadSource source(name_, fd_, at_, 0);  // a shrink is the scan's to report
     while (at_ < offset) {
-      std::size_t got = source.read(buf_.data(), static_cast<std::size_t>(std::min<std::uint64_t>(buf_.size(), offset - at_)));
+      std::size_t got =
+          source.read(buf_.data(), static_cast<std::size_t>(std::min<std::uint64_t>(buf_.size(), offset - at_)));
       if (got == 0) break;  // the file shrank under us: count what there is
       lines_ += count_newlines(buf_.data(), buf_.data() + got);
       at_ += got;

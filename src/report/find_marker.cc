@@ -52,7 +52,8 @@ __attribute__((target("avx2"))) const char* find_avx2(const char* p, const char*
   while (end - p >= static_cast<std::ptrdiff_t>(32 + kSecond)) {
     __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
     __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kSecond));
-    auto mask = static_cast<unsigned>(_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, second))));
+    auto mask = static_cast<unsigned>(
+        _mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, second))));
     if (mask != 0)
       if (const char* hit = confirm(p, mask, end, m)) return hit;
     p += 32;
@@ -65,7 +66,8 @@ const char* find_sse2(const char* p, const char* end, std::string_view m) {
   while (end - p >= static_cast<std::ptrdiff_t>(16 + kSecond)) {
     __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kSecond));
-    auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, second))));
+    auto mask =
+        static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, second))));
     if (mask != 0)
       if (const char* hit = confirm(p, mask, end, m)) return hit;
     p += 16;
@@ -78,7 +80,8 @@ __attribute__((target("avx2"))) std::uint64_t count_avx2(const char* p, const ch
   std::uint64_t n = 0;
   for (; end - p >= 32; p += 32) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    n += static_cast<unsigned>(__builtin_popcount(static_cast<unsigned>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)))));
+    n += static_cast<unsigned>(
+        __builtin_popcount(static_cast<unsigned>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)))));
   }
   return n + count_plain(p, end);
 }

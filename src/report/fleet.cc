@@ -62,7 +62,8 @@ std::optional<Instant> FleetHour::first_limited_at() const { return earliest(bud
 const BudgetView* FleetHour::lowest_budget() const {
   const BudgetView* best = nullptr;
   for (const auto& [key, b] : budgets)
-    if (b.hourly() && b.lowest && (best == nullptr || lower(*b.lowest, b.lowest_at, *best->lowest, best->lowest_at))) best = &b;
+    if (b.hourly() && b.lowest && (best == nullptr || lower(*b.lowest, b.lowest_at, *best->lowest, best->lowest_at)))
+      best = &b;
   return best;
 }
 

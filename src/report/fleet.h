@@ -36,11 +36,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "forgemeter/line_view.h"
+#include "forgemeter/lines.h"
 #include "report/budget_view.h"
 #include "report/interner.h"
 #include "report/small_map.h"
-#include "forgemeter/line_view.h"
-#include "forgemeter/lines.h"
 
 namespace forgemeter::report {
 
@@ -148,10 +148,13 @@ class Fleet {
   void add_count(Hour& h, const LineView& line);
   void add_budget(Hour& h, std::uint32_t source, const LineView& line);
   void add_answers(Hour& h, const LineView& line);
-  std::uint64_t host_api(std::string_view host, Api api) { return std::uint64_t{hosts_.id(host)} * 2 + static_cast<unsigned>(api); }
+  std::uint64_t host_api(std::string_view host, Api api) {
+    return std::uint64_t{hosts_.id(host)} * 2 + static_cast<unsigned>(api);
+  }
   // Packed in one word when both fit (always, in practice), else an id of the pair with the top bit set.
   std::uint64_t budget_key(std::uint64_t host_api, std::uint64_t installation) {
-    if (host_api < (std::uint64_t{1} << 19) && installation < (std::uint64_t{1} << 44)) return host_api << 44 | installation;
+    if (host_api < (std::uint64_t{1} << 19) && installation < (std::uint64_t{1} << 44))
+      return host_api << 44 | installation;
     return installs_.id(host_api, installation) | kPairBit;
   }
   std::pair<std::uint64_t, std::uint64_t> budget_pair(std::uint64_t key) const {
@@ -159,9 +162,13 @@ class Fleet {
     return {key >> 44, key & ((std::uint64_t{1} << 44) - 1)};
   }
   static constexpr std::uint64_t kPairBit = std::uint64_t{1} << 63;
-  HostApi host_api_of(std::uint64_t id) const { return HostApi{hosts_.name(static_cast<std::uint32_t>(id / 2)), Api(id % 2)}; }
+  HostApi host_api_of(std::uint64_t id) const {
+    return HostApi{hosts_.name(static_cast<std::uint32_t>(id / 2)), Api(id % 2)};
+  }
   // A budget_key() and a resource name id, as one id.
-  std::uint64_t resource_key(std::uint64_t budget_key, std::uint32_t resource) { return resource_pairs_.id(budget_key, resource); }
+  std::uint64_t resource_key(std::uint64_t budget_key, std::uint32_t resource) {
+    return resource_pairs_.id(budget_key, resource);
+  }
 
   // Pairs of numbers as dense ids: (host/api id, installation) of the budgets
   // that do not pack, (budget key, resource id) of the resources.
@@ -169,6 +176,7 @@ class Fleet {
    public:
     std::uint64_t id(std::uint64_t a, std::uint64_t b);
     std::pair<std::uint64_t, std::uint64_t> pair(std::uint64_t id) const { return pairs_[id]; }
+
    private:
     struct Hash {
       std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& p) const noexcept {
@@ -180,9 +188,9 @@ class Fleet {
   };
 
   FleetOptions options_;
-  std::vector<Hour> hours_;                       // in order of first use
+  std::vector<Hour> hours_;                                   // in order of first use
   std::unordered_map<std::int64_t, std::size_t> hour_slots_;  // hour ending (s) -> index in hours_
-  std::size_t last_slot_ = SIZE_MAX;              // the hour the previous line went to
+  std::size_t last_slot_ = SIZE_MAX;                          // the hour the previous line went to
   Interner sources_, lanes_, hosts_, resources_;
   PairIds installs_, resource_pairs_;
   std::uint64_t lines_ = 0;

@@ -30,7 +30,8 @@ std::unique_ptr<LogReader> LogReader::open(const std::string& path) {
   if (!S_ISREG(st.st_mode)) return make_stream_reader(path, fd, true);
   unsigned char magic[2] = {0, 0};
   const bool gzip = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-  auto reader = gzip ? make_stream_reader(path, fd, true) : make_file_reader(path, fd, static_cast<std::uint64_t>(st.st_size));
+  auto reader =
+      gzip ? make_stream_reader(path, fd, true) : make_file_reader(path, fd, static_cast<std::uint64_t>(st.st_size));
   reader->id_ = FileId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
   return reader;
 }
@@ -38,11 +39,13 @@ std::unique_ptr<LogReader> LogReader::open(const std::string& path) {
 void LogReader::check_still_named(std::uint64_t bytes) const {
   if (!id_) return;
   struct stat now {};
-  if (::stat(name_.c_str(), &now) == 0 && FileId{static_cast<std::uint64_t>(now.st_dev), static_cast<std::uint64_t>(now.st_ino)} == *id_)
+  if (::stat(name_.c_str(), &now) == 0 &&
+      FileId{static_cast<std::uint64_t>(now.st_dev), static_cast<std::uint64_t>(now.st_ino)} == *id_)
     return;
-  throw Failure(fmt::format("'{}' was replaced while it was read (noticed at byte {}, its end): its totals would "
-                            "mix two files; report a rotated copy instead",
-                            name_, bytes));
+  throw Failure(
+      fmt::format("'{}' was replaced while it was read (noticed at byte {}, its end): its totals would "
+                  "mix two files; report a rotated copy instead",
+                  name_, bytes));
 }
 
 }  // namespace forgemeter::report

@@ -96,8 +96,8 @@ class Inflater final : public ByteSource {
     return z_.avail_in > 0;
   }
   void lose(std::string what) {
-    problem = fmt::format("{}: {} after {} bytes of text; the lines before it were read, the rest is lost", name_,
-                          what, z_.total_out + done_out_);
+    problem = fmt::format("{}: {} after {} bytes of text; the lines before it were read, the rest is lost", name_, what,
+                          z_.total_out + done_out_);
   }
 
   std::string name_;
@@ -152,7 +152,8 @@ bool gzip_magic(std::string_view head) {
 
 std::unique_ptr<LogReader> make_stream_reader(std::string name, int fd, bool owns_fd) {
   auto src = std::make_unique<FdSource>(name, fd, owns_fd);
-  if (gzip_magic(src->peek())) return std::make_unique<StreamReader>(name, std::make_unique<Inflater>(name, std::move(src)));
+  if (gzip_magic(src->peek()))
+    return std::make_unique<StreamReader>(name, std::make_unique<Inflater>(name, std::move(src)));
   return std::make_unique<StreamReader>(std::move(name), std::move(src));
 }
 

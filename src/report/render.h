@@ -62,8 +62,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
 // have a reading in any hour, by name.
 std::vector<std::string> window_resources(const std::vector<FleetHour>& hours);
 struct ResourceSummary {
-  std::optional<std::uint64_t> lowest;     // over the hour's installations and hosts
-  std::optional<Instant> limited_at;       // the earliest reading of 0
+  std::optional<std::uint64_t> lowest;  // over the hour's installations and hosts
+  std::optional<Instant> limited_at;    // the earliest reading of 0
 };
 // A resource's readings in an hour, over its installations; none without a reading.
 std::optional<ResourceSummary> resource_summary(const FleetHour& h, std::string_view resource);

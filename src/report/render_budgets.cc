@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "report/render.h"
 #include "meter/civil.h"
+#include "report/render.h"
 
 namespace forgemeter::report {
 
@@ -30,13 +30,15 @@ std::string lowest_text(const FleetHour& h) {
   const BudgetView* low = h.lowest_budget();
   if (low == nullptr) return {};
   // Core is what "lowest left" always meant; a GraphQL reading says it is points.
-  return fmt::format("{} at {}{}", *low->lowest, clock_text(low->lowest_at), low->kind == BudgetKind::graphql ? " (graphql)" : "");
+  return fmt::format("{} at {}{}", *low->lowest, clock_text(low->lowest_at),
+                     low->kind == BudgetKind::graphql ? " (graphql)" : "");
 }
 
 std::vector<std::string> budget_notes(const FleetHour& h) {
   std::vector<std::string> notes;
   for (const auto& [key, b] : h.budgets) {
-    if (b.over()) notes.push_back(fmt::format("{} over its {} by {}", budget_label(key), *b.limit, b.requests - *b.limit));
+    if (b.over())
+      notes.push_back(fmt::format("{} over its {} by {}", budget_label(key), *b.limit, b.requests - *b.limit));
     if (b.exhausted_at) notes.push_back(fmt::format("{} out at {}", budget_label(key), clock_text(*b.exhausted_at)));
     if (b.limited_at)
       notes.push_back(fmt::format("{} limited at {} ({}{})", budget_label(key), clock_text(*b.limited_at), *b.lowest,

@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "report/render.h"
 #include "meter/civil.h"
+#include "report/render.h"
 
 namespace forgemeter::report {
 
@@ -15,9 +15,12 @@ std::string json_quote(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
     auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') out += {'\\', c};
-    else if (u < 0x20 || u == 0x7f) out += fmt::format("\\u{:04x}", u);
-    else out += c;
+    if (c == '"' || c == '\\')
+      out += {'\\', c};
+    else if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\u{:04x}", u);
+    else
+      out += c;
   }
   return out + "\"";
 }
@@ -41,9 +44,11 @@ std::string hour_json(const FleetHour& h, const std::vector<std::string>& names)
   std::string o = fmt::format(R"({{"hour_ending":{},"hour_start":{},"requests":{},"replicas":{},"sources":{},)",
                               json_quote(hour_text(h.hour_ending)), json_quote(hour_text(h.hour_start())), h.requests,
                               h.sources.size(), names_json(h.sources, names));
-  o += fmt::format(R"("partial":{},"partial_sources":{},"lanes":{{)", h.partial(), names_json(h.partial_sources, names));
+  o +=
+      fmt::format(R"("partial":{},"partial_sources":{},"lanes":{{)", h.partial(), names_json(h.partial_sources, names));
   bool first = true;
-  for (const auto& [lane, n] : h.lanes) o += fmt::format("{}{}:{}", std::exchange(first, false) ? "" : ",", json_quote(lane), n);
+  for (const auto& [lane, n] : h.lanes)
+    o += fmt::format("{}{}:{}", std::exchange(first, false) ? "" : ",", json_quote(lane), n);
   o += R"(},"hosts":[)";
   first = true;
   for (const auto& [key, n] : h.hosts) {
@@ -53,7 +58,8 @@ std::string hour_json(const FleetHour& h, const std::vector<std::string>& names)
       bool f2 = true;
       for (std::size_t c = 0; c < kAnswerClasses; ++c)
         if (it->second[c] != 0)
-          o += fmt::format(R"({}"{}":{})", std::exchange(f2, false) ? "" : ",", to_string(AnswerClass(c)), it->second[c]);
+          o += fmt::format(R"({}"{}":{})", std::exchange(f2, false) ? "" : ",", to_string(AnswerClass(c)),
+                           it->second[c]);
     }
     o += "}}";
   }
@@ -110,8 +116,8 @@ std::string render_csv(const ReportData& r) {
     for (const auto& [key, b] : h.budgets) over = over || b.over();
     auto limit = hour_limit(h);
     auto first = h.first_exhausted_at();
-    out += fmt::format("{},{},{},{},{},{},{},{},{}", hour_text(h.hour_ending), h.requests, h.sources.size(), h.partial(),
-                       low ? fmt::to_string(*low->lowest) : "", low ? instant_text(low->lowest_at) : "",
+    out += fmt::format("{},{},{},{},{},{},{},{},{}", hour_text(h.hour_ending), h.requests, h.sources.size(),
+                       h.partial(), low ? fmt::to_string(*low->lowest) : "", low ? instant_text(low->lowest_at) : "",
                        limit ? fmt::to_string(*limit) : "", over, first ? instant_text(*first) : "");
     for (const auto& l : lanes) {
       auto it = h.lanes.find(l);

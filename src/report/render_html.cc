@@ -1,13 +1,13 @@
 // The self-contained HTML page: no network, no scripts; the chart is inline SVG.
 #include <fmt/format.h>
 
-#include "report/render.h"
 #include "meter/civil.h"
+#include "report/render.h"
 
 namespace forgemeter::report {
 
-using meter::hour_text;
 using meter::clock_text;
+using meter::hour_text;
 
 std::string html_escape(std::string_view s) {
   std::string out;
@@ -40,7 +40,8 @@ std::string hour_rows(const ReportData& r) {
     std::string lanes;
     for (const auto& [lane, n] : h.lanes) lanes += fmt::format("{}{}={}", lanes.empty() ? "" : ", ", lane, n);
     rows += fmt::format(
-        "<tr{}><td>{}{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td>{}</td></tr>\n",
+        "<tr{}><td>{}{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td>{}</td><td class=n>{}</td><td "
+        "class=n>{}</td><td>{}</td></tr>\n",
         row_class(h), hour_text(h.hour_ending), h.partial() ? " <small>(partial)</small>" : "", h.requests,
         h.graphql_requests(), h.sources.size(), html_escape(lanes), cell(lowest_text(h)),
         limit ? fmt::to_string(*limit) : "–", html_escape(join(budget_notes(h), "; ")));
@@ -59,12 +60,14 @@ std::string budget_rows(const ReportData& r) {
       if (b.exhausted_at) state.push_back("out at " + clock_text(*b.exhausted_at));
       if (b.limited_at) state.push_back("limited at " + clock_text(*b.limited_at));
       rows += fmt::format(
-          "<tr{}><td>{}</td><td>{} {}</td><td class=n>{}</td><td>{}</td><td>{}</td><td class=n>{}</td><td>{}</td><td>{}</td><td class=n>{}</td><td>{}</td></tr>\n",
+          "<tr{}><td>{}</td><td>{} {}</td><td class=n>{}</td><td>{}</td><td>{}</td><td "
+          "class=n>{}</td><td>{}</td><td>{}</td><td class=n>{}</td><td>{}</td></tr>\n",
           mark, hour_text(h.hour_ending), html_escape(key.host), to_string(key.api), key.installation,
           html_escape(key.resource_name()), b.hourly() ? "hour" : "minute",
           key.credited() ? fmt::to_string(b.requests) : "–",
-          b.lowest ? fmt::format("{} at {}", *b.lowest, clock_text(b.lowest_at)) : "–", cell(b.lowest ? b.lowest_source : ""),
-          b.limit ? fmt::to_string(*b.limit) : "–", html_escape(join(state, "; ")));
+          b.lowest ? fmt::format("{} at {}", *b.lowest, clock_text(b.lowest_at)) : "–",
+          cell(b.lowest ? b.lowest_source : ""), b.limit ? fmt::to_string(*b.limit) : "–",
+          html_escape(join(state, "; ")));
     }
   return rows;
 }

@@ -4,14 +4,14 @@
 
 #include <fmt/format.h>
 
+#include "meter/civil.h"
 #include "report/render.h"
 #include "report/terminal_text.h"
-#include "meter/civil.h"
 
 namespace forgemeter::report {
 
-using meter::hour_text;
 using meter::clock_text;
+using meter::hour_text;
 
 std::vector<std::string> all_lanes(const std::vector<FleetHour>& hours) {
   std::set<std::string, LaneOrder> lanes;
@@ -41,8 +41,10 @@ void print_rows(std::string& out, std::vector<Row> rows) {
     std::string line;
     for (std::size_t i = 0; i < r.size(); ++i) {
       if (i > 0) line += "  ";
-      if (i == 0 || i + 1 == r.size()) line += fmt::format("{:<{}}", r[i], i + 1 == r.size() ? 0 : width[i]);
-      else line += fmt::format("{:>{}}", r[i], width[i]);
+      if (i == 0 || i + 1 == r.size())
+        line += fmt::format("{:<{}}", r[i], i + 1 == r.size() ? 0 : width[i]);
+      else
+        line += fmt::format("{:>{}}", r[i], width[i]);
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
@@ -84,7 +86,8 @@ std::string render_table(const ReportData& r) {
         for (std::size_t c = 0; c < kAnswerClasses; ++c)
           if (it->second[c] != 0)
             answers += fmt::format("{}{}={}", answers.empty() ? "" : " ", to_string(AnswerClass(c)), it->second[c]);
-      hosts.push_back({hour_text(h.hour_ending), key.host, std::string(to_string(key.api)), fmt::to_string(n), answers});
+      hosts.push_back(
+          {hour_text(h.hour_ending), key.host, std::string(to_string(key.api)), fmt::to_string(n), answers});
     }
   print_rows(out, std::move(hosts));
 
@@ -97,8 +100,10 @@ std::string render_table(const ReportData& r) {
                       std::string(key.resource_name()), key.credited() ? fmt::to_string(b.requests) : "-",
                       b.lowest ? fmt::format("{} at {}", *b.lowest, clock_text(b.lowest_at)) : "-",
                       b.lowest ? b.lowest_source : "-", b.limit ? fmt::to_string(*b.limit) : "-"});
-  if (inst.size() > 1) print_rows(out, std::move(inst));
-  else out += "(no installation-labelled requests)\n";
+  if (inst.size() > 1)
+    print_rows(out, std::move(inst));
+  else
+    out += "(no installation-labelled requests)\n";
   return out;
 }
 

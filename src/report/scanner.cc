@@ -52,7 +52,8 @@ void Scanner::take(std::string_view line, std::uint32_t default_source, const st
     case LineTaker::Took::summed: ++stats_.lines; return;
     case LineTaker::Took::skipped:
       ++stats_.skipped;
-      if (stats_.reasons.size() < kFirstReasons) stats_.reasons.push_back(skip_reason(where_name, where_line(), taker_.reason()));
+      if (stats_.reasons.size() < kFirstReasons)
+        stats_.reasons.push_back(skip_reason(where_name, where_line(), taker_.reason()));
       return;
   }
 }
@@ -73,8 +74,8 @@ void Scanner::scan_inputs(const std::vector<std::string>& paths) {
     std::uint32_t source = options_.source_field.empty() ? fleet_.source(reader->name()) : 0;
     if (const auto file = reader->plain_file(); threads > 1 && file) {
       const std::uint64_t before = stats_.bytes;
-      scan_in_chunks(*file, reader->name(),
-                     ChunkOptions{kMarker, options_.source_field, threads, options_.chunk_bytes}, fleet_, stats_);
+      scan_in_chunks(*file, reader->name(), ChunkOptions{kMarker, options_.source_field, threads, options_.chunk_bytes},
+                     fleet_, stats_);
       reader->check_still_named(stats_.bytes - before);
       continue;
     }

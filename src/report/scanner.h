@@ -15,9 +15,9 @@ namespace forgemeter::report {
 inline constexpr std::size_t kFirstReasons = 5;
 
 struct ScanStats {
-  std::uint64_t bytes = 0;    // text read (after inflating)
-  std::uint64_t lines = 0;    // meter lines summed
-  std::uint64_t skipped = 0;  // meter lines that did not parse
+  std::uint64_t bytes = 0;            // text read (after inflating)
+  std::uint64_t lines = 0;            // meter lines summed
+  std::uint64_t skipped = 0;          // meter lines that did not parse
   std::vector<std::string> reasons;   // the first kFirstReasons: "file:line: reason"
   std::vector<std::string> problems;  // inputs that lost data (corrupt/truncated gzip)
   std::vector<std::string> warnings;  // nothing lost (e.g. a file named twice, read once)

@@ -26,8 +26,7 @@ std::string lower(std::string s) {
 // `Bearer inst-<digits>` -> the id; anything else -> 0.
 std::uint64_t installation_of(const std::string& authorization) {
   constexpr std::string_view prefix = "Bearer inst-";
-  if (authorization.size() <= prefix.size() || authorization.compare(0, prefix.size(), prefix) != 0)
-    return 0;
+  if (authorization.size() <= prefix.size() || authorization.compare(0, prefix.size(), prefix) != 0) return 0;
   std::uint64_t id = 0;
   const char* first = authorization.data() + prefix.size();
   const char* last = authorization.data() + authorization.size();
@@ -36,8 +35,8 @@ std::uint64_t installation_of(const std::string& authorization) {
 }
 
 bool is_conditional_hit(const Request& req) {
-  return req.method == "GET" && req.path.rfind("/repos/", 0) == 0 &&
-         req.has_header("If-None-Match") && req.get_header_value("If-None-Match") == etag_of(req.path);
+  return req.method == "GET" && req.path.rfind("/repos/", 0) == 0 && req.has_header("If-None-Match") &&
+         req.get_header_value("If-None-Match") == etag_of(req.path);
 }
 
 // Whole seconds from `at` to the epoch second `reset`, rounded up (never below 0).
@@ -76,15 +75,15 @@ Outcome answer_github(const Accounting& a, const Request& req, Response& res, in
     res.set_content(std::string(kSecondaryBody), "application/json");
     return Outcome::Handled;
   }
-  const std::uint64_t cost = cost_of(ForgeKind::github, resource, req.get_header_value(std::string(kCostHeader).c_str()),
-                                     is_conditional_hit(req));
+  const std::uint64_t cost = cost_of(ForgeKind::github, resource,
+                                     req.get_header_value(std::string(kCostHeader).c_str()), is_conditional_hit(req));
   const BudgetReading b = a.budgets.charge(installation, resource, cost, at);
   github_headers(res, b, resource);
   if (!b.exhausted) return Outcome::Unhandled;
   res.status = 403;
-  res.set_content(R"({"message":"API rate limit exceeded for installation ID )" + std::to_string(installation) +
-                      R"(."})",
-                  "application/json");
+  res.set_content(
+      R"({"message":"API rate limit exceeded for installation ID )" + std::to_string(installation) + R"(."})",
+      "application/json");
   return Outcome::Handled;
 }
 

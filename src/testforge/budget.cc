@@ -57,17 +57,14 @@ BudgetReading Budgets::peek(std::uint64_t installation, const std::string& resou
   return settle({installation, resource}, 0, at, false);
 }
 
-void Budgets::set_limit(std::uint64_t installation, std::uint64_t limit) {
-  set_limit(installation, "core", limit);
-}
+void Budgets::set_limit(std::uint64_t installation, std::uint64_t limit) { set_limit(installation, "core", limit); }
 
 void Budgets::set_limit(std::uint64_t installation, const std::string& resource, std::uint64_t limit) {
   std::lock_guard lock(mu_);
   overrides_[{installation, resource}] = limit;
 }
 
-std::optional<std::uint64_t> Budgets::lowest_remaining(std::uint64_t installation,
-                                                       const std::string& resource) const {
+std::optional<std::uint64_t> Budgets::lowest_remaining(std::uint64_t installation, const std::string& resource) const {
   std::lock_guard lock(mu_);
   auto it = lowest_.find({installation, resource});
   if (it == lowest_.end()) return std::nullopt;

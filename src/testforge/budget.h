@@ -41,11 +41,11 @@
 namespace forgemeter::testforge {
 
 struct BudgetLimits {
-  std::uint64_t installation = 5000;   // core (and resources the table does not name), per hour
-  std::uint64_t graphql = 5000;        // points per hour
-  std::uint64_t search = 30;           // per minute
-  std::uint64_t code_search = 10;      // per minute
-  std::uint64_t gitlab = 600;          // per minute
+  std::uint64_t installation = 5000;     // core (and resources the table does not name), per hour
+  std::uint64_t graphql = 5000;          // points per hour
+  std::uint64_t search = 30;             // per minute
+  std::uint64_t code_search = 10;        // per minute
+  std::uint64_t gitlab = 600;            // per minute
   std::uint64_t anonymous = 10'000'000;  // installation 0, every resource
 };
 
@@ -66,8 +66,7 @@ class Budgets {
 
   // Charges one request of `cost` received at `at` (default: the clock's now)
   // and says what the answer's headers show.
-  BudgetReading charge(std::uint64_t installation, const std::string& resource, std::uint64_t cost,
-                       UtcMillis at);
+  BudgetReading charge(std::uint64_t installation, const std::string& resource, std::uint64_t cost, UtcMillis at);
   BudgetReading charge(std::uint64_t installation, const std::string& resource, std::uint64_t cost);
   // What an answer at `at` shows without spending anything (a request answered
   // for another reason, e.g. a secondary limit). Counts for lowest_remaining().

@@ -45,8 +45,7 @@ std::string resource_of(ForgeKind kind, std::string_view path) {
   return "core";
 }
 
-std::uint64_t cost_of(ForgeKind kind, std::string_view resource, std::string_view cost_header,
-                      bool conditional_hit) {
+std::uint64_t cost_of(ForgeKind kind, std::string_view resource, std::string_view cost_header, bool conditional_hit) {
   if (kind == ForgeKind::github && conditional_hit) return 0;
   if (resource != "graphql") return 1;
   std::uint64_t cost = 0;

@@ -33,7 +33,6 @@ std::string resource_of(ForgeKind kind, std::string_view path);
 // What a request spends: 0 for a conditional GET answered 304 (GitHub only),
 // the kCostHeader value (forge.h) for graphql (a positive integer; absent, zero or
 // unreadable = 1), else 1.
-std::uint64_t cost_of(ForgeKind kind, std::string_view resource, std::string_view cost_header,
-                      bool conditional_hit);
+std::uint64_t cost_of(ForgeKind kind, std::string_view resource, std::string_view cost_header, bool conditional_hit);
 
 }  // namespace forgemeter::testforge

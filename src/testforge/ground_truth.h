@@ -28,10 +28,10 @@
 namespace forgemeter::testforge {
 
 struct ReceivedRequest {
-  std::string host;    // Host header, lower-cased
+  std::string host;  // Host header, lower-cased
   std::string method;
-  std::string target;  // path and query as sent
-  std::string lane;    // kLaneHeader's value, or "" when absent
+  std::string target;              // path and query as sent
+  std::string lane;                // kLaneHeader's value, or "" when absent
   std::uint64_t installation = 0;  // from `Authorization: Bearer inst-<id>`; 0 = none
   int listener_port = 0;           // the forge port it arrived on
   bool tls = false;

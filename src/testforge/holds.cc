@@ -6,8 +6,7 @@ bool Holds::hold(const std::string& key, std::chrono::milliseconds limit) {
   std::unique_lock lock(mu_);
   ++held_[key];
   changed_.notify_all();
-  const bool released =
-      changed_.wait_for(lock, limit, [&] { return all_released_ || released_.count(key) > 0; });
+  const bool released = changed_.wait_for(lock, limit, [&] { return all_released_ || released_.count(key) > 0; });
   --held_[key];
   changed_.notify_all();
   return released;

@@ -34,8 +34,7 @@ int int_param(const Request& req, const char* name, int fallback) {
 }
 
 void echo(const Request& req, Response& res) {
-  res.set_content(R"({"method":")" + req.method + R"(","body_bytes":)" +
-                      std::to_string(req.body.size()) + "}",
+  res.set_content(R"({"method":")" + req.method + R"(","body_bytes":)" + std::to_string(req.body.size()) + "}",
                   "application/json");
 }
 
@@ -53,13 +52,12 @@ void redirect_to(Response& res, const std::string& location, int status) {
 
 // Headers, then 100 of the announced 1000 body bytes, then the connection closes.
 void drop_mid_body(Response& res) {
-  res.set_content_provider(1000, "application/json",
-                           [](std::size_t offset, std::size_t, httplib::DataSink& sink) {
-                             if (offset != 0) return false;
-                             static const std::string part(100, 'x');
-                             sink.write(part.data(), part.size());
-                             return true;
-                           });
+  res.set_content_provider(1000, "application/json", [](std::size_t offset, std::size_t, httplib::DataSink& sink) {
+    if (offset != 0) return false;
+    static const std::string part(100, 'x');
+    sink.write(part.data(), part.size());
+    return true;
+  });
 }
 
 // Rate-limit headers no forge should send, in both spellings (GitHub's X-
@@ -68,11 +66,16 @@ void drop_mid_body(Response& res) {
 void hostile(const Request& req, Response& res) {
   const std::string kind = req.get_param_value("kind");
   std::string value;
-  if (kind == "huge") value = std::string(4000, '9');
-  else if (kind == "negative") value = "-5";
-  else if (kind == "control") value = std::string("12\x01\x1b[31m\x7f", 9) + "\xff";
-  else if (kind == "syntax") value = R"(core x=1 "q\" (y), 100%)";
-  else value = "lots";
+  if (kind == "huge")
+    value = std::string(4000, '9');
+  else if (kind == "negative")
+    value = "-5";
+  else if (kind == "control")
+    value = std::string("12\x01\x1b[31m\x7f", 9) + "\xff";
+  else if (kind == "syntax")
+    value = R"(core x=1 "q\" (y), 100%)";
+  else
+    value = "lots";
   for (const char* name : {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Used", "X-RateLimit-Reset",
                            "X-RateLimit-Resource", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Observed",
                            "RateLimit-Reset", "RateLimit-ResetTime", "Retry-After"}) {
@@ -89,9 +92,7 @@ int FlakyCounters::bump(const std::string& key) {
   return ++seen_[key];
 }
 
-std::string etag_of(const std::string& path) {
-  return "\"" + std::to_string(std::hash<std::string>{}(path)) + "\"";
-}
+std::string etag_of(const std::string& path) { return "\"" + std::to_string(std::hash<std::string>{}(path)) + "\""; }
 
 void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& flaky, Holds& holds) {
   s.Get(R"(/repos/.*)", [](const Request& req, Response& res) {
@@ -106,13 +107,11 @@ void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& fl
   s.Put(R"(/repos/.*)", echo);
   s.Patch(R"(/repos/.*)", echo);
   s.Delete(R"(/repos/.*)", echo);
-  s.Post(R"(/(api/)?graphql)", [](const Request&, Response& res) {
-    res.set_content(R"({"data":{}})", "application/json");
-  });
+  s.Post(R"(/(api/)?graphql)",
+         [](const Request&, Response& res) { res.set_content(R"({"data":{}})", "application/json"); });
   // GitHub's searches (the accounting step charges search or code_search).
-  s.Get(R"(/search/.*)", [](const Request&, Response& res) {
-    res.set_content(R"({"total_count":0,"items":[]})", "application/json");
-  });
+  s.Get(R"(/search/.*)",
+        [](const Request&, Response& res) { res.set_content(R"({"total_count":0,"items":[]})", "application/json"); });
   any(s, "/echo", echo);
   any(s, R"(/status/(\d+))", [](const Request& req, Response& res) {
     res.status = std::stoi(req.matches[1]);
@@ -127,8 +126,8 @@ void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& fl
     if (n == 0) return echo(req, res);
     const int status = int_param(req, "status", 302);
     redirect_to(res,
-                where.scheme + "://" + std::string(next_host(host_name(req.get_header_value("Host")))) +
-                    ":" + std::to_string(where.port) + "/chain/" + std::to_string(n - 1) +
+                where.scheme + "://" + std::string(next_host(host_name(req.get_header_value("Host")))) + ":" +
+                    std::to_string(where.port) + "/chain/" + std::to_string(n - 1) +
                     "?status=" + std::to_string(status),
                 status);
   });

@@ -5,9 +5,7 @@
 namespace forgemeter::testforge {
 namespace {
 
-std::int64_t minute_of(UtcMillis at) {
-  return std::chrono::floor<std::chrono::minutes>(at).time_since_epoch().count();
-}
+std::int64_t minute_of(UtcMillis at) { return std::chrono::floor<std::chrono::minutes>(at).time_since_epoch().count(); }
 
 // Whole seconds from `at` to `until`, rounded up: a client waiting that long
 // arrives after the window, never inside it.

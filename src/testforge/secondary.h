@@ -44,8 +44,8 @@ struct SecondaryLimit {
   int max_in_flight = 0;         // 0 = off; else more than this many requests of one installation at once trips it
   int max_posts_per_minute = 0;  // 0 = off; else the POST after this many in one forge-clock minute trips it
   std::optional<int> retry_after_s = 60;  // the limited window, sent as Retry-After; nullopt: no Retry-After
-  int penalty_s = 60;            // the limited window when no Retry-After is sent
-  int status = 403;              // the answer's status: 403 or 429
+  int penalty_s = 60;                     // the limited window when no Retry-After is sent
+  int status = 403;                       // the answer's status: 403 or 429
 };
 
 class SecondaryLimits {
@@ -83,8 +83,8 @@ class SecondaryLimits {
     std::int64_t minute = -1;
     int count = 0;
   };
-  void trip(std::uint64_t installation, UtcMillis at);                       // mu_ held
-  Verdict verdict(const Limited& l, UtcMillis at) const;                     // mu_ held
+  void trip(std::uint64_t installation, UtcMillis at);    // mu_ held
+  Verdict verdict(const Limited& l, UtcMillis at) const;  // mu_ held
 
   const SecondaryLimit rule_;
   mutable std::mutex mu_;

@@ -45,8 +45,8 @@ X509* new_cert(EVP_PKEY* key, const std::string& common_name) {
   X509_gmtime_adj(X509_getm_notAfter(cert), 24 * 3600);
   X509_set_pubkey(cert, key);
   X509_NAME* name = X509_get_subject_name(cert);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
-                             reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1, 0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(common_name.c_str()), -1,
+                             -1, 0);
   return cert;
 }
 
@@ -78,8 +78,7 @@ TestCa::TestCa(const std::string& name) {
   X509_set_issuer_name(server_cert_, X509_get_subject_name(ca_cert_));
   add_extension(server_cert_, ca_cert_, NID_basic_constraints, "critical,CA:FALSE");
   add_extension(server_cert_, ca_cert_, NID_ext_key_usage, "serverAuth");
-  add_extension(server_cert_, ca_cert_, NID_subject_alt_name,
-                "DNS:*.forge.test,DNS:localhost,IP:127.0.0.1");
+  add_extension(server_cert_, ca_cert_, NID_subject_alt_name, "DNS:*.forge.test,DNS:localhost,IP:127.0.0.1");
   add_extension(server_cert_, ca_cert_, NID_authority_key_identifier, "keyid");
   check(X509_sign(server_cert_, ca_key_, EVP_sha256()) > 0, "sign the server certificate");
 
@@ -91,8 +90,9 @@ std::string TestCa::server_cert_pem() const {
 }
 
 std::string TestCa::server_key_pem() const {
-  return pem_of([this](BIO* b) { return PEM_write_bio_PrivateKey(b, server_key_, nullptr, nullptr, 0, nullptr, nullptr); },
-                "write the key as PEM");
+  return pem_of(
+      [this](BIO* b) { return PEM_write_bio_PrivateKey(b, server_key_, nullptr, nullptr, 0, nullptr, nullptr); },
+      "write the key as PEM");
 }
 
 TestCa::~TestCa() {

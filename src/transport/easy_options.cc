@@ -45,8 +45,7 @@ std::string check_resolve_entry(const std::string& entry) {
   if (ec != std::errc{} || p != e.data() + c2 || port == 0 || port > 65535)
     return "resolve entry \"" + entry + "\" has no valid port";
   for (char c : entry)
-    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
-      return "resolve entry has a space or control byte";
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return "resolve entry has a space or control byte";
   return {};
 }
 
@@ -77,8 +76,8 @@ void apply_timeouts(CURL* h, const ConnectionSettings& s) noexcept {
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, ms(s.timeout));
 }
 
-void apply_hop(CURL* h, const std::string& method, const std::string& url, curl_slist* headers,
-               const std::string& body, bool with_body) noexcept {
+void apply_hop(CURL* h, const std::string& method, const std::string& url, curl_slist* headers, const std::string& body,
+               bool with_body) noexcept {
   apply_url(h, url);
   apply_header_list(h, headers);
   apply_method(h, method, body, with_body);

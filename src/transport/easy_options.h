@@ -47,8 +47,8 @@ void apply_connection(CURL* h, const ConnectionSettings& s) noexcept;
 void apply_timeouts(CURL* h, const ConnectionSettings& s) noexcept;
 
 // `headers` must outlive the perform; `body` is sent when `with_body`.
-void apply_hop(CURL* h, const std::string& method, const std::string& url, curl_slist* headers,
-               const std::string& body, bool with_body) noexcept;
+void apply_hop(CURL* h, const std::string& method, const std::string& url, curl_slist* headers, const std::string& body,
+               bool with_body) noexcept;
 void apply_url(CURL* h, const std::string& url) noexcept;
 void apply_header_list(CURL* h, curl_slist* headers) noexcept;
 void apply_method(CURL* h, const std::string& method, const std::string& body, bool with_body) noexcept;

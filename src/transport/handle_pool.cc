@@ -8,9 +8,7 @@ namespace {
 void lock_share(CURL*, curl_lock_data data, curl_lock_access, void* locks) {
   static_cast<std::mutex*>(locks)[data].lock();
 }
-void unlock_share(CURL*, curl_lock_data data, void* locks) {
-  static_cast<std::mutex*>(locks)[data].unlock();
-}
+void unlock_share(CURL*, curl_lock_data data, void* locks) { static_cast<std::mutex*>(locks)[data].unlock(); }
 
 }  // namespace
 
@@ -37,7 +35,8 @@ HandlePool::~HandlePool() {
 }
 
 HandlePool::Handle HandlePool::take() {
-  if (Pooled* hot = hot_.exchange(nullptr, std::memory_order_acq_rel)) return Handle(this, std::unique_ptr<Pooled>(hot));
+  if (Pooled* hot = hot_.exchange(nullptr, std::memory_order_acq_rel))
+    return Handle(this, std::unique_ptr<Pooled>(hot));
   {
     std::lock_guard lock(mu_);
     if (!idle_.empty()) {

@@ -30,16 +30,16 @@ namespace forgemeter::transport_detail {
 
 // What a Transport last did with a pooled handle.
 struct HandleState {
-  bool fresh = true;          // never used (its first request loads the resolve entries)
+  bool fresh = true;  // never used (its first request loads the resolve entries)
   // The last perform returned CURLE_OK after putting exactly one request on
   // the wire: libcurl resent nothing, so its per-handle resend counter is
   // still 0 and the options set for it are all still in place.
   bool reusable = false;
-  bool with_body = false;     // the last hop's shape: method and whether a body was set
+  bool with_body = false;  // the last hop's shape: method and whether a body was set
   std::string method;
-  std::string checked_url;    // the last request URL that passed the checks...
-  std::string checked_origin; // ...and its origin_key()
-  HopCache hop;               // the last hop's URL, host and API
+  std::string checked_url;     // the last request URL that passed the checks...
+  std::string checked_origin;  // ...and its origin_key()
+  HopCache hop;                // the last hop's URL, host and API
   // What is set on the handle since its last reset, so a reused handle is
   // not told again: the counting callbacks (through `slot`), the URL, the
   // header list and the timeouts last set.
@@ -71,7 +71,9 @@ class HandlePool {
     Pooled() = default;
     Pooled(const Pooled&) = delete;
     Pooled& operator=(const Pooled&) = delete;
-    ~Pooled() { if (h) curl_easy_cleanup(h); }  // before `state`: libcurl may still write to its buffers
+    ~Pooled() {
+      if (h) curl_easy_cleanup(h);
+    }  // before `state`: libcurl may still write to its buffers
     CURL* h = nullptr;
     HandleState state;
   };
@@ -87,7 +89,9 @@ class HandlePool {
     Handle(HandlePool* pool, std::unique_ptr<Pooled> p) noexcept : pool_(pool), p_(std::move(p)) {}
     Handle(Handle&& o) noexcept = default;
     Handle& operator=(Handle&&) = delete;
-    ~Handle() { if (p_) pool_->give_back(std::move(p_)); }
+    ~Handle() {
+      if (p_) pool_->give_back(std::move(p_));
+    }
     CURL* get() const noexcept { return p_->h; }
     HandleState& state() noexcept { return p_->state; }
     // Renews the handle for its next request (see above).

@@ -80,7 +80,9 @@ void Headers::grow(std::size_t bytes, std::size_t fields) {
   cap_ = cap;
 }
 
-void Headers::reserve(std::size_t bytes, std::size_t fields) { grow(std::max(bytes, used_), std::max(fields, fields_)); }
+void Headers::reserve(std::size_t bytes, std::size_t fields) {
+  grow(std::max(bytes, used_), std::max(fields, fields_));
+}
 
 std::size_t Headers::append(std::string_view line, std::size_t spans_after) {
   const std::size_t at = used_;

@@ -155,8 +155,8 @@ class HopCounter {
   const std::string* body_ = nullptr;
   bool sent_this_perform_ = false;
   int requests_this_perform_ = 0;
-  int block_status_ = 0;                // status of the header block being read; 0 = none
-  Headers headers_;                     // parsed once, as each line arrives
+  int block_status_ = 0;  // status of the header block being read; 0 = none
+  Headers headers_;       // parsed once, as each line arrives
   // The rate-limit fields of headers_ (the last of each name), or npos.
   std::array<std::size_t, meter::kRateFields> rate_at_ = [] {
     std::array<std::size_t, meter::kRateFields> a;

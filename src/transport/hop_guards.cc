@@ -10,8 +10,8 @@ namespace forgemeter::transport_detail {
 HopGuards::HopGuards(const TransportOptions& options, const Clock& clock)
     : options_(options), clock_(clock), reserves_(options.reserves) {}
 
-TransportError HopGuards::admit_slowly(const Request& req, HopCounter& counter, bool gate_open,
-                                       const std::string& url, std::uint64_t installation) {
+TransportError HopGuards::admit_slowly(const Request& req, HopCounter& counter, bool gate_open, const std::string& url,
+                                       std::uint64_t installation) {
   const Lane lane = counter.lane();
   TransportError refused;
   if (!gate_open) {
@@ -39,13 +39,13 @@ TransportError HopGuards::wait_out_pause(const Request& req, std::uint64_t insta
     if (p->until - clock_.steady_now() > most) {
       std::string until;
       meter::append_time_of_day(until, meter::time_of_day(p->wall_until));
-      return {TransportErrc::installation_paused,
-              "installation " + std::to_string(installation) + " is paused by a secondary rate limit until " +
-                  until + ", longer than this request may wait: not sent"};
+      return {TransportErrc::installation_paused, "installation " + std::to_string(installation) +
+                                                      " is paused by a secondary rate limit until " + until +
+                                                      ", longer than this request may wait: not sent"};
     }
     if (!clock_.wait_until(p->until, req.stop))
-      return {TransportErrc::cancelled, "cancelled while installation " + std::to_string(installation) +
-                                            " was paused by a secondary rate limit"};
+      return {TransportErrc::cancelled,
+              "cancelled while installation " + std::to_string(installation) + " was paused by a secondary rate limit"};
   }
   return {};
 }

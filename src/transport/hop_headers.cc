@@ -22,8 +22,10 @@ Slist build(const Request& r, bool own_origin, bool with_body, Lane lane, const 
   };
   for (const auto& [name, value] : r.headers) {
     if (!own_origin && is_credential_header(name)) continue;
-    if (value.empty()) add(name, ";");
-    else add(name, ": ", value);
+    if (value.empty())
+      add(name, ";");
+    else
+      add(name, ": ", value);
   }
   if (own_origin && !r.bearer.empty()) add("Authorization: Bearer ", r.bearer);
   if (!lane_header.empty()) add(lane_header, ": ", lane.name());

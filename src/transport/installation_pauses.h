@@ -25,7 +25,7 @@
 namespace forgemeter::transport_detail {
 
 struct Pause {
-  SteadyTime until;    // on the Transport's clock's steady face
+  SteadyTime until;      // on the Transport's clock's steady face
   UtcMillis wall_until;  // the same instant as a wall time, for messages
 };
 

@@ -47,9 +47,8 @@ bool LaneReserves::reserves(Lane lane) const noexcept {
 }
 
 bool LaneReserves::watched(std::uint64_t installation) const noexcept {
-  return std::any_of(reserves_.begin(), reserves_.end(), [&](const LaneReserve& r) {
-    return r.installation == 0 || r.installation == installation;
-  });
+  return std::any_of(reserves_.begin(), reserves_.end(),
+                     [&](const LaneReserve& r) { return r.installation == 0 || r.installation == installation; });
 }
 
 void LaneReserves::offer(std::uint64_t installation, std::string_view resource, const meter::Reading& r) {

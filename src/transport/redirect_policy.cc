@@ -24,8 +24,7 @@ std::optional<Origin> origin_of(std::string_view url) {
   if (!u) return std::nullopt;
   std::optional<Origin> out;
   if (curl_url_set(u, CURLUPART_URL, std::string(url).c_str(), CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK) {
-    Origin o{part(u, CURLUPART_SCHEME, 0), part(u, CURLUPART_HOST, 0),
-             part(u, CURLUPART_PORT, CURLU_DEFAULT_PORT)};
+    Origin o{part(u, CURLUPART_SCHEME, 0), part(u, CURLUPART_HOST, 0), part(u, CURLUPART_PORT, CURLU_DEFAULT_PORT)};
     if (!o.scheme.empty()) out = std::move(o);
   }
   curl_url_cleanup(u);

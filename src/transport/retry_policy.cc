@@ -28,8 +28,7 @@ RetryDecision decide_retry(const RetryPolicy& policy, const HopOutcome& o) {
   if (o.budget_spent && o.error == TransportErrc::ok) {
     if (limited)
       d.error = {TransportErrc::budget_exhausted,
-                 "HTTP " + std::to_string(o.status) +
-                     ": the primary rate limit is spent (remaining 0); not retried"};
+                 "HTTP " + std::to_string(o.status) + ": the primary rate limit is spent (remaining 0); not retried"};
     return d;  // a spent budget is never retried, whatever the status
   }
   if (o.secondary && o.error == TransportErrc::ok) {
@@ -44,8 +43,8 @@ RetryDecision decide_retry(const RetryPolicy& policy, const HopOutcome& o) {
                                             : "; retries exhausted";
     d.error = {TransportErrc::secondary_rate_limited,
                "HTTP " + std::to_string(o.status) + ": secondary rate limit (" +
-                   (o.retry_after_given ? "Retry-After " : "no Retry-After: wait ") +
-                   std::to_string(wait.count()) + "s" + why + ")"};
+                   (o.retry_after_given ? "Retry-After " : "no Retry-After: wait ") + std::to_string(wait.count()) +
+                   "s" + why + ")"};
     return d;
   }
   if (!may_retry || !is_idempotent(o.method)) return d;

@@ -100,9 +100,7 @@ TransportError follow_redirect(Exchange& x, const char* location, int max_redire
 
 }  // namespace
 
-std::optional<std::string_view> Response::header(std::string_view name) const noexcept {
-  return headers.find(name);
-}
+std::optional<std::string_view> Response::header(std::string_view name) const noexcept { return headers.find(name); }
 
 struct Transport::Impl {
   explicit Impl(TransportOptions o)

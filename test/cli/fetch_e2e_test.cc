@@ -47,7 +47,9 @@ TEST_CASE("fetch: one line per request; the meter's counts per host equal the fo
   testforge::Forge forge;
   TempDir dir;
   std::string urls = "# requests for the test\n";
-  for (int i = 0; i < 20; ++i) urls += "GET " + forge.url("api.forge.test", "/repos/o/r/pulls/" + std::to_string(i)) + " lane=sweeper installation=7\n";
+  for (int i = 0; i < 20; ++i)
+    urls += "GET " + forge.url("api.forge.test", "/repos/o/r/pulls/" + std::to_string(i)) +
+            " lane=sweeper installation=7\n";
   urls += "POST " + forge.url("api.forge.test", "/graphql") + " lane=sweeper\n";
   write_file(dir.file("urls"), urls);
   auto args = fetch_args(forge);
@@ -62,7 +64,7 @@ TEST_CASE("fetch: one line per request; the meter's counts per host equal the fo
   CHECK(r.out.find("hops=3") != std::string::npos);
   std::uint64_t lines = 0;
   auto counted = meter_counts(r.err, lines);
-  CHECK(lines >= 2);  // count and answers lines at least
+  CHECK(lines >= 2);                                    // count and answers lines at least
   CHECK(r.err.find("stopping)") != std::string::npos);  // flushed at exit, inside the hour
   auto truth = forge.truth().by_host();
   CHECK(counted == truth);
@@ -86,7 +88,8 @@ TEST_CASE("fetch errors: a refused connection is exit 1 with the error; a bad la
   CHECK(none.exit_code == 2);
 }
 
-TEST_CASE("fetch: ids are whole numbers in range, never wrapped; a method or URL with a control byte is refused, escaped") {
+TEST_CASE(
+    "fetch: ids are whole numbers in range, never wrapped; a method or URL with a control byte is refused, escaped") {
   for (const std::string bad : {"-1", "18446744073709551616", "1.5", "+3", "x"}) {
     CAPTURE(bad);
     auto r = run_process({forgemeter_bin(), "fetch", "--installation", bad, "http://127.0.0.1:1/"});

@@ -60,8 +60,13 @@ Image decode_png(const std::string& png) {
     for (std::size_t x = 0; x < stride; ++x) {
       int a = x >= bpp ? cur[x - bpp] : 0, b = prev[x], c = x >= bpp ? prev[x - bpp] : 0, v = line[x + 1];
       int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
-      int pred = filter == 1 ? a : filter == 2 ? b : filter == 3 ? (a + b) / 2
-               : filter == 4 ? (pa <= pb && pa <= pc ? a : pb <= pc ? b : c) : 0;
+      int pred = filter == 1   ? a
+                 : filter == 2 ? b
+                 : filter == 3 ? (a + b) / 2
+                 : filter == 4 ? (pa <= pb && pa <= pc ? a
+                                  : pb <= pc           ? b
+                                                       : c)
+                               : 0;
       cur[x] = static_cast<std::uint8_t>(v + pred);
     }
     for (std::uint32_t x = 0; x < img.width; ++x)
@@ -91,8 +96,15 @@ std::string attribute(const std::string& html, std::size_t tag, const std::strin
 }
 
 std::vector<std::string> chromium(const std::string& user_dir) {
-  return {"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  return {"/usr/bin/chromium",
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
           "--user-data-dir=" + user_dir};
 }
 
@@ -130,7 +142,8 @@ TEST_CASE("the report page renders in headless Chromium: chart drawn, one bar pe
   auto d = run_process(dump, {.timeout = std::chrono::seconds(120)});
   REQUIRE(d.exit_code == 0);
   std::size_t bars = 0;
-  for (auto at = d.out.find("<g class=\"bar\""); at != std::string::npos; at = d.out.find("<g class=\"bar\"", at + 1)) ++bars;
+  for (auto at = d.out.find("<g class=\"bar\""); at != std::string::npos; at = d.out.find("<g class=\"bar\"", at + 1))
+    ++bars;
   CHECK(bars == 2);  // two hours in the fixture
   CHECK(d.out.find("class=\"budget\"") != std::string::npos);
   CHECK(d.out.find("class=\"exhausted\"") != std::string::npos);
@@ -141,7 +154,8 @@ TEST_CASE("a GraphQL-heavy hour: the REST bar under the core line, the GraphQL b
   TempDir dir;
   const std::string page = dir.file("report.html"), shot = dir.file("shot.png");
   const std::string fixtures = FIXTURES;
-  REQUIRE(run_process({forgemeter_bin(), "report", "--html", page, fixtures + "/resources-a.log", fixtures + "/resources-b.log"})
+  REQUIRE(run_process({forgemeter_bin(), "report", "--html", page, fixtures + "/resources-a.log",
+                       fixtures + "/resources-b.log"})
               .exit_code == 0);
 
   auto dump = chromium(dir.file("profile-1"));

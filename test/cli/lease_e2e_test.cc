@@ -100,8 +100,8 @@ TEST_CASE("lease usage errors and a missing command") {
   auto store = run_process({forgemeter_bin(), "lease", "run", "--store", "mongodb://x", "--name", "n", "--", "true"});
   CHECK(store.exit_code == 2);
 
-  auto missing = run_process({forgemeter_bin(), "lease", "run", "--store", "memory:", "--name", "n", "--",
-                              "/nonexistent/forgemeter-cmd"});
+  auto missing = run_process(
+      {forgemeter_bin(), "lease", "run", "--store", "memory:", "--name", "n", "--", "/nonexistent/forgemeter-cmd"});
   CHECK(missing.exit_code == 1);
   CHECK(missing.err.find("cannot run '/nonexistent/forgemeter-cmd'") != std::string::npos);
 
@@ -112,7 +112,8 @@ TEST_CASE("lease usage errors and a missing command") {
   CHECK(json.out.find(R"("held":false)") != std::string::npos);
 }
 
-TEST_CASE("three processes on PostgreSQL: one CMD at a time, SIGKILL hands over, a stalled holder's CMD ends on resume") {
+TEST_CASE(
+    "three processes on PostgreSQL: one CMD at a time, SIGKILL hands over, a stalled holder's CMD ends on resume") {
   const char* pg = std::getenv("FORGEMETER_TEST_PG");
   if (pg == nullptr || *pg == '\0') {
     const char* skip = std::getenv("FORGEMETER_SKIP_PG");
@@ -152,7 +153,8 @@ TEST_CASE("three processes on PostgreSQL: one CMD at a time, SIGKILL hands over,
   for (const auto& s : s2)
     if (s.kind == "start") second = s;
   const double handover_ms = static_cast<double>(second.ns - killed_at) / 1e6;
-  MESSAGE("handover after SIGKILL: " << handover_ms << " ms (bound TTL + retry = 2000 ms, + 500 ms for process start-up)");
+  MESSAGE("handover after SIGKILL: " << handover_ms
+                                     << " ms (bound TTL + retry = 2000 ms, + 500 ms for process start-up)");
   CHECK(second.owner != first);
   CHECK(handover_ms <= 2500);
 
@@ -173,15 +175,19 @@ TEST_CASE("three processes on PostgreSQL: one CMD at a time, SIGKILL hands over,
   const std::int64_t resumed_at = now_ns();
   kill(holder, SIGCONT);
   // On resume the deadline has long passed: CMD gets SIGTERM at once.
-  REQUIRE(eventually([&] {
-    for (const auto& s : stamps(log)) if (s.kind == "stop" && s.owner == second.owner) return true;
-    return false;
-  }, seconds(5)));
+  REQUIRE(eventually(
+      [&] {
+        for (const auto& s : stamps(log))
+          if (s.kind == "stop" && s.owner == second.owner) return true;
+        return false;
+      },
+      seconds(5)));
   std::int64_t stop_ns = 0;
   for (const auto& s : stamps(log))
     if (s.kind == "stop" && s.owner == second.owner) stop_ns = s.ns;
   MESSAGE("stalled holder's CMD stopped " << static_cast<double>(stop_ns - resumed_at) / 1e6 << " ms after SIGCONT");
-  CHECK(static_cast<double>(stop_ns - resumed_at) / 1e6 <= 1000);  // TERM at once; the script's trap within a sleep tick
+  CHECK(static_cast<double>(stop_ns - resumed_at) / 1e6 <=
+        1000);                                // TERM at once; the script's trap within a sleep tick
   CHECK(wait_exit(holder, seconds(5)) == 1);  // the term ended under CMD
   // A successor took over during the stall, but not before the lease could expire in the store.
   REQUIRE(eventually([&] { return count_kind(stamps(log), "start") == 3; }, seconds(10)));
@@ -210,8 +216,8 @@ TEST_CASE("lease names and owners reach the terminal escaped; --json keeps them 
   CHECK(status.out == "lease \"gate\\x1b[2J\\x07\": free (never taken)\n");
   auto json = run_process({forgemeter_bin(), "lease", "status", "--store", "memory:", "--json", name});
   CHECK(json.out.find(R"("name":"gate\u001b[2J\u0007")") != std::string::npos);
-  auto run = run_process({forgemeter_bin(), "lease", "run", "--store", "memory:", "--name", name, "--owner", "o\x1b]0;x\x07",
-                          "--", "true"});
+  auto run = run_process({forgemeter_bin(), "lease", "run", "--store", "memory:", "--name", name, "--owner",
+                          "o\x1b]0;x\x07", "--", "true"});
   CHECK(run.exit_code == 0);
   CHECK(run.err.find("gate\\x1b[2J\\x07") != std::string::npos);
   for (const auto& r : {status, json, run})

@@ -35,13 +35,14 @@ struct PasswordServer {
       if (!s.exec(sql)) throw std::runtime_error(sql + ": " + s.error());
     };
     ok("CREATE ROLE fm_pw LOGIN PASSWORD '" + kPassword + "'");
-    ok("GRANT CREATE ON SCHEMA public TO fm_pw");  // the store creates its tables
+    ok("GRANT CREATE ON SCHEMA public TO fm_pw");                   // the store creates its tables
     ok("CREATE ROLE fm_guest LOGIN PASSWORD '" + kPassword + "'");  // may neither create nor use them
     auto hba = s.exec("SHOW hba_file");
     if (!hba || hba->empty()) throw std::runtime_error("SHOW hba_file: " + s.error());
     // postgres and fm_nobody (no such role) are trusted, everyone else gives a password.
     ok("COPY (SELECT unnest(ARRAY['local all all trust', 'host all postgres,fm_nobody 127.0.0.1/32 trust', "
-       "'host all all 127.0.0.1/32 scram-sha-256'])) TO '" + *hba->front()[0] + "'");
+       "'host all all 127.0.0.1/32 scram-sha-256'])) TO '" +
+       *hba->front()[0] + "'");
     ok("SELECT pg_reload_conf()");
     // The reload is asynchronous: await the first refused wrong password.
     if (!fmtest::eventually([&] { return !fmtest::PgSession(base + " user=fm_pw password=wrong").connected(); }))
@@ -56,7 +57,9 @@ PasswordServer* server() {
   return s.get();
 }
 
-std::string lease_name() { return "cli-store-" + std::to_string(getpid()) + "-" + std::to_string(steady_clock::now().time_since_epoch().count()); }
+std::string lease_name() {
+  return "cli-store-" + std::to_string(getpid()) + "-" + std::to_string(steady_clock::now().time_since_epoch().count());
+}
 
 struct Timed {
   ProcessResult r;
@@ -113,8 +116,9 @@ TEST_CASE("a store that can never work: lease run and lease status exit 1 at onc
                   "3D000: database \"fm_nope\" does not exist", "\x01");
   }
   SUBCASE("no such role") {
-    check_refused({"--store", "host=127.0.0.1 port=" + std::to_string(pw->pg.port()) + " user=fm_nobody dbname=postgres"},
-                  "28000: role \"fm_nobody\" does not exist", "\x01");
+    check_refused(
+        {"--store", "host=127.0.0.1 port=" + std::to_string(pw->pg.port()) + " user=fm_nobody dbname=postgres"},
+        "28000: role \"fm_nobody\" does not exist", "\x01");
   }
   SUBCASE("no password given where one is required") {
     check_refused({"--store", pw->base + " user=fm_pw"}, "no password supplied", "\x01");
@@ -168,7 +172,8 @@ TEST_CASE("the store without a password on the command line: FORGEMETER_STORE, -
   TempDir dir;
   const std::string name = lease_name();
   // CMD sees its lease, never the store.
-  const std::vector<std::string> cmd{"--name", name, "--ttl", "3s", "--", "sh", "-c", "echo \"[$FORGEMETER_STORE] $FORGEMETER_LEASE_TERM\""};
+  const std::vector<std::string> cmd{"--name", name, "--ttl", "3s",
+                                     "--",     "sh", "-c",    "echo \"[$FORGEMETER_STORE] $FORGEMETER_LEASE_TERM\""};
   auto lease_run = [&](std::vector<std::string> store_args, const ProcessOptions& o = {}) {
     std::vector<std::string> argv{forgemeter_bin(), "lease", "run"};
     argv.insert(argv.end(), store_args.begin(), store_args.end());
@@ -213,7 +218,8 @@ TEST_CASE("the store without a password on the command line: FORGEMETER_STORE, -
     lease_run({"--store", pw->base + " user=fm_pw"}, {.env = {{"PGPASSWORD", kPassword}}});
   }
   SUBCASE("no store at all is a usage error") {
-    auto r = run_process({forgemeter_bin(), "lease", "run", "--name", "n", "--", "true"}, {.env = {{"FORGEMETER_STORE", ""}}});
+    auto r = run_process({forgemeter_bin(), "lease", "run", "--name", "n", "--", "true"},
+                         {.env = {{"FORGEMETER_STORE", ""}}});
     CHECK(r.exit_code == 2);
     CHECK(has(r.err, "FORGEMETER_STORE"));
   }

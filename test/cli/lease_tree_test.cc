@@ -60,7 +60,9 @@ TEST_CASE("SIGKILL of forgemeter: its whole tree (shell, grandchild, worker) is 
   check_no_overlap(tree, b.beats());
 }
 
-TEST_CASE("SIGTERM or SIGINT to forgemeter: the tree gets SIGTERM, SIGKILL after the grace; the lease goes only once none of it is left") {
+TEST_CASE(
+    "SIGTERM or SIGINT to forgemeter: the tree gets SIGTERM, SIGKILL after the grace; the lease goes only once none of "
+    "it is left") {
   auto pg = fmtest::suite_pg();
   if (!pg) return;
   int sig = SIGTERM;
@@ -110,7 +112,7 @@ TEST_CASE("CMD exits while the workers it started run: they are stopped before t
   CHECK(alive_count(tree) == 0);
   std::size_t termed = 0;
   for (const auto& [pid, beats] : tree) termed += beats.term.has_value();
-  CHECK(termed == 2);  // W0 and the orphan W2 (W1 had exited)
+  CHECK(termed == 2);                                                   // W0 and the orphan W2 (W1 had exited)
   CHECK(latest_beat(tree) - go <= ns(kTreeGrace + milliseconds(500)));  // bash's exit is seen within its 10 ms poll
 
   REQUIRE(fleet.await_workers(b, 3, kElect));
@@ -138,7 +140,9 @@ TEST_CASE("a worker that leaves CMD's process group (setsid) and is orphaned is 
   check_no_overlap(tree, b.beats());
 }
 
-TEST_CASE("the store stops: the holder's tree is gone by the step-down deadline, the next term starts once the store is back") {
+TEST_CASE(
+    "the store stops: the holder's tree is gone by the step-down deadline, the next term starts once the store is "
+    "back") {
   if (fmtest::pg_skip_requested()) return;
   fmtest::PrivatePg server;
   TreeFleet fleet(server.conninfo());
@@ -153,7 +157,8 @@ TEST_CASE("the store stops: the holder's tree is gone by the step-down deadline,
   CHECK(alive_count(tree) == 0);
   // The last granted renewal was sent at S < `stopped`: the tree got SIGTERM
   // at S + 2.5 s − 500 ms and SIGKILL at D = S + 2.5 s; 100 ms margin for the kill.
-  MESSAGE("the tree's last heartbeat came " << ms(latest_beat(tree) - stopped) << " ms after the store stopped (D ≤ 2500 ms)");
+  MESSAGE("the tree's last heartbeat came " << ms(latest_beat(tree) - stopped)
+                                            << " ms after the store stopped (D ≤ 2500 ms)");
   CHECK(latest_beat(tree) - stopped <= ns(kTreeStepDown + milliseconds(100)));
   for (const auto& [pid, beats] : tree) CHECK_MESSAGE(beats.term.has_value(), "worker " << pid << " got no SIGTERM");
 

@@ -21,7 +21,8 @@ ProcessResult report(std::vector<std::string> args, ProcessOptions opt = {}) {
   return run_process(args, opt);
 }
 
-const std::vector<std::string> kAll = {fixture("replica-a.log"), fixture("replica-b.json"), fixture("replica-c.log.gz")};
+const std::vector<std::string> kAll = {fixture("replica-a.log"), fixture("replica-b.json"),
+                                       fixture("replica-c.log.gz")};
 
 std::size_t occurrences(const std::string& hay, const std::string& needle) {
   std::size_t n = 0;
@@ -68,12 +69,18 @@ TEST_CASE("json: one object per hour with hosts, installations, budgets and answ
   CHECK(line_count(r.out) == 2);
   auto first = r.out.substr(0, r.out.find('\n'));
   auto second = r.out.substr(r.out.find('\n') + 1);
-  CHECK(first.find(R"("hour_ending":"2026-09-30T15:00Z","hour_start":"2026-09-30T14:00Z","requests":1350,"replicas":2)") == 1);
+  CHECK(first.find(
+            R"("hour_ending":"2026-09-30T15:00Z","hour_start":"2026-09-30T14:00Z","requests":1350,"replicas":2)") == 1);
   CHECK(first.find(R"("lanes":{"other":100,"merge-gate-sweeper":1250})") != std::string::npos);
-  CHECK(first.find(R"({"host":"api.github.com","api":"rest","requests":1290,"answers":{"2xx":1180,"304":40,"limited":70}})") != std::string::npos);
-  CHECK(first.find(R"({"host":"api.github.com","api":"graphql","requests":60,"answers":{"2xx":60}})") != std::string::npos);
-  CHECK(first.find(R"("installations":[{"installation":0,"requests":100},{"installation":101,"requests":1250}])") != std::string::npos);
-  CHECK(first.find(R"("installation":101,"requests":1250,"lowest_remaining":0,"lowest_at":"2026-09-30T14:47:33Z")") != std::string::npos);
+  CHECK(first.find(
+            R"({"host":"api.github.com","api":"rest","requests":1290,"answers":{"2xx":1180,"304":40,"limited":70}})") !=
+        std::string::npos);
+  CHECK(first.find(R"({"host":"api.github.com","api":"graphql","requests":60,"answers":{"2xx":60}})") !=
+        std::string::npos);
+  CHECK(first.find(R"("installations":[{"installation":0,"requests":100},{"installation":101,"requests":1250}])") !=
+        std::string::npos);
+  CHECK(first.find(R"("installation":101,"requests":1250,"lowest_remaining":0,"lowest_at":"2026-09-30T14:47:33Z")") !=
+        std::string::npos);
   CHECK(first.find(R"("exhausted":true,"first_exhausted_at":"2026-09-30T14:47:33Z")") != std::string::npos);
   CHECK(second.find(R"("requests":410,"replicas":3)") != std::string::npos);
   CHECK(second.find(R"("partial":true)") != std::string::npos);
@@ -114,7 +121,8 @@ TEST_CASE("--threads: tiny pieces read by several threads give one thread's repo
 TEST_CASE("stdin and '-', plain and gzip, and the table") {
   auto plain = report({"--format", "csv"}, {.stdin_data = read_file(fixture("replica-a.log"))});
   CHECK(plain.exit_code == 0);
-  CHECK(plain.out.find("\n2026-09-30T15:00Z,700,1,false,120,2026-09-30T14:52:10Z,5000,false,,60,640\n") != std::string::npos);
+  CHECK(plain.out.find("\n2026-09-30T15:00Z,700,1,false,120,2026-09-30T14:52:10Z,5000,false,,60,640\n") !=
+        std::string::npos);
   auto gz = report({"--format", "csv", "-"}, {.stdin_data = read_file(fixture("replica-c.log.gz"))});
   CHECK(gz.exit_code == 0);
   CHECK(gz.out.find("\n2026-09-30T16:00Z,90,1,true,4650,") != std::string::npos);
@@ -169,7 +177,8 @@ TEST_CASE("errors: a missing file, a bad option, a truncated gzip; --help") {
 
 TEST_CASE("a multi-member gzip and a large input are read whole") {
   TempDir dir;
-  std::string line = "forge HTTP: 3 requests in the hour ending 2026-09-30T15:00Z \xE2\x80\x94 api.github.com rest other=3\n";
+  std::string line =
+      "forge HTTP: 3 requests in the hour ending 2026-09-30T15:00Z \xE2\x80\x94 api.github.com rest other=3\n";
   std::string noise(200, 'x');
   noise += '\n';
   std::string text;
@@ -213,22 +222,46 @@ TEST_CASE("resources, json: a budget object per resource; the hour exhausted onl
   const std::string core_hour = line_with(r.out, R"("hour_ending":"2026-09-30T16:00Z")");
   const std::string graphql_hour = line_with(r.out, R"("hour_ending":"2026-09-30T17:00Z")");
 
-  CHECK(search_hour.find(R"("exhausted":false,"first_exhausted_at":null,"limited":true,"first_limited_at":"2026-09-30T14:02:11Z"})") != std::string::npos);
-  CHECK(search_hour.find(R"({"host":"api.github.com","api":"rest","installation":101,"requests":1500,"lowest_remaining":3900,)") != std::string::npos);
-  CHECK(search_hour.find(R"("limit":5000,"over_limit":false,"exhausted_at":null,"resource":"core","hourly":true,"limited_at":null})") != std::string::npos);
-  CHECK(search_hour.find(R"({"host":"api.github.com","api":"rest","installation":101,"requests":null,"lowest_remaining":0,"lowest_at":"2026-09-30T14:02:11Z",)") != std::string::npos);
-  CHECK(search_hour.find(R"("limit":30,"over_limit":false,"exhausted_at":null,"resource":"search","hourly":false,"limited_at":"2026-09-30T14:02:11Z"})") != std::string::npos);
+  CHECK(
+      search_hour.find(
+          R"("exhausted":false,"first_exhausted_at":null,"limited":true,"first_limited_at":"2026-09-30T14:02:11Z"})") !=
+      std::string::npos);
+  CHECK(search_hour.find(
+            R"({"host":"api.github.com","api":"rest","installation":101,"requests":1500,"lowest_remaining":3900,)") !=
+        std::string::npos);
+  CHECK(
+      search_hour.find(
+          R"("limit":5000,"over_limit":false,"exhausted_at":null,"resource":"core","hourly":true,"limited_at":null})") !=
+      std::string::npos);
+  CHECK(
+      search_hour.find(
+          R"({"host":"api.github.com","api":"rest","installation":101,"requests":null,"lowest_remaining":0,"lowest_at":"2026-09-30T14:02:11Z",)") !=
+      std::string::npos);
+  CHECK(
+      search_hour.find(
+          R"("limit":30,"over_limit":false,"exhausted_at":null,"resource":"search","hourly":false,"limited_at":"2026-09-30T14:02:11Z"})") !=
+      std::string::npos);
   CHECK(search_hour.find(R"("lowest_remaining":3,"lowest_at":"2026-09-30T14:31:30Z")") != std::string::npos);
   CHECK(search_hour.find(R"("resource":"code_search","hourly":false,"limited_at":null})") != std::string::npos);
 
-  CHECK(core_hour.find(R"("exhausted":true,"first_exhausted_at":"2026-09-30T15:48:09Z","limited":false,"first_limited_at":null})") != std::string::npos);
-  CHECK(core_hour.find(R"("requests":5100,"lowest_remaining":0,"lowest_at":"2026-09-30T15:48:09Z")") != std::string::npos);
-  CHECK(core_hour.find(R"("limit":5000,"over_limit":true,"exhausted_at":"2026-09-30T15:48:09Z","resource":"core")") != std::string::npos);
+  CHECK(
+      core_hour.find(
+          R"("exhausted":true,"first_exhausted_at":"2026-09-30T15:48:09Z","limited":false,"first_limited_at":null})") !=
+      std::string::npos);
+  CHECK(core_hour.find(R"("requests":5100,"lowest_remaining":0,"lowest_at":"2026-09-30T15:48:09Z")") !=
+        std::string::npos);
+  CHECK(core_hour.find(R"("limit":5000,"over_limit":true,"exhausted_at":"2026-09-30T15:48:09Z","resource":"core")") !=
+        std::string::npos);
   CHECK(core_hour.find(R"("lowest_remaining":27,)") != std::string::npos);
 
   // 3800 GraphQL requests are the graphql budget's, never "over"; core had 2500 of 5000.
-  CHECK(graphql_hour.find(R"({"host":"api.github.com","api":"graphql","installation":101,"requests":3800,"lowest_remaining":1000,)") != std::string::npos);
-  CHECK(graphql_hour.find(R"("over_limit":false,"exhausted_at":null,"resource":"graphql","hourly":true,"limited_at":null})") != std::string::npos);
+  CHECK(
+      graphql_hour.find(
+          R"({"host":"api.github.com","api":"graphql","installation":101,"requests":3800,"lowest_remaining":1000,)") !=
+      std::string::npos);
+  CHECK(graphql_hour.find(
+            R"("over_limit":false,"exhausted_at":null,"resource":"graphql","hourly":true,"limited_at":null})") !=
+        std::string::npos);
   CHECK(graphql_hour.find(R"("installation":101,"requests":2500,"lowest_remaining":3050,)") != std::string::npos);
   CHECK(graphql_hour.find(R"("exhausted":false)") != std::string::npos);
 }
@@ -242,7 +275,8 @@ TEST_CASE("resources, table: the notes name the limited resource; EXHAUSTED only
   CHECK(search_row.find("installation 101 search limited at 14:02:11Z (0 of 30)") != std::string::npos);
   CHECK(search_row.find("EXHAUSTED") == std::string::npos);
   const std::string core_row = line_with(r.out, "2026-09-30T16:00Z");
-  CHECK(core_row.find("EXHAUSTED: installation 101 over its 5000 by 100; installation 101 out at 15:48:09Z") != std::string::npos);
+  CHECK(core_row.find("EXHAUSTED: installation 101 over its 5000 by 100; installation 101 out at 15:48:09Z") !=
+        std::string::npos);
   const std::string graphql_row = line_with(r.out, "2026-09-30T17:00Z");
   CHECK(graphql_row.find("1000 at 16:50:00Z (graphql)") != std::string::npos);
   CHECK(graphql_row.find("EXHAUSTED") == std::string::npos);
@@ -257,11 +291,14 @@ TEST_CASE("resources, --budget: overrides core's limit only") {
   auto r = report(args);
   REQUIRE(r.exit_code == 0);
   const std::string search_hour = line_with(r.out, R"("hour_ending":"2026-09-30T15:00Z")");
-  CHECK(search_hour.find(R"("limit":1000,"over_limit":true,"exhausted_at":null,"resource":"core")") != std::string::npos);
-  CHECK(search_hour.find(R"("limit":30,"over_limit":false,"exhausted_at":null,"resource":"search")") != std::string::npos);
+  CHECK(search_hour.find(R"("limit":1000,"over_limit":true,"exhausted_at":null,"resource":"core")") !=
+        std::string::npos);
+  CHECK(search_hour.find(R"("limit":30,"over_limit":false,"exhausted_at":null,"resource":"search")") !=
+        std::string::npos);
   CHECK(search_hour.find(R"("exhausted":true)") != std::string::npos);  // 1500 core requests over 1000
   const std::string graphql_hour = line_with(r.out, R"("hour_ending":"2026-09-30T17:00Z")");
-  CHECK(graphql_hour.find(R"("limit":5000,"over_limit":false,"exhausted_at":null,"resource":"graphql")") != std::string::npos);
+  CHECK(graphql_hour.find(R"("limit":5000,"over_limit":false,"exhausted_at":null,"resource":"graphql")") !=
+        std::string::npos);
 }
 
 TEST_CASE("resources, --html: REST held against the core line, GraphQL beside it; a milder mark for a limited hour") {
@@ -275,7 +312,8 @@ TEST_CASE("resources, --html: REST held against the core line, GraphQL beside it
   CHECK(occurrences(page, "<g class=\"limited\"") == 1);    // the search hour
   CHECK(page.find("installation 101 search limited at 14:02:11Z (0 of 30): a per-minute limit") != std::string::npos);
   CHECK(occurrences(page, "<rect class=\"graphql\"") == 1);
-  CHECK(page.find(R"(data-hour="2026-09-30T17:00Z" data-requests="6300" data-rest="2500" data-graphql="3800")") != std::string::npos);
+  CHECK(page.find(R"(data-hour="2026-09-30T17:00Z" data-requests="6300" data-rest="2500" data-graphql="3800")") !=
+        std::string::npos);
   CHECK(page.find(R"(data-core-limit="5000")") != std::string::npos);
   CHECK(page.find("GraphQL (own budget)") != std::string::npos);  // the legend entry
   CHECK(page.find("<td>code_search</td>") != std::string::npos);  // the budgets table names resources
@@ -283,7 +321,8 @@ TEST_CASE("resources, --html: REST held against the core line, GraphQL beside it
 
 TEST_CASE("hostile input: an hour's sums past 2^64-1 are an error naming it; a file named twice is read once") {
   const std::string max = "18446744073709551615";
-  const std::string log = "forge HTTP: " + max + " requests in the hour ending 2026-09-30T16:00Z \u2014 h rest l=" + max +
+  const std::string log = "forge HTTP: " + max +
+                          " requests in the hour ending 2026-09-30T16:00Z \u2014 h rest l=" + max +
                           "\nforge HTTP: 1 requests in the hour ending 2026-09-30T16:00Z \u2014 h rest l=1\n";
   auto wrapped = report({"--format", "csv"}, {.stdin_data = log});
   CHECK(wrapped.exit_code == 1);

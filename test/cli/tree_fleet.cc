@@ -7,8 +7,7 @@
 namespace forgemeter::test {
 
 TreeFleet::TreeFleet(std::string store)
-    : store_(std::move(store)),
-      name_("cli-tree-" + std::to_string(getpid()) + "-" + std::to_string(mono_ns())) {}
+    : store_(std::move(store)), name_("cli-tree-" + std::to_string(getpid()) + "-" + std::to_string(mono_ns())) {}
 
 TreeFleet::~TreeFleet() {
   for (auto& c : candidates_)

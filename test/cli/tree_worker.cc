@@ -40,9 +40,12 @@ Spec parse(std::string_view s) {
   while (!s.empty()) {
     auto comma = s.find(',');
     std::string_view word = s.substr(0, comma);
-    if (word.substr(0, 7) == "linger=") spec.linger_ms = std::atoll(std::string(word.substr(7)).c_str());
-    else if (word == "exit") spec.exit_after_fork = true;
-    else if (word == "setsid") spec.setsid = true;
+    if (word.substr(0, 7) == "linger=")
+      spec.linger_ms = std::atoll(std::string(word.substr(7)).c_str());
+    else if (word == "exit")
+      spec.exit_after_fork = true;
+    else if (word == "setsid")
+      spec.setsid = true;
     s = comma == std::string_view::npos ? std::string_view() : s.substr(comma + 1);
   }
   return spec;
@@ -50,8 +53,8 @@ Spec parse(std::string_view s) {
 
 void beat(int fd, const char* what) {
   char line[96];
-  int n = std::snprintf(line, sizeof line, "%d %lld%s\n", static_cast<int>(getpid()),
-                        static_cast<long long>(mono_ns()), what);
+  int n = std::snprintf(line, sizeof line, "%d %lld%s\n", static_cast<int>(getpid()), static_cast<long long>(mono_ns()),
+                        what);
   [[maybe_unused]] auto w = write(fd, line, static_cast<std::size_t>(n));
 }
 
@@ -70,7 +73,8 @@ int main(int argc, char** argv) {
     struct sigaction on_term {};
     on_term.sa_handler = [](int) { got_term = 1; };
     sigaction(SIGTERM, &on_term, nullptr);
-    const int fd = open((dir + "/hb." + std::to_string(getpid())).c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    const int fd =
+        open((dir + "/hb." + std::to_string(getpid())).c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     beat(fd, "");
     if (level + 1 < argc) {
       pid_t child = fork();

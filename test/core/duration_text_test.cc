@@ -53,7 +53,8 @@ TEST_CASE("duration parse: every printed millisecond duration reads back exactly
   std::mt19937_64 rng(20261203);
   for (int i = 0; i < 20000; ++i) {
     const auto scale = std::int64_t{1} << (rng() % 40);  // 1 ms to ~35 years
-    const Duration d = std::chrono::milliseconds(1 + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(scale)));
+    const Duration d =
+        std::chrono::milliseconds(1 + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(scale)));
     const auto back = parse_duration(duration_text(d));
     REQUIRE_MESSAGE(back == d, duration_text(d));
   }

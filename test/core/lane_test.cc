@@ -10,18 +10,21 @@ using forgemeter::Lane;
 using forgemeter::LaneScope;
 
 TEST_CASE("lane names: the valid ones") {
-  for (std::string n : {std::string("a"), std::string("0"), std::string("merge-gate-sweeper"), std::string("board.sync_2"), std::string(63, 'x')}) {
+  for (std::string n : {std::string("a"), std::string("0"), std::string("merge-gate-sweeper"),
+                        std::string("board.sync_2"), std::string(63, 'x')}) {
     CAPTURE(n);
     CHECK(Lane(n).name() == n);
   }
 }
 
 TEST_CASE("lane names: every rule refused with a reason, never rewritten") {
-  struct Row { std::string name; std::string reason_part; };
+  struct Row {
+    std::string name;
+    std::string reason_part;
+  };
   for (const Row& r : {Row{"", "empty"}, Row{std::string(64, 'x'), "64 bytes"}, Row{"Sweeper", "'S'"},
                        Row{"a b", "byte 32"}, Row{"-a", "start"}, Row{".a", "start"}, Row{"other", "reserved"},
-                       Row{"a\nb", "byte 10"}, Row{"caf\xc3\xa9", "byte 195"}, Row{"a=b", "'='"},
-                       Row{"a,b", "','"}}) {
+                       Row{"a\nb", "byte 10"}, Row{"caf\xc3\xa9", "byte 195"}, Row{"a=b", "'='"}, Row{"a,b", "','"}}) {
     CAPTURE(r.name);
     std::string why;
     CHECK_FALSE(Lane::parse(r.name, &why).has_value());

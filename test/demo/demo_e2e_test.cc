@@ -12,7 +12,8 @@ using namespace forgemeter::test;
 TEST_CASE("demo: report == forge, budget out in hour 1, sweep cost ratio about R") {
   TempDir dir;
   // 10 replicas as in the README; 1200x so two simulated hours take ~6 s.
-  auto r = run_process({FORGEMETER_DEMO_BIN, "--speed", "1200", "--html", dir.file("demo.html")}, {.timeout = std::chrono::seconds(240)});
+  auto r = run_process({FORGEMETER_DEMO_BIN, "--speed", "1200", "--html", dir.file("demo.html")},
+                       {.timeout = std::chrono::seconds(240)});
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("DIFFER") == std::string::npos);

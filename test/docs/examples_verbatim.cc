@@ -83,8 +83,7 @@ std::string_view code_part(std::string_view s) {
 }
 
 bool reads_as_code(const Lines& lines) {
-  if (std::any_of(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("* ", 0) == 0; }))
-    return false;
+  if (std::any_of(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("* ", 0) == 0; })) return false;
   return std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
     if (l.find("forgemeter::") != std::string::npos) return true;
     std::string code = rtrim(std::string(code_part(l)));
@@ -125,8 +124,8 @@ bool found_in(const Block& b, const Lines& file) {
   for (std::size_t i = 0; i + n <= file.size(); ++i) {
     // The first line fixes the indentation the rest must share.
     const std::string& first = file[i];
-    if (first.size() < b.lines[0].size() || first.compare(first.size() - b.lines[0].size(), std::string::npos,
-                                                          b.lines[0]) != 0)
+    if (first.size() < b.lines[0].size() ||
+        first.compare(first.size() - b.lines[0].size(), std::string::npos, b.lines[0]) != 0)
       continue;
     const std::string prefix = first.substr(0, first.size() - b.lines[0].size());
     if (prefix.find_first_not_of(" \t") != std::string::npos) continue;

@@ -34,10 +34,13 @@ TEST_CASE("campaign: elected at once, renews every TTL/3 from the sending, keeps
   CHECK(a->end() == RunEnd::stopped);
   CHECK(sim.inspect().status == LeaseStatus::not_held);
   CHECK(a->serving_terms() == 0);
-  CHECK(a->texts(Kind::released) == std::vector<std::string>{"lease \"merge-gate-sweeper\": host-a released the lease (term 1)"});
+  CHECK(a->texts(Kind::released) ==
+        std::vector<std::string>{"lease \"merge-gate-sweeper\": host-a released the lease (term 1)"});
 }
 
-TEST_CASE("campaign: five candidates, one serves across many TTLs, never two at once; hand-overs within one retry, terms increase") {
+TEST_CASE(
+    "campaign: five candidates, one serves across many TTLs, never two at once; hand-overs within one retry, terms "
+    "increase") {
   Sim sim;
   std::vector<std::unique_ptr<Candidate>> cs;
   for (int i = 0; i < 5; ++i) cs.push_back(sim.candidate("host-" + std::to_string(i)));
@@ -64,9 +67,11 @@ TEST_CASE("campaign: five candidates, one serves across many TTLs, never two at 
     cs.erase(it);
     --running;
     const std::size_t before = sim.ledger.terms().size();
-    REQUIRE(sim.step_until(running, [&] { return sim.inspect().status == LeaseStatus::granted; }, kTtl));
+    REQUIRE(sim.step_until(
+        running, [&] { return sim.inspect().status == LeaseStatus::granted; }, kTtl));
     REQUIRE(sim.ledger.terms().size() >= before);  // the new term's work may still be starting
-    auto& winner = **std::find_if(cs.begin(), cs.end(), [&](auto& c) { return c->spec().owner == sim.inspect().holder; });
+    auto& winner =
+        **std::find_if(cs.begin(), cs.end(), [&](auto& c) { return c->spec().owner == sim.inspect().holder; });
     REQUIRE(winner.await_terms(1));
     terms = sim.ledger.terms();
     REQUIRE(terms.size() == before + 1);
@@ -92,7 +97,8 @@ TEST_CASE("campaign: a stopping holder hands over within one retry although the 
   const SteadyTime stop_at = sim.clock.steady_now();
   a->stop();
   REQUIRE(a->await_finished());
-  REQUIRE(sim.step_until(1, [&] { return sim.inspect().holder == "host-b"; }, 1h));
+  REQUIRE(sim.step_until(
+      1, [&] { return sim.inspect().holder == "host-b"; }, 1h));
   REQUIRE(b->await_terms(1));
   CHECK(b->terms()[0].began - stop_at <= 1min);  // only the release explains it: the lease had 55 min left
   CHECK(b->terms()[0].number == 2);
@@ -156,8 +162,10 @@ TEST_CASE("campaign: a stop during an attempt leaves no lease") {
     ignores_stop = true;
   }
   a->start();
-  if (ignores_stop) REQUIRE(a->store().await_blocked(1));
-  else REQUIRE(sim.clock.await_parked(1));  // inside the store call
+  if (ignores_stop)
+    REQUIRE(a->store().await_blocked(1));
+  else
+    REQUIRE(sim.clock.await_parked(1));  // inside the store call
   CHECK(a->store().count(Op::acquire) == 0);
   const SteadyTime stopped = sim.clock.steady_now();
   a->stop();
@@ -182,7 +190,8 @@ TEST_CASE("campaign: a retry shorter than the store's answer time still elects")
   auto a = sim.candidate("host-a", spec);
   a->store().set(Op::acquire, {Fault::slow, 5s});
   a->start();
-  REQUIRE(sim.step_until(1, [&] { return a->store().count(Op::acquire) == 1; }, kTtl));
+  REQUIRE(sim.step_until(
+      1, [&] { return a->store().count(Op::acquire) == 1; }, kTtl));
   REQUIRE(a->await_terms(1));
   const auto acq = of(a->store().calls(), Op::acquire);
   REQUIRE(acq.size() == 1);
@@ -195,7 +204,8 @@ TEST_CASE("campaign: an attempt the store never answers is abandoned at TTL/3, t
   auto a = sim.candidate("host-a");
   a->store().set(Op::acquire, {Fault::hang});
   a->start();
-  REQUIRE(sim.step_until(1, [&] { return a->store().count(Op::acquire) >= 2; }, 10 * kTtl));
+  REQUIRE(sim.step_until(
+      1, [&] { return a->store().count(Op::acquire) >= 2; }, 10 * kTtl));
   const auto calls = a->store().calls();
   REQUIRE(calls.size() >= 3);
   CHECK(calls[0].op == Op::acquire);
@@ -261,7 +271,8 @@ TEST_CASE("campaign: on_loss=stop ends after the first term") {
   a->start();
   REQUIRE(a->await_terms(1));
   a->store().set_all({Fault::unreachable});
-  REQUIRE(sim.step_until(1, [&] { return a->finished(); }, 2 * kTtl));
+  REQUIRE(sim.step_until(
+      1, [&] { return a->finished(); }, 2 * kTtl));
   CHECK(a->end() == RunEnd::term_ended);
   CHECK(a->count(Kind::elected) == 1);
   CHECK(a->store().count(Op::acquire) == 1);

@@ -33,8 +33,9 @@ Duration lowest_window(Duration ttl) { return Duration(lease_ttl(ttl)) / 3 + 1ms
 
 }  // namespace
 
-TEST_CASE("campaign: the term ends at least T − W (T/6 by default) before the recorded expiry, for every "
-          "sub-millisecond offset, TTL and window; the successor let in at the expiry finds the old gate false") {
+TEST_CASE(
+    "campaign: the term ends at least T − W (T/6 by default) before the recorded expiry, for every "
+    "sub-millisecond offset, TTL and window; the successor let in at the expiry finds the old gate false") {
   const Duration ttls[] = {3ms, 4ms, 5ms, 7ms, 10ms, 91ms, 1001ms, 90s, std::chrono::days(366)};
   const Duration offsets[] = {0ns, 1ns, 1us, 250us, 500us, 900us, 1ms - 1ns};
   int cases = 0;
@@ -76,8 +77,8 @@ TEST_CASE("campaign: the term ends at least T − W (T/6 by default) before the 
 
         // The store lets another owner in at the expiry (inclusive), not a
         // nanosecond before; b tries every nanosecond from just before it.
-        const SteadyTime just_before{
-            std::chrono::duration_cast<Duration>((WallTime(expiry) - 1ns).time_since_epoch()) - wall_minus_steady};
+        const SteadyTime just_before{std::chrono::duration_cast<Duration>((WallTime(expiry) - 1ns).time_since_epoch()) -
+                                     wall_minus_steady};
         step_to(sim, just_before, 1);
         CHECK(sim.clock.wall() == WallTime(expiry) - 1ns);
         auto spec_b = Sim::spec(ttl);
@@ -85,7 +86,8 @@ TEST_CASE("campaign: the term ends at least T − W (T/6 by default) before the 
         auto b = sim.candidate("host-b", spec_b);
         b->start();
         REQUIRE(b->store().await_count(Op::acquire, LeaseStatus::refused, 1));
-        REQUIRE(sim.step_until(2, [&] { return b->store().count(Op::acquire, LeaseStatus::granted) == 1; }, 1ns));
+        REQUIRE(sim.step_until(
+            2, [&] { return b->store().count(Op::acquire, LeaseStatus::granted) == 1; }, 1ns));
         REQUIRE(b->await_terms(1));
         CHECK(sim.clock.wall() == WallTime(expiry));
         CHECK(b->terms()[0].number == 2);
@@ -116,12 +118,14 @@ TEST_CASE("campaign: a renewal proves a narrower window from its own sending; th
   CHECK(term.deadline() == t0 + 6 * kThird + 45s - kStampSlack);
   a->store().set_all({Fault::hang});
   const SteadyTime d = term.deadline();
-  REQUIRE(sim.step_until(1, [&] { return Sim::first_term_ended(*a); }, kTtl));
+  REQUIRE(sim.step_until(
+      1, [&] { return Sim::first_term_ended(*a); }, kTtl));
   CHECK(a->terms()[0].ended == d);
   CHECK_FALSE(term.valid());
   REQUIRE(a->await_events(Kind::stepped_down, 1));
-  CHECK(a->texts(Kind::stepped_down).at(0) ==
-        "lease \"merge-gate-sweeper\": host-a stepped down (term 1 ended: no renewal proven within 45s of its sending)");
+  CHECK(
+      a->texts(Kind::stepped_down).at(0) ==
+      "lease \"merge-gate-sweeper\": host-a stepped down (term 1 ended: no renewal proven within 45s of its sending)");
 }
 
 TEST_CASE("campaign spec: the serving window is from TTL/3 + 1 ms to TTL − TTL/6; serving_window() says which") {

@@ -61,8 +61,8 @@ TEST_CASE("campaign spec: unusable specs are rejected before anything runs") {
   CHECK_THROWS_WITH_AS(run(store, good(), stop.get_token(), {}), "campaign: no work given", std::invalid_argument);
   CHECK(store.calls().empty());
   // Usable: the default retry, the smallest TTL, a retry just under the TTL.
-  for (auto edit : {+[](CampaignSpec&) {}, +[](CampaignSpec& s) { s.ttl = 3ms; },
-                    +[](CampaignSpec& s) { s.retry = 90s - 1ns; }}) {
+  for (auto edit :
+       {+[](CampaignSpec&) {}, +[](CampaignSpec& s) { s.ttl = 3ms; }, +[](CampaignSpec& s) { s.retry = 90s - 1ns; }}) {
     CampaignSpec s = good();
     edit(s);
     CHECK(campaign_spec_error(s).empty());
@@ -76,22 +76,32 @@ TEST_CASE("campaign events: stable texts, name, owner and errors escaped onto on
   CHECK(t.elected(7, 3min).text == "lease \"merge-gate-sweeper\": host-3f9a2c elected (term 7, TTL 3m)");
   CHECK(t.elected(7, 3min).kind == LeaseEvent::Kind::elected);
   CHECK(t.elected(7, 3min).term == 7);
-  CHECK(t.renewed_late(7, 2).text == "lease \"merge-gate-sweeper\": host-3f9a2c renewed late (term 7, after 2 unanswered renewals)");
+  CHECK(t.renewed_late(7, 2).text ==
+        "lease \"merge-gate-sweeper\": host-3f9a2c renewed late (term 7, after 2 unanswered renewals)");
   CHECK(t.lost(7, "host-77b0e1").text ==
         "lease \"merge-gate-sweeper\": host-3f9a2c lost the lease to host-77b0e1 (term 7 ended: renewal refused)");
-  CHECK(t.lost(7, "").text == "lease \"merge-gate-sweeper\": host-3f9a2c lost the lease (term 7 ended: renewal refused)");
+  CHECK(t.lost(7, "").text ==
+        "lease \"merge-gate-sweeper\": host-3f9a2c lost the lease (term 7 ended: renewal refused)");
   CHECK(t.stepped_down(7, 150s).text ==
-        "lease \"merge-gate-sweeper\": host-3f9a2c stepped down (term 7 ended: no renewal proven within 2m30s of its sending)");
+        "lease \"merge-gate-sweeper\": host-3f9a2c stepped down (term 7 ended: no renewal proven within 2m30s of its "
+        "sending)");
   CHECK(t.released(7, false).text == "lease \"merge-gate-sweeper\": host-3f9a2c released the lease (term 7)");
   CHECK(t.unreachable("connection refused").text ==
         "lease \"merge-gate-sweeper\": host-3f9a2c cannot reach the lease store (connection refused)");
   CHECK(t.reachable(42s).text == "lease \"merge-gate-sweeper\": host-3f9a2c reaches the lease store again (after 42s)");
 
-  const EventText evil("a\"b\\c\nd\xc2\x85" "e\xe2\x80\xa8" "f", "own\ter\r");
+  const EventText evil(
+      "a\"b\\c\nd\xc2\x85"
+      "e\xe2\x80\xa8"
+      "f",
+      "own\ter\r");
   CHECK(evil.unreachable("FATAL:  terminating\nconnection").text ==
         "lease \"a\\\"b\\\\c\\x0ad\\u0085e\\u2028f\": own\\x09er\\x0d cannot reach the lease store "
         "(FATAL:  terminating\\x0aconnection)");
-  CHECK(lease_detail::escape_for_line("pr\xc3\xbc" "fung \xe6\x97\xa5") == "pr\xc3\xbc" "fung \xe6\x97\xa5");
+  CHECK(lease_detail::escape_for_line("pr\xc3\xbc"
+                                      "fung \xe6\x97\xa5") ==
+        "pr\xc3\xbc"
+        "fung \xe6\x97\xa5");
 }
 
 TEST_CASE("campaign events: kind and end names") {

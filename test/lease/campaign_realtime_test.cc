@@ -39,7 +39,8 @@ TEST_CASE("campaign, real clock: five candidates, one serves across three TTLs, 
   Ledger ledger;
   std::vector<std::unique_ptr<Candidate>> cs;
   for (int i = 0; i < 5; ++i)
-    cs.push_back(std::make_unique<Candidate>("host-" + std::to_string(i), shared, system_clock(), spec(2400ms), &ledger));
+    cs.push_back(
+        std::make_unique<Candidate>("host-" + std::to_string(i), shared, system_clock(), spec(2400ms), &ledger));
   for (auto& c : cs) c->start();
   std::this_thread::sleep_for(7200ms);  // observation window, not synchronisation: three TTLs
   for (auto& c : cs) c->stop();

@@ -44,12 +44,14 @@ TEST_CASE("campaign: after a stop the release is bounded by about a round trip o
     expected = kThird;
   }
   a->start();
-  REQUIRE(sim.step_until(1, [&] { return !a->terms().empty(); }, kTtl));
+  REQUIRE(sim.step_until(
+      1, [&] { return !a->terms().empty(); }, kTtl));
   REQUIRE(sim.clock.await_parked(1));
   a->store().set(Op::release, {Fault::hang});
   const SteadyTime stopped = sim.clock.steady_now();
   a->stop();
-  REQUIRE(sim.step_until(1, [&] { return a->finished(); }, kTtl));
+  REQUIRE(sim.step_until(
+      1, [&] { return a->finished(); }, kTtl));
   const auto releases = of(a->store().calls(), Op::release);
   REQUIRE(releases.size() == 1);
   CHECK(releases[0].sent == stopped);
@@ -64,7 +66,8 @@ TEST_CASE("campaign: a release after a term's end (not a stop) keeps its TTL/3 b
   auto a = sim.candidate("host-a");
   a->store().set(Op::release, {Fault::hang});
   a->start([](Term&) {}, Candidate::WorkTime::instant);
-  REQUIRE(sim.step_until(1, [&] { return a->finished(); }, kTtl));
+  REQUIRE(sim.step_until(
+      1, [&] { return a->finished(); }, kTtl));
   const auto releases = of(a->store().calls(), Op::release);
   REQUIRE(releases.size() == 1);
   CHECK(releases[0].returned - releases[0].sent == kThird);
@@ -83,7 +86,8 @@ TEST_CASE("campaign: acquires that hang while the releases after them answer are
   CHECK(a->store().count(Op::release, LeaseStatus::not_held) == attempts);  // each answered
   a->store().heal();
   // Elected within a TTL (the grant holds the clock until the work has begun).
-  REQUIRE(sim.step_until(1, [&] { return !a->terms().empty(); }, kTtl));
+  REQUIRE(sim.step_until(
+      1, [&] { return !a->terms().empty(); }, kTtl));
   sim.run_for(kTtl, 1);
   a->store().set(Op::renew, {Fault::unreachable, {}, false, 1});  // a second outage: one renewal
   sim.run_for(2 * kTtl, 1);
@@ -93,7 +97,8 @@ TEST_CASE("campaign: acquires that hang while the releases after them answer are
   const auto down = a->texts(Kind::store_unreachable), up = a->texts(Kind::store_reachable);
   REQUIRE(down.size() == 2);
   REQUIRE(up.size() == 2);
-  CHECK(down[0] == "lease \"merge-gate-sweeper\": host-a cannot reach the lease store (injected: no answer by the deadline)");
+  CHECK(down[0] ==
+        "lease \"merge-gate-sweeper\": host-a cannot reach the lease store (injected: no answer by the deadline)");
   CHECK(down[1] == "lease \"merge-gate-sweeper\": host-a cannot reach the lease store (injected: store unreachable)");
   CHECK(up[1] == "lease \"merge-gate-sweeper\": host-a reaches the lease store again (after 30s)");
   // In order: down, up, down, up.

@@ -29,15 +29,18 @@ TEST_CASE("campaign: a lease taken by another owner stops the holder at its next
   // An intruder whose clock runs 200 s ahead sees the lease expired and takes it.
   auto r = sim.shared->acquire(kLease, "intruder", sim.clock.wall() + 200s, 1h, Deadline::after(system_clock(), 5s));
   REQUIRE(r.status == LeaseStatus::granted);
-  REQUIRE(sim.step_until(1, [&] { return Sim::first_term_ended(*a); }, kTtl));
+  REQUIRE(sim.step_until(
+      1, [&] { return Sim::first_term_ended(*a); }, kTtl));
   CHECK(a->terms()[0].ended == t0 + kThird);  // at the refused renewal, not at the 75 s timer
   sim.run_for(5 * kTtl, 1);
   a->stop();
   REQUIRE(a->await_finished());
-  CHECK(a->texts(Kind::lost) == std::vector<std::string>{"lease \"merge-gate-sweeper\": host-a lost the lease to intruder (term 1 ended: renewal refused)"});
+  CHECK(a->texts(Kind::lost) ==
+        std::vector<std::string>{
+            "lease \"merge-gate-sweeper\": host-a lost the lease to intruder (term 1 ended: renewal refused)"});
   CHECK(a->count(Kind::stepped_down) == 0);
   CHECK(a->count(Kind::elected) == 1);
-  CHECK(a->store().count(Op::release) == 0);  // someone else holds it: nothing to give back
+  CHECK(a->store().count(Op::release) == 0);                         // someone else holds it: nothing to give back
   CHECK(a->store().count(Op::acquire, LeaseStatus::refused) >= 14);  // recampaigned every retry
   CHECK(sim.inspect().holder == "intruder");
 }
@@ -46,25 +49,29 @@ TEST_CASE("campaign: a holder whose store dies steps down with the whole TTL/6 m
   Sim sim;
   sim.clock.advance(700us);  // wall stamps off the millisecond: the stores truncate them
   auto a = sim.candidate("host-a");
-  const auto wall_minus_steady = sim.clock.wall() - WallTime(std::chrono::duration_cast<WallTime::duration>(
-                                                        sim.clock.steady_now().time_since_epoch()));
+  const auto wall_minus_steady =
+      sim.clock.wall() -
+      WallTime(std::chrono::duration_cast<WallTime::duration>(sim.clock.steady_now().time_since_epoch()));
   a->start();
   REQUIRE(a->await_terms(1));
   sim.run_for(45s, 1);
   a->store().set_all({Fault::hang});
-  REQUIRE(sim.step_until(1, [&] { return Sim::first_term_ended(*a); }, kTtl));
+  REQUIRE(sim.step_until(
+      1, [&] { return Sim::first_term_ended(*a); }, kTtl));
   const auto proven = last_granted(a->store().calls());
   REQUIRE(proven);
   const SteadyTime ended = a->terms()[0].ended;
   CHECK(ended == proven->sent + kProof);
   const UtcMillis expiry = sim.inspect().expiry;  // what the store recorded
-  const WallTime wall_at_end = WallTime(std::chrono::duration_cast<WallTime::duration>(ended.time_since_epoch())) + wall_minus_steady;
-  CHECK(expiry - wall_at_end >= kTtl / 6);        // 700 µs into its millisecond, the margin is whole
-  CHECK(expiry - wall_at_end < kTtl / 6 + 1ms);    // and no more than a millisecond over it
-  CHECK(sim.inspect().holder == "host-a");  // the store never answered the release
+  const WallTime wall_at_end =
+      WallTime(std::chrono::duration_cast<WallTime::duration>(ended.time_since_epoch())) + wall_minus_steady;
+  CHECK(expiry - wall_at_end >= kTtl / 6);       // 700 µs into its millisecond, the margin is whole
+  CHECK(expiry - wall_at_end < kTtl / 6 + 1ms);  // and no more than a millisecond over it
+  CHECK(sim.inspect().holder == "host-a");       // the store never answered the release
   REQUIRE(a->await_events(Kind::stepped_down, 1));
   CHECK(a->texts(Kind::stepped_down).at(0) ==
-        "lease \"merge-gate-sweeper\": host-a stepped down (term 1 ended: no renewal proven within 1m15s of its sending)");
+        "lease \"merge-gate-sweeper\": host-a stepped down (term 1 ended: no renewal proven within 1m15s of its "
+        "sending)");
   sim.run_for(3 * kTtl, 1);
   CHECK(a->terms().size() == 1);  // elects nobody while the store cannot answer
 }
@@ -87,7 +94,8 @@ TEST_CASE("campaign: the step-down counts from the sending, for a slow grant and
     expected = t0 + kThird + kProof;
   }
   a->start();
-  REQUIRE(sim.step_until(1, [&] { return Sim::first_term_ended(*a); }, 3 * kTtl));
+  REQUIRE(sim.step_until(
+      1, [&] { return Sim::first_term_ended(*a); }, 3 * kTtl));
   CHECK(a->terms()[0].ended == expected);
   REQUIRE(a->await_events(Kind::stepped_down, 1));
 }
@@ -129,7 +137,10 @@ TEST_CASE("campaign: the gate reads false at the deadline while the campaign thr
     cv.wait(lock, t.stop_token(), [] { return false; });
   });
   began.wait();
-  const Term term = [&] { std::lock_guard lock(mu); return *gate; }();
+  const Term term = [&] {
+    std::lock_guard lock(mu);
+    return *gate;
+  }();
   const SteadyTime t0 = term.deadline() - kProof;
   REQUIRE(sim.clock.await_parked(1));
   CHECK(term.valid());
@@ -139,12 +150,13 @@ TEST_CASE("campaign: the gate reads false at the deadline while the campaign thr
   CHECK(term.valid());
   CHECK(sim.clock.steady_now() == t0 + kProof - 1ms);
   sim.clock.advance(1ms);
-  CHECK_FALSE(term.valid());           // on time, by itself
+  CHECK_FALSE(term.valid());                // on time, by itself
   CHECK(a->store().count(Op::renew) == 0);  // the campaign thread is still in the renewal
   CHECK_FALSE(term.stop_token().stop_requested());
   a->store().unblock();
-  REQUIRE(sim.step_until(1, [&] { return term.stop_token().stop_requested(); }, kTtl));
-  CHECK_FALSE(term.valid());  // for good: a later term has a Term of its own
+  REQUIRE(sim.step_until(
+      1, [&] { return term.stop_token().stop_requested(); }, kTtl));
+  CHECK_FALSE(term.valid());                                      // for good: a later term has a Term of its own
   CHECK(a->store().count(Op::renew, LeaseStatus::granted) == 1);  // granted, but proven too late
   REQUIRE(a->await_events(Kind::stepped_down, 1));
 }
@@ -158,7 +170,8 @@ TEST_CASE("campaign: a wall-clock step moves no step-down deadline") {
   a->store().set_all({Fault::hang});
   SUBCASE("forward") { sim.clock.set_wall(sim.clock.wall() + 1h); }
   SUBCASE("backward") { sim.clock.set_wall(sim.clock.wall() - 1h); }
-  REQUIRE(sim.step_until(1, [&] { return Sim::first_term_ended(*a); }, 2 * kTtl));
+  REQUIRE(sim.step_until(
+      1, [&] { return Sim::first_term_ended(*a); }, 2 * kTtl));
   const auto proven = last_granted(a->store().calls());
   REQUIRE(proven);
   CHECK(a->terms()[0].ended == proven->sent + kProof);

@@ -66,7 +66,8 @@ Candidate::~Candidate() {
   store_->unblock();
   auto* sim = dynamic_cast<ManualClock*>(&clock_);
   for (int i = 0; sim && thread_.joinable() && i < 100'000 && !await_finished(std::chrono::milliseconds(1)); ++i)
-    sim->advance(std::max<Duration>(std::chrono::seconds(1), sim->next_parked_in()));  // a call's bound may be days away
+    sim->advance(
+        std::max<Duration>(std::chrono::seconds(1), sim->next_parked_in()));  // a call's bound may be days away
   join();
 }
 
@@ -172,7 +173,8 @@ std::vector<std::string> Candidate::texts(LeaseEvent::Kind k) const {
 bool Candidate::await_events(LeaseEvent::Kind k, std::size_t n, std::chrono::milliseconds timeout) const {
   std::unique_lock lock(mu_);
   return cv_.wait_for(lock, timeout, [&] {
-    return static_cast<std::size_t>(std::count_if(events_.begin(), events_.end(), [&](auto& e) { return e.kind == k; })) >= n;
+    return static_cast<std::size_t>(
+               std::count_if(events_.begin(), events_.end(), [&](auto& e) { return e.kind == k; })) >= n;
   });
 }
 

@@ -89,7 +89,8 @@ class Candidate {
   std::size_t count(LeaseEvent::Kind k) const;
   std::vector<std::string> texts(LeaseEvent::Kind k) const;
   // Real-time wait until at least n events of kind k arrived.
-  bool await_events(LeaseEvent::Kind k, std::size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(20)) const;
+  bool await_events(LeaseEvent::Kind k, std::size_t n,
+                    std::chrono::milliseconds timeout = std::chrono::seconds(20)) const;
   std::vector<TermRecord> terms() const;
   // Real-time wait until work has begun at least n terms (work starts on its
   // own thread, so a parked campaign does not mean its work has begun).

@@ -23,23 +23,23 @@ Deadline gone() { return Deadline{&system_clock(), system_clock().steady_now() -
 UtcMillis at(WallTime t) { return std::chrono::floor<std::chrono::milliseconds>(t); }
 
 // Checks status, holder, expiry and term of one answer at the caller's line.
-#define EXPECT_LEASE(call, st, who, exp, trm)       \
-  do {                                              \
-    const LeaseResult r_ = (call);                  \
+#define EXPECT_LEASE(call, st, who, exp, trm)                                                   \
+  do {                                                                                          \
+    const LeaseResult r_ = (call);                                                              \
     INFO(#call " -> " << to_string(r_.status) << " holder=" << r_.holder << " term=" << r_.term \
-                      << " error=" << r_.error);    \
-    CHECK(r_.status == (st));                       \
-    CHECK(r_.holder == (who));                      \
-    CHECK(r_.expiry == (exp));                      \
-    CHECK(r_.term == (trm));                        \
+                      << " error=" << r_.error);                                                \
+    CHECK(r_.status == (st));                                                                   \
+    CHECK(r_.holder == (who));                                                                  \
+    CHECK(r_.expiry == (exp));                                                                  \
+    CHECK(r_.term == (trm));                                                                    \
   } while (false)
 
-#define EXPECT_STATUS(call, st)                                                        \
-  do {                                                                                 \
-    const LeaseResult r_ = (call);                                                     \
-    INFO(#call " -> " << to_string(r_.status) << " error=" << r_.error);               \
-    CHECK(r_.status == (st));                                                          \
-    if ((st) == S::invalid || (st) == S::no_answer) CHECK_FALSE(r_.error.empty());     \
+#define EXPECT_STATUS(call, st)                                                    \
+  do {                                                                             \
+    const LeaseResult r_ = (call);                                                 \
+    INFO(#call " -> " << to_string(r_.status) << " error=" << r_.error);           \
+    CHECK(r_.status == (st));                                                      \
+    if ((st) == S::invalid || (st) == S::no_answer) CHECK_FALSE(r_.error.empty()); \
   } while (false)
 
 const UtcMillis kFree{};  // the expiry a free lease reports
@@ -292,7 +292,8 @@ int one_winner(const std::array<LeaseResult, kCandidates>& round, int r) {
 }  // namespace
 
 void race_for_new_lease_elects_one(StoreFactory& f) {
-  auto rounds = race(f, [](int r) { return "race-new-" + std::to_string(r); }, [](int) { return t0; });
+  auto rounds = race(
+      f, [](int r) { return "race-new-" + std::to_string(r); }, [](int) { return t0; });
   for (int r = 0; r < kRounds; ++r) {
     int w = one_winner(rounds[r], r);
     if (w >= 0) CHECK(rounds[r][w].term == 1u);
@@ -301,7 +302,8 @@ void race_for_new_lease_elects_one(StoreFactory& f) {
 
 void race_for_expired_lease_elects_one(StoreFactory& f) {
   // Round r races at t0 + 10s*r with TTL 5s: the previous round's lease has expired.
-  auto rounds = race(f, [](int) { return std::string("race-expired"); }, [](int r) { return t0 + 10s * r; });
+  auto rounds = race(
+      f, [](int) { return std::string("race-expired"); }, [](int r) { return t0 + 10s * r; });
   int prev = -1;
   std::uint64_t prev_term = 0;
   for (int r = 0; r < kRounds; ++r) {
@@ -348,8 +350,9 @@ void terms_fence_changes_of_hands(StoreFactory& f) {
 void invalid_arguments_write_nothing(StoreFactory& f) {
   auto s = f.fresh();
   const std::string nul("ab\0cd", 5), long_name(kLeaseTextMaxBytes + 1, 'n');
-  const std::string bad_texts[] = {"", " ", "\t\n", " \r\v\f ", nul, long_name,
-                                   "\xff", "a\xc3(", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "ok\xe2\x82"};
+  const std::string bad_texts[] = {
+      "",       " ",        "\t\n",         " \r\v\f ",         nul,         long_name, "\xff",
+      "a\xc3(", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "ok\xe2\x82"};
   for (const std::string& bad : bad_texts) {
     CAPTURE(bad);
     EXPECT_STATUS(s->acquire(bad, "a", t0, 10s, ok()), S::invalid);
@@ -376,10 +379,17 @@ void any_utf8_text_is_kept_exactly(StoreFactory& f) {
   auto p = f.peer(s);
   std::string two_byte_200;
   for (std::size_t i = 0; i < kLeaseTextMaxBytes / 2; ++i) two_byte_200 += "\xc3\xa9";  // 100 x é = 200 bytes
-  const std::string texts[] = {
-      "it's \"quoted\"", "back\\slash\\", "'; DROP TABLE forgemeter_leases; --", "$1 %s %n {} ${x}",
-      "pr\xc3\xbc" "fung \xe2\x80\x94 \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xf0\x9f\x9a\x80", "line\nbreak\ttab\x7f",
-      "  padded  ", std::string(kLeaseTextMaxBytes, 'x'), two_byte_200, "U+2028 \xe2\x80\xa8 here"};
+  const std::string texts[] = {"it's \"quoted\"",
+                               "back\\slash\\",
+                               "'; DROP TABLE forgemeter_leases; --",
+                               "$1 %s %n {} ${x}",
+                               "pr\xc3\xbc"
+                               "fung \xe2\x80\x94 \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xf0\x9f\x9a\x80",
+                               "line\nbreak\ttab\x7f",
+                               "  padded  ",
+                               std::string(kLeaseTextMaxBytes, 'x'),
+                               two_byte_200,
+                               "U+2028 \xe2\x80\xa8 here"};
   std::uint64_t n = 0;
   for (const std::string& text : texts) {
     CAPTURE(text);

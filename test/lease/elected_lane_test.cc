@@ -102,7 +102,7 @@ class Replica {
       Pass p;
       for (int i = 0; i < kPerPass; ++i) {
         const SteadyTime began = std::chrono::steady_clock::now();  // before the gate is asked
-        const auto res = transport_.perform({.url = url_});       // tagged by elect()'s LaneScope
+        const auto res = transport_.perform({.url = url_});         // tagged by elect()'s LaneScope
         if (res.error.code == TransportErrc::lane_refused) {
           ++p.refused;
           continue;
@@ -150,7 +150,8 @@ CampaignSpec spec(Duration ttl, Duration retry) {
 
 }  // namespace
 
-TEST_CASE("elected lane: two replicas, the forge counts one replica's passes; the deposed one's late requests are refused") {
+TEST_CASE(
+    "elected lane: two replicas, the forge counts one replica's passes; the deposed one's late requests are refused") {
   // TTL 900 ms: renewals every 300 ms, a holder whose store dies steps down
   // 750 ms after its last proven renewal was sent, 150 ms before the lease
   // expires in the store; the successor can take it only after that expiry.
@@ -175,7 +176,8 @@ TEST_CASE("elected lane: two replicas, the forge counts one replica's passes; th
 
   // What the forge received in the lane is exactly what the replicas sent.
   const auto by_lane = forge.truth().by_lane();
-  const std::uint64_t forge_count = by_lane.count(std::string(kLane.name())) ? by_lane.at(std::string(kLane.name())) : 0;
+  const std::uint64_t forge_count =
+      by_lane.count(std::string(kLane.name())) ? by_lane.at(std::string(kLane.name())) : 0;
   CHECK(forge_count == static_cast<std::uint64_t>(a.sent() + b.sent()));
   // One replica at a time: every request a sent was sent before any b sent
   // (a's gate closed at its step-down, b's term began after the expiry).
@@ -198,8 +200,8 @@ TEST_CASE("elected lane: two replicas, the forge counts one replica's passes; th
   int a_refused = static_cast<int>(a.late().size());
   for (const auto& p : a.passes()) a_refused += p.refused;
   CHECK(a.refused_on_lines() == static_cast<std::uint64_t>(a_refused));
-  MESSAGE("forge count " << forge_count << " = a " << a.sent() << " + b " << b.sent() << "; a's refused "
-                         << a_refused << ", a passes " << a.passes().size() << ", b passes " << b.passes().size());
+  MESSAGE("forge count " << forge_count << " = a " << a.sent() << " + b " << b.sent() << "; a's refused " << a_refused
+                         << ", a passes " << a.passes().size() << ", b passes " << b.passes().size());
 }
 
 TEST_CASE("elected lane: refused before the first term and after elect() returns; served during the term") {
@@ -208,7 +210,7 @@ TEST_CASE("elected lane: refused before the first term and after elect() returns
   auto shared = std::make_shared<MemoryStore>();
   Replica a("replica-a", forge, shared, spec(3s, 50ms));
   a.store().set_all({Fault::unreachable});
-  a.start(1h);  // one pass per term
+  a.start(1h);                                                             // one pass per term
   REQUIRE(a.store().await_count(Op::acquire, LeaseStatus::no_answer, 1));  // gated before the first attempt
   const std::string url = forge.url("api.forge.test", "/echo");
   CHECK(a.transport().perform({.url = url, .lane = kLane}).error.code == TransportErrc::lane_refused);

@@ -81,8 +81,7 @@ FaultPlan FaultyStore::take(Op op) {
   return now;
 }
 
-LeaseResult FaultyStore::call(Op op, WallTime now, const Deadline& deadline,
-                              const Forward& forward) {
+LeaseResult FaultyStore::call(Op op, WallTime now, const Deadline& deadline, const Forward& forward) {
   const Clock& clock = *deadline.clock;
   if (harness_sending_) harness_sending_(op);  // set before the calls begin
   // A write that lands after its caller gave up is not bound by the caller's deadline.

@@ -55,7 +55,7 @@ class FaultyStore final : public LeaseStore {
   void set(Op op, FaultPlan plan);
   void set_all(FaultPlan plan);  // every operation
   void heal() { set_all({}); }
-  void unblock();                // releases every `block`ed call, now and later, until the next set
+  void unblock();  // releases every `block`ed call, now and later, until the next set
   // Real-time wait until at least n calls wait in `block`.
   bool await_blocked(std::size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(20));
   // Real-time wait until at least n calls of `op` answered `status`.

@@ -18,7 +18,9 @@ namespace {
 const Lane kLane{"sweeper"};
 const RequestKey kKey{.host = "api.github.com", .installation = 101, .lane = kLane};
 
-std::int64_t epoch_s(UtcMillis t) { return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count(); }
+std::int64_t epoch_s(UtcMillis t) {
+  return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+}
 
 struct Hdr {
   std::string remaining, limit, reset, retry_after;
@@ -61,7 +63,8 @@ TEST_CASE("X-RateLimit-Remaining: an integer >= 0, else no reading at all") {
     CAPTURE(bad);
     CHECK(budget_line({answer({.remaining = bad, .limit = "5000"}, at(14, 1))}).empty());
   }
-  CHECK(budget_line({answer({.remaining = " 42 "}, at(14, 1))}) == kHead + "api.github.com rest installation 101: 42 at 14:01:00Z");
+  CHECK(budget_line({answer({.remaining = " 42 "}, at(14, 1))}) ==
+        kHead + "api.github.com rest installation 101: 42 at 14:01:00Z");
 }
 
 TEST_CASE("only answers to requests with an installation give a reading") {
@@ -87,11 +90,11 @@ TEST_CASE("X-RateLimit-Reset: epoch seconds or (below 10^9) seconds from now; af
   };
   const std::string plain = kHead + "api.github.com rest installation 101: 1 at 14:01:00Z";
   CHECK(with_reset(std::to_string(epoch_s(at(14, 30)))) == plain + " (resets 14:30:00Z)");
-  CHECK(with_reset("600") == plain + " (resets 14:11:00Z)");                              // relative
-  CHECK(with_reset(std::to_string(epoch_s(seen))) == plain);                              // not after now
-  CHECK(with_reset(std::to_string(epoch_s(at(13)))) == plain);                            // in the past
+  CHECK(with_reset("600") == plain + " (resets 14:11:00Z)");                                       // relative
+  CHECK(with_reset(std::to_string(epoch_s(seen))) == plain);                                       // not after now
+  CHECK(with_reset(std::to_string(epoch_s(at(13)))) == plain);                                     // in the past
   CHECK(with_reset(std::to_string(epoch_s(seen) + 31 * 86400)) == plain + " (resets 14:01:00Z)");  // 31 days: kept
-  CHECK(with_reset(std::to_string(epoch_s(seen) + 31 * 86400 + 1)) == plain);             // past 31 days
+  CHECK(with_reset(std::to_string(epoch_s(seen) + 31 * 86400 + 1)) == plain);                      // past 31 days
   CHECK(with_reset("0") == plain);
   CHECK(with_reset("soon") == plain);
   CHECK(with_reset("-60") == plain);
@@ -115,7 +118,8 @@ TEST_CASE("the lowest reading does not depend on the order answers arrive in") {
   std::rotate(answers.begin(), answers.begin() + 3, answers.end());
   CHECK(budget_line(answers) == forward);
   CHECK(forward == kHead + "api.github.com rest installation 101: 3 at 14:07:00Z");
-  answers.erase(std::find_if(answers.begin(), answers.end(), [](const Ans& a) { return a.h.remaining == "3" && a.h.limit.empty(); }));
+  answers.erase(std::find_if(answers.begin(), answers.end(),
+                             [](const Ans& a) { return a.h.remaining == "3" && a.h.limit.empty(); }));
   CHECK(budget_line(answers) == kHead + "api.github.com rest installation 101: 3 of 4000 at 14:07:00Z");
 }
 
@@ -127,9 +131,11 @@ TEST_CASE("budget entries: one per host, api and installation, ordered so; lanes
   RequestKey inst7 = kKey;
   inst7.installation = 7;
   CHECK(budget_line({answer({.remaining = "9"}, at(14, 1), 200, other_lane), answer({.remaining = "8"}, at(14, 2)),
-                     answer({.remaining = "5"}, at(14, 3), 200, gql), answer({.remaining = "6"}, at(14, 4), 200, inst7)}) ==
-        kHead + "api.github.com graphql installation 101: 5 at 14:03:00Z, api.github.com rest installation 7: 6 at "
-                "14:04:00Z, api.github.com rest installation 101: 8 at 14:02:00Z");
+                     answer({.remaining = "5"}, at(14, 3), 200, gql),
+                     answer({.remaining = "6"}, at(14, 4), 200, inst7)}) ==
+        kHead +
+            "api.github.com graphql installation 101: 5 at 14:03:00Z, api.github.com rest installation 7: 6 at "
+            "14:04:00Z, api.github.com rest installation 101: 8 at 14:02:00Z");
 }
 
 TEST_CASE("answer classes") {
@@ -137,8 +143,8 @@ TEST_CASE("answer classes") {
   const auto t = at(14, 1);
   for (const auto& a : {answer({}, t, 200), answer({}, t, 204), answer({}, t, 304), answer({}, t, 302),
                         answer({.remaining = "0"}, t, 403), answer({.retry_after = "30"}, t, 429),
-                        answer({.remaining = "12"}, t, 403), answer({}, t, 429), answer({}, t, 404),
-                        answer({}, t, 502), answer({}, t, 999), answer({}, t, 101), answer({}, t, kNoAnswer)})
+                        answer({.remaining = "12"}, t, 403), answer({}, t, 429), answer({}, t, 404), answer({}, t, 502),
+                        answer({}, t, 999), answer({}, t, 101), answer({}, t, kNoAnswer)})
     a.record(*rig.meter);
   rig.meter->record_refused(kKey, t);
   rig.clock.set_wall(at(16));
@@ -198,7 +204,8 @@ TEST_CASE("parse_header_uint agrees with digit-by-digit reading on every length 
     INFO("value \"" << v << "\"");
     REQUIRE(meter::parse_header_uint(v) == reference(v));
   }
-  for (std::string v : {"18446744073709551615", "18446744073709551616", "99999999999999999999", "0000000000000000000000001",
-                        "1844674407370955161", "12345678", "123456789", "1234567890123456", "12345678x", "x2345678"})
+  for (std::string v :
+       {"18446744073709551615", "18446744073709551616", "99999999999999999999", "0000000000000000000000001",
+        "1844674407370955161", "12345678", "123456789", "1234567890123456", "12345678x", "x2345678"})
     CHECK(meter::parse_header_uint(v) == reference(v));
 }

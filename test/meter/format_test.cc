@@ -31,11 +31,13 @@ TEST_CASE("notes: counted from, until … stopping, both, whole") {
   CHECK(format_line(line) ==
         "forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z (counted from 14:37:00Z) \u2014 h rest other=1");
   line.note.until = tod(14, 50, 30);
-  CHECK(format_line(line) == "forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z (counted from 14:37:00Z, "
-                             "until 14:50:30Z, stopping) \u2014 h rest other=1");
-  line.note.counted_from.reset();
   CHECK(format_line(line) ==
-        "forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z (until 14:50:30Z, stopping) \u2014 h rest other=1");
+        "forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z (counted from 14:37:00Z, "
+        "until 14:50:30Z, stopping) \u2014 h rest other=1");
+  line.note.counted_from.reset();
+  CHECK(
+      format_line(line) ==
+      "forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z (until 14:50:30Z, stopping) \u2014 h rest other=1");
   CHECK(HourNote{}.whole());
 }
 
@@ -79,9 +81,10 @@ TEST_CASE("answers line: classes in order, zero classes left out") {
   g.counts[static_cast<std::size_t>(AnswerClass::client4xx)] = 2;
   g.counts[static_cast<std::size_t>(AnswerClass::redirect3xx)] = 3;
   AnswersLine line{.hour_ending = hour_ending(15), .entries = {g, e}};
-  CHECK(format_line(line) == "forge HTTP answers: in the hour ending 2026-09-30T15:00Z \u2014 "
-                             "api.github.com graphql 3xx=3 4xx=2 5xx=1, "
-                             "api.github.com rest 2xx=10 304=4 limited=1 secondary=5 none=3 refused=2");
+  CHECK(format_line(line) ==
+        "forge HTTP answers: in the hour ending 2026-09-30T15:00Z \u2014 "
+        "api.github.com graphql 3xx=3 4xx=2 5xx=1, "
+        "api.github.com rest 2xx=10 304=4 limited=1 secondary=5 none=3 refused=2");
   CHECK(to_string(AnswerClass::limited) == "limited");
   CHECK(to_string(AnswerClass::secondary) == "secondary");
 }
@@ -91,7 +94,8 @@ TEST_CASE("format_line: a hand-made hostile host or lane cannot break the line")
                  .total = 1,
                  .entries = {{"evil.com\n, x rest other=9 \xE2\x80\x94", Api::rest, 0, "Bad Lane", 1}}};
   const auto text = format_line(line);
-  CHECK(text == "forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z \u2014 "
-                "evil.com%0A%2C%20x%20rest%20other%3D9%20%E2%80%94 rest ?ad??ane=1");
+  CHECK(text ==
+        "forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z \u2014 "
+        "evil.com%0A%2C%20x%20rest%20other%3D9%20%E2%80%94 rest ?ad??ane=1");
   for (char c : text) CHECK(static_cast<unsigned char>(c) >= 0x20);
 }

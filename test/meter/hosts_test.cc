@@ -28,12 +28,14 @@ TEST_CASE("hosts are lower-cased; two spellings of one host are one entry") {
   rig.request("API.GitHub.com", kLane, at(14, 1));
   rig.request("api.github.com", kLane, at(14, 2));
   rig.request("h", kLane, at(15));
-  CHECK(rig.take() == Lines{"forge HTTP: 2 requests in the hour ending 2026-09-30T15:00Z" + D + "api.github.com rest l=2"});
+  CHECK(rig.take() ==
+        Lines{"forge HTTP: 2 requests in the hour ending 2026-09-30T15:00Z" + D + "api.github.com rest l=2"});
 }
 
 TEST_CASE("a hostile host cannot break a line: every unsafe byte is escaped, and the line parses back") {
   Rig rig(at(14));
-  const std::string hostile = std::string("evil.com\r\nforge HTTP: 9 requests") + '\0' + "\x1b[31m,a=b \"q\\\" (x) 100%\xE2\x80\x94\xff";
+  const std::string hostile =
+      std::string("evil.com\r\nforge HTTP: 9 requests") + '\0' + "\x1b[31m,a=b \"q\\\" (x) 100%\xE2\x80\x94\xff";
   rig.request(hostile, kLane, at(14, 1), 5);
   rig.request("", kLane, at(14, 2));
   AnswerRecord a{.key = {.host = hostile, .installation = 5, .lane = kLane}, .seen = at(14, 3), .status = 200};
@@ -42,7 +44,8 @@ TEST_CASE("a hostile host cannot break a line: every unsafe byte is escaped, and
   rig.request("h", kLane, at(15));
   const auto lines = rig.take();
   REQUIRE(lines.size() == 3);
-  const std::string shown = "evil.com%0D%0Aforge%20http:%209%20requests%00%1B[31m%2Ca%3Db%20%22q%5C%22%20%28x%29%20100%25%E2%80%94%FF";
+  const std::string shown =
+      "evil.com%0D%0Aforge%20http:%209%20requests%00%1B[31m%2Ca%3Db%20%22q%5C%22%20%28x%29%20100%25%E2%80%94%FF";
   CHECK(lines[0] == "forge HTTP: 2 requests in the hour ending 2026-09-30T15:00Z" + D + "(no host) rest l=1, " + shown +
                         " rest installation 5 l=1");
   CHECK(lines[1] == "forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z" + D + shown +

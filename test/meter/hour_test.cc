@@ -24,8 +24,8 @@ TEST_CASE("the hour turns at the first event of a later hour; a mid-hour start s
                             "api.github.com rest installation 101 sweeper=2, api.github.com rest other=1"});
   rig.clock.set_wall(at(15, 20, 30));
   rig.meter->flush();
-  CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T16:00Z (until 15:20:30Z, stopping)" + D +
-                            "api.github.com rest sweeper=1"});
+  CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T16:00Z (until 15:20:30Z, stopping)" +
+                            D + "api.github.com rest sweeper=1"});
 }
 
 TEST_CASE("a start on the hour is a whole hour; start and stop in one hour give both notes") {
@@ -41,7 +41,8 @@ TEST_CASE("a start on the hour is a whole hour; start and stop in one hour give 
     rig.clock.set_wall(at(14, 50, 30));
     rig.meter->flush();
     CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z (counted from 14:37:00Z, "
-                              "until 14:50:30Z, stopping)" + D + "h rest sweeper=1"});
+                              "until 14:50:30Z, stopping)" +
+                              D + "h rest sweeper=1"});
   }
 }
 
@@ -70,7 +71,8 @@ TEST_CASE("flush: a second flush writes nothing; counting after a stop says `cou
   rig.clock.set_wall(at(14, 25));
   rig.meter.reset();  // the destructor flushes
   CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z (counted from 14:10:00Z, "
-                            "until 14:25:00Z, stopping)" + D + "h rest sweeper=1"});
+                            "until 14:25:00Z, stopping)" +
+                            D + "h rest sweeper=1"});
 }
 
 TEST_CASE("the destructor flushes; a flush after it wrote writes nothing more") {
@@ -84,9 +86,9 @@ TEST_CASE("the destructor flushes; a flush after it wrote writes nothing more") 
 
 TEST_CASE("records stamped before the hour being counted count in the current hour") {
   Rig rig(at(14));
-  rig.request("h", kSweeper, at(15, 1));    // turns to 15:00 (14:00 was empty)
-  rig.request("h", kSweeper, at(14, 59));   // raced the turn
-  rig.request("h", kSweeper, at(9, 0));     // a clock stepped back
+  rig.request("h", kSweeper, at(15, 1));   // turns to 15:00 (14:00 was empty)
+  rig.request("h", kSweeper, at(14, 59));  // raced the turn
+  rig.request("h", kSweeper, at(9, 0));    // a clock stepped back
   rig.request("h", kSweeper, at(16, 0));
   CHECK(rig.take() == Lines{"forge HTTP: 3 requests in the hour ending 2026-09-30T16:00Z" + D + "h rest sweeper=3"});
 }
@@ -103,8 +105,8 @@ TEST_CASE("a late answer is a reading of the hour it arrives in, and turns the h
   rig.clock.set_wall(at(15, 30));
   rig.meter->flush();
   CHECK(rig.take() ==
-        Lines{"forge rate limit: lowest remaining in the hour ending 2026-09-30T16:00Z (until 15:30:00Z, stopping)" + D +
-                  "api.github.com rest installation 101: 4999 at 15:00:01Z",
+        Lines{"forge rate limit: lowest remaining in the hour ending 2026-09-30T16:00Z (until 15:30:00Z, stopping)" +
+                  D + "api.github.com rest installation 101: 4999 at 15:00:01Z",
               "forge HTTP answers: in the hour ending 2026-09-30T16:00Z (until 15:30:00Z, stopping)" + D +
                   "api.github.com rest 2xx=1"});
 }
@@ -117,11 +119,13 @@ TEST_CASE("refused requests: on the answers line, not in N, and they turn the ho
   rig.meter->record_refused(key, at(14, 3));
   CHECK(rig.take().empty());
   rig.meter->record_refused(key, at(15, 3));
-  CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z" + D + "api.github.com rest sweeper=1",
-                            "forge HTTP answers: in the hour ending 2026-09-30T15:00Z" + D + "api.github.com rest refused=2"});
+  CHECK(rig.take() ==
+        Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z" + D + "api.github.com rest sweeper=1",
+              "forge HTTP answers: in the hour ending 2026-09-30T15:00Z" + D + "api.github.com rest refused=2"});
   rig.clock.set_wall(at(17));
   rig.meter->flush();
-  CHECK(rig.take() == Lines{"forge HTTP answers: in the hour ending 2026-09-30T16:00Z" + D + "api.github.com rest refused=1"});
+  CHECK(rig.take() ==
+        Lines{"forge HTTP answers: in the hour ending 2026-09-30T16:00Z" + D + "api.github.com rest refused=1"});
 }
 
 TEST_CASE("ordering: count descending, then host, api, lane (`other` first), installation (none first)") {
@@ -140,10 +144,11 @@ TEST_CASE("ordering: count descending, then host, api, lane (`other` first), ins
   n("a.example:8443", a, 0, Api::rest, 2);
   n("0.example", b, 0, Api::rest, 1);
   rig.request("h", a, at(15));
-  CHECK(rig.take() == Lines{"forge HTTP: 27 requests in the hour ending 2026-09-30T15:00Z" + D +
-                            "z.example rest b=9, b.example rest a=5, a.example graphql b=2, a.example rest installation 9 other=2, "
-                            "a.example rest installation 3 a=2, a.example rest b=2, a.example rest installation 7 b=2, "
-                            "a.example:8443 rest a=2, 0.example rest b=1"});
+  CHECK(rig.take() ==
+        Lines{"forge HTTP: 27 requests in the hour ending 2026-09-30T15:00Z" + D +
+              "z.example rest b=9, b.example rest a=5, a.example graphql b=2, a.example rest installation 9 other=2, "
+              "a.example rest installation 3 a=2, a.example rest b=2, a.example rest installation 7 b=2, "
+              "a.example:8443 rest a=2, 0.example rest b=1"});
 }
 
 TEST_CASE("lanes: given per request or by scope reach the line; invalid names are refused where given") {
@@ -155,7 +160,8 @@ TEST_CASE("lanes: given per request or by scope reach the line; invalid names ar
   }
   rig.meter->record_request({.host = "h", .lane = current_lane()}, at(14, 2));
   rig.request("h", Lane{"outer"}, at(15));
-  CHECK(rig.take() == Lines{"forge HTTP: 2 requests in the hour ending 2026-09-30T15:00Z" + D + "h rest other=1, h rest inner=1"});
+  CHECK(rig.take() ==
+        Lines{"forge HTTP: 2 requests in the hour ending 2026-09-30T15:00Z" + D + "h rest other=1, h rest inner=1"});
   for (std::string_view bad : {"", "other", "Upper", "-x", "a b", "a=b", "a,b"}) {
     CAPTURE(bad);
     CHECK_THROWS_AS(Lane{bad}, std::invalid_argument);

@@ -44,8 +44,9 @@ struct Lines {
 // A Meter started at `start` with a capturing sink.
 struct Rig {
   explicit Rig(UtcMillis start, std::size_t max_hosts = 64)
-      : clock(start), meter(std::make_unique<forgemeter::Meter>(forgemeter::MeterOptions{
-                          .clock = &clock, .sink = lines.sink(), .max_hosts = max_hosts})) {}
+      : clock(start),
+        meter(std::make_unique<forgemeter::Meter>(
+            forgemeter::MeterOptions{.clock = &clock, .sink = lines.sink(), .max_hosts = max_hosts})) {}
   forgemeter::ManualClock clock;
   Lines lines;
   std::unique_ptr<forgemeter::Meter> meter;

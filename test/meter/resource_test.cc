@@ -124,7 +124,8 @@ TEST_CASE("each resource's lowest reading does not depend on the order answers a
 
 TEST_CASE("a hostile resource name cannot break the line; a huge one, or too many, give no reading") {
   CHECK(budget_line({{github("3", "30", at(14, 3), "Se:a, rch=\x1b[31m"), at(14, 1)}}) ==
-        kHead + "api.github.com rest installation 101 se%3Aa%2C%20rch%3D%1B[31m: 3 of 30 at 14:01:00Z (resets 14:03:00Z)");
+        kHead +
+            "api.github.com rest installation 101 se%3Aa%2C%20rch%3D%1B[31m: 3 of 30 at 14:01:00Z (resets 14:03:00Z)");
   CHECK(budget_line({{github("3", "30", at(14, 3), std::string(65, 'x')), at(14, 1)}}).empty());
   CHECK(!budget_line({{github("3", "30", at(14, 3), std::string(64, 'x')), at(14, 1)}}).empty());
   std::vector<Answer> many;
@@ -138,8 +139,10 @@ TEST_CASE("a hostile resource name cannot break the line; a huge one, or too man
 }
 
 TEST_CASE("GitLab's RateLimit-* headers give readings as GitHub's do; the X- headers win when both are sent") {
-  const Fields gitlab{{"RateLimit-Limit", "600"}, {"RateLimit-Remaining", "17"},
-                      {"RateLimit-Reset", epoch(at(14, 2))}, {"RateLimit-Observed", "583"}};
+  const Fields gitlab{{"RateLimit-Limit", "600"},
+                      {"RateLimit-Remaining", "17"},
+                      {"RateLimit-Reset", epoch(at(14, 2))},
+                      {"RateLimit-Observed", "583"}};
   CHECK(budget_line({{gitlab, at(14, 1, 30)}}) ==
         kHead + "api.github.com rest installation 101: 17 of 600 at 14:01:30Z (resets 14:02:00Z)");
   Fields both = gitlab;
@@ -148,8 +151,7 @@ TEST_CASE("GitLab's RateLimit-* headers give readings as GitHub's do; the X- hea
   // Gitea sends none: no reading, nothing invented.
   CHECK(budget_line({{{}, at(14, 1)}}).empty());
   // A GitLab 429 whose window is spent is `limited`; one with no headers at all is `secondary`.
-  CHECK(answers_line({{{{"RateLimit-Remaining", "0"}, {"Retry-After", "30"}}, at(14, 1), 429},
-                      {{}, at(14, 1), 429}})
+  CHECK(answers_line({{{{"RateLimit-Remaining", "0"}, {"Retry-After", "30"}}, at(14, 1), 429}, {{}, at(14, 1), 429}})
             .ends_with("api.github.com rest limited=1 secondary=1"));
 }
 
@@ -158,13 +160,13 @@ TEST_CASE("`secondary`: a 429, or a 403 with Retry-After or a body that says so,
       R"({"documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits",)"
       R"("message":"You have exceeded a Secondary Rate Limit. Please wait a few minutes before you try again."})";
   const auto line = answers_line({
-      {github("4999", "5000", at(15)), at(14, 1), 403, Api::rest, github_body},            // secondary: the body
+      {github("4999", "5000", at(15)), at(14, 1), 403, Api::rest, github_body},  // secondary: the body
       {github("4999", "5000", at(15)), at(14, 1), 403, Api::rest, R"({"message":"Must have admin rights"})"},  // 4xx
-      {{{"Retry-After", "60"}}, at(14, 1), 403},                                            // secondary
-      {github("0", "5000", at(15)), at(14, 1), 403, Api::rest, github_body},               // limited: remaining 0
-      {github("0", "5000", at(15)), at(14, 1), 429},                                        // limited
-      {github("12", "5000", at(15)), at(14, 1), 429},                                       // secondary
-      {github("4999", "5000", at(15)), at(14, 1), 200, Api::rest, github_body},            // a 200 is a 200
+      {{{"Retry-After", "60"}}, at(14, 1), 403},                                 // secondary
+      {github("0", "5000", at(15)), at(14, 1), 403, Api::rest, github_body},     // limited: remaining 0
+      {github("0", "5000", at(15)), at(14, 1), 429},                             // limited
+      {github("12", "5000", at(15)), at(14, 1), 429},                            // secondary
+      {github("4999", "5000", at(15)), at(14, 1), 200, Api::rest, github_body},  // a 200 is a 200
   });
   CHECK(line.ends_with("api.github.com rest 2xx=1 limited=2 secondary=3 4xx=1"));
   CHECK(meter::says_secondary_limit("...secondary rate limit..."));
@@ -175,10 +177,14 @@ TEST_CASE("`secondary`: a 429, or a 403 with Retry-After or a body that says so,
 
 TEST_CASE("rate_field: every name the meter reads, in any case; nothing else") {
   using meter::RateField;
-  for (const auto& [name, f] : {std::pair{"x-ratelimit-limit", RateField::limit}, {"X-RATELIMIT-REMAINING", RateField::remaining},
-                                {"X-RateLimit-Reset", RateField::reset}, {"retry-after", RateField::retry_after},
-                                {"X-RateLimit-Resource", RateField::resource}, {"RateLimit-Limit", RateField::plain_limit},
-                                {"ratelimit-remaining", RateField::plain_remaining}, {"RateLimit-Reset", RateField::plain_reset}}) {
+  for (const auto& [name, f] : {std::pair{"x-ratelimit-limit", RateField::limit},
+                                {"X-RATELIMIT-REMAINING", RateField::remaining},
+                                {"X-RateLimit-Reset", RateField::reset},
+                                {"retry-after", RateField::retry_after},
+                                {"X-RateLimit-Resource", RateField::resource},
+                                {"RateLimit-Limit", RateField::plain_limit},
+                                {"ratelimit-remaining", RateField::plain_remaining},
+                                {"RateLimit-Reset", RateField::plain_reset}}) {
     CAPTURE(name);
     CHECK(meter::rate_field(name) == f);
   }

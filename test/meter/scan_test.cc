@@ -23,8 +23,8 @@ CountLine count_of(const LineScan& s) {
 }  // namespace
 
 TEST_CASE("scan: a plain line, after a timestamp and level prefix, with CRLF") {
-  for (const std::string& log : {kCount, "2026-09-30T15:00:02.120Z INFO app[42]: " + kCount,
-                                 "Sep 30 15:00:02 host app: " + kCount + "\r\n"}) {
+  for (const std::string& log :
+       {kCount, "2026-09-30T15:00:02.120Z INFO app[42]: " + kCount, "Sep 30 15:00:02 host app: " + kCount + "\r\n"}) {
     CAPTURE(log);
     auto line = count_of(scan_line(log));
     CHECK(line.total == 3);
@@ -49,9 +49,10 @@ TEST_CASE("scan: inside a JSON record, with the dash as \\u2014 and escaped slas
 }
 
 TEST_CASE("scan: the budget and answers lines") {
-  auto b = scan_line("x forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 "
-                     "localhost:8443 rest installation 7: 0 at 14:59:59Z (resets 15:10:00Z), "
-                     "(other hosts) graphql installation 8: 12 of 5000 at 14:00:00Z");
+  auto b = scan_line(
+      "x forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 "
+      "localhost:8443 rest installation 7: 0 at 14:59:59Z (resets 15:10:00Z), "
+      "(other hosts) graphql installation 8: 12 of 5000 at 14:00:00Z");
   REQUIRE(b.kind == LineScan::Kind::line);
   const auto& budget = std::get<BudgetLine>(b.line);
   REQUIRE(budget.entries.size() == 2);
@@ -61,8 +62,9 @@ TEST_CASE("scan: the budget and answers lines") {
   CHECK(budget.entries[1].host == kOtherHosts);
   CHECK(budget.entries[1].limit == 5000u);
 
-  auto a = scan_line("forge HTTP answers: in the hour ending 2026-09-30T15:00Z (until 14:20:00Z, stopping) \u2014 "
-                     "h rest 2xx=5 limited=1 refused=2");
+  auto a = scan_line(
+      "forge HTTP answers: in the hour ending 2026-09-30T15:00Z (until 14:20:00Z, stopping) \u2014 "
+      "h rest 2xx=5 limited=1 refused=2");
   REQUIRE(a.kind == LineScan::Kind::line);
   const auto& answers = std::get<AnswersLine>(a.line);
   CHECK(answers.note.until == TimeOfDay{14 * 3600 + 20 * 60});
@@ -70,10 +72,11 @@ TEST_CASE("scan: the budget and answers lines") {
 }
 
 TEST_CASE("scan: a budget entry's resource, and lines written before resources and `secondary` existed") {
-  auto b = scan_line("forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 "
-                     "api.github.com rest installation 101: 4000 of 5000 at 14:20:00Z (resets 14:50:00Z), "
-                     "api.github.com rest installation 101 search: 0 of 30 at 14:02:11Z (resets 14:03:00Z), "
-                     "api.github.com rest installation 101 code_search: 9 at 14:02:12Z");
+  auto b = scan_line(
+      "forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 "
+      "api.github.com rest installation 101: 4000 of 5000 at 14:20:00Z (resets 14:50:00Z), "
+      "api.github.com rest installation 101 search: 0 of 30 at 14:02:11Z (resets 14:03:00Z), "
+      "api.github.com rest installation 101 code_search: 9 at 14:02:12Z");
   REQUIRE(b.kind == LineScan::Kind::line);
   const auto& budget = std::get<BudgetLine>(b.line);
   REQUIRE(budget.entries.size() == 3);
@@ -83,30 +86,32 @@ TEST_CASE("scan: a budget entry's resource, and lines written before resources a
   CHECK(budget.entries[1].limit == 30u);
   CHECK(budget.entries[2].resource == "code_search");
 
-  auto a = scan_line("forge HTTP answers: in the hour ending 2026-09-30T15:00Z \u2014 h rest 2xx=5 limited=1 secondary=3 4xx=2");
+  auto a = scan_line(
+      "forge HTTP answers: in the hour ending 2026-09-30T15:00Z \u2014 h rest 2xx=5 limited=1 secondary=3 4xx=2");
   REQUIRE(a.kind == LineScan::Kind::line);
   const auto& counts = std::get<AnswersLine>(a.line).entries[0].counts;
   CHECK(counts[static_cast<std::size_t>(AnswerClass::limited)] == 1);
   CHECK(counts[static_cast<std::size_t>(AnswerClass::secondary)] == 3);
   CHECK(counts[static_cast<std::size_t>(AnswerClass::client4xx)] == 2);
 
-  const std::string head = "forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 h rest installation 1";
-  for (const auto& [text, why] : {std::pair{head + " : 5 at 14:00:00Z", "resource"},
-                                  std::pair{head + " se,arch: 5 at 14:00:00Z", "resource"},
-                                  std::pair{head + " search 5 at 14:00:00Z", "resource"},
-                                  std::pair{head + " search", "resource"}}) {
+  const std::string head =
+      "forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 h rest installation 1";
+  for (const auto& [text, why] :
+       {std::pair{head + " : 5 at 14:00:00Z", "resource"}, std::pair{head + " se,arch: 5 at 14:00:00Z", "resource"},
+        std::pair{head + " search 5 at 14:00:00Z", "resource"}, std::pair{head + " search", "resource"}}) {
     CAPTURE(text);
     auto s = scan_line(text);
     CHECK(s.kind == LineScan::Kind::malformed);
     CHECK_MESSAGE(s.reason.find(why) != std::string::npos, s.reason);
   }
-  auto wrong_order = scan_line("forge HTTP answers: in the hour ending 2026-09-30T15:00Z \u2014 h rest secondary=1 limited=1");
+  auto wrong_order =
+      scan_line("forge HTTP answers: in the hour ending 2026-09-30T15:00Z \u2014 h rest secondary=1 limited=1");
   CHECK(wrong_order.kind == LineScan::Kind::malformed);
 }
 
 TEST_CASE("scan: text that holds no meter line") {
-  for (std::string_view log : {"", "hello", "forge HTTP client started", "forge HTTP: ready",
-                               "forge rate limit: exceeded", "forge "}) {
+  for (std::string_view log :
+       {"", "hello", "forge HTTP client started", "forge HTTP: ready", "forge rate limit: exceeded", "forge "}) {
     CAPTURE(log);
     CHECK(scan_line(log).kind == LineScan::Kind::none);
   }
@@ -138,7 +143,8 @@ TEST_CASE("scan: malformed lines are rejected with a reason") {
            Row{"{\"m\":\"" + head + " \\u2014 h\\\"q rest other=1\"}", "a byte a line never holds"},
            Row{"forge HTTP: 99999999999999999999 requests in the hour", "too large"},
            Row{"forge HTTP answers: in the hour ending 2026-09-30T15:00Z \u2014 h rest 4xx=1 2xx=1", "out of order"},
-           Row{"forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 h rest installation 1: 5 at 25:00:00Z",
+           Row{"forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 h rest installation 1: "
+               "5 at 25:00:00Z",
                "HH:MM:SSZ"},
        }) {
     CAPTURE(r.log);

@@ -106,10 +106,14 @@ TEST_CASE("prometheus: cumulative counters across hours, the live hour included,
            "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"304\"} 1\n",
            "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"refused\"} 1\n",
            "# TYPE forgemeter_rate_limit_remaining gauge\n",
-           "forgemeter_rate_limit_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\",resource=\"core\"} 45\n",
-           "forgemeter_rate_limit_lowest_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\",resource=\"core\"} 30\n",
-           "forgemeter_rate_limit_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\",resource=\"search\"} 0\n",
-           "forgemeter_rate_limit_lowest_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\",resource=\"search\"} 0\n",
+           "forgemeter_rate_limit_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\",resource="
+           "\"core\"} 45\n",
+           "forgemeter_rate_limit_lowest_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\",resource="
+           "\"core\"} 30\n",
+           "forgemeter_rate_limit_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\",resource="
+           "\"search\"} 0\n",
+           "forgemeter_rate_limit_lowest_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\",resource="
+           "\"search\"} 0\n",
            "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"secondary\"} 1\n",
        }) {
     CHECK_MESSAGE(text.find(want) != std::string::npos, want);

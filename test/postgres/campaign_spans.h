@@ -82,7 +82,8 @@ struct Candidate {
   void start(const forgemeter::CampaignSpec& base, Spans& spans) {
     auto spec = base;
     spec.owner = owner;
-    thread = std::thread([this, spec, &spans] { forgemeter::run(recorder, spec, stop.get_token(), spans.work_for(owner)); });
+    thread =
+        std::thread([this, spec, &spans] { forgemeter::run(recorder, spec, stop.get_token(), spans.work_for(owner)); });
   }
   void finish() {
     stop.request_stop();
@@ -102,8 +103,10 @@ inline void check_no_overlap(const std::vector<Span>& spans) {
     CHECK(spans[i].last_valid <= spans[i + 1].start);
     // A change of hands raises the term; the same owner re-taking its own
     // expired lease (nobody took it) keeps it, as the contract says.
-    if (spans[i].owner != spans[i + 1].owner) CHECK(spans[i].term < spans[i + 1].term);
-    else CHECK(spans[i].term <= spans[i + 1].term);
+    if (spans[i].owner != spans[i + 1].owner)
+      CHECK(spans[i].term < spans[i + 1].term);
+    else
+      CHECK(spans[i].term <= spans[i + 1].term);
   }
 }
 

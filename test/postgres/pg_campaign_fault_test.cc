@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
-#include "forgemeter/campaign.h"
 #include "campaign_spans.h"
-#include "private_server.h"
+#include "forgemeter/campaign.h"
 #include "forgemeter/postgres_store.h"
+#include "private_server.h"
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
 #include "support/pg_wait.h"
@@ -28,10 +28,10 @@ using forgemeter::LeaseStatus;
 using pgtest::SteadyClock;
 
 using pgtest::Candidate;
-using pgtest::Span;
-using pgtest::Spans;
 using pgtest::check_no_overlap;
 using pgtest::ms;
+using pgtest::Span;
+using pgtest::Spans;
 
 TEST_CASE("postgres fault (1): server stopped mid-term and restarted; fail-closed step-down, no overlap") {
   // TTL 1.2 s: renewals every 400 ms, step-down 1000 ms after the last proven
@@ -69,11 +69,12 @@ TEST_CASE("postgres fault (1): server stopped mid-term and restarted; fail-close
 
   const auto all = spans.all();
   check_no_overlap(all);
-  std::printf("postgres fault (1): server down %.0f ms after the stop began; holder %s stepped down %.0f ms after its "
-              "last proven renewal was sent (bound %.0f ms, %.0f ms before the lease's expiry); re-elected %s %.0f ms "
-              "after the restart began; %zu terms, no overlap\n",
-              ms(down - stopping), holder.c_str(), ms(served.last_valid - last_proven), ms(kStepDown),
-              ms(last_proven + kTtl - served.last_valid), back.owner.c_str(), ms(back.start - restarting), all.size());
+  std::printf(
+      "postgres fault (1): server down %.0f ms after the stop began; holder %s stepped down %.0f ms after its "
+      "last proven renewal was sent (bound %.0f ms, %.0f ms before the lease's expiry); re-elected %s %.0f ms "
+      "after the restart began; %zu terms, no overlap\n",
+      ms(down - stopping), holder.c_str(), ms(served.last_valid - last_proven), ms(kStepDown),
+      ms(last_proven + kTtl - served.last_valid), back.owner.c_str(), ms(back.start - restarting), all.size());
 }
 
 TEST_CASE("postgres fault (4): an attempt stuck on a lock is abandoned at TTL/3 as unanswered, then released") {
@@ -85,8 +86,9 @@ TEST_CASE("postgres fault (4): an attempt stuck on a lock is abandoned at TTL/3 
   {
     forgemeter::PostgresStore setup({.conninfo = *pg, .table = table.name()});
     auto past = std::chrono::system_clock::now() - 60s;  // an expired lease: the row exists to be locked
-    REQUIRE(setup.acquire("stuck", "old", past, 1s, forgemeter::Deadline::after(forgemeter::system_clock(), 5s))
-                .status == LeaseStatus::granted);
+    REQUIRE(
+        setup.acquire("stuck", "old", past, 1s, forgemeter::Deadline::after(forgemeter::system_clock(), 5s)).status ==
+        LeaseStatus::granted);
   }
   fmtest::PgSession locker(*pg);
   REQUIRE(locker.exec("BEGIN"));
@@ -133,7 +135,8 @@ TEST_CASE("postgres fault (4): an attempt stuck on a lock is abandoned at TTL/3 
       CHECK(calls[i + 1].op == "release");  // it may have taken the lease: give it back
     }
   }
-  std::printf("postgres fault (4): first attempt abandoned after %.0f ms (bound 300 ms); %d unanswered calls while "
-              "the row was locked, each acquire followed by a release; elected after the lock went\n",
-              ms(first.answered - first.sent), unanswered);
+  std::printf(
+      "postgres fault (4): first attempt abandoned after %.0f ms (bound 300 ms); %d unanswered calls while "
+      "the row was locked, each acquire followed by a release; elected after the lock went\n",
+      ms(first.answered - first.sent), unanswered);
 }

@@ -91,8 +91,8 @@ struct Campaigner {
 
 // Statements of `app` waiting for a lock; its backends not idle.
 int waiting_on_lock(fmtest::PgSession& admin, const std::string& app) {
-  auto rows = admin.exec("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
-                         {app});
+  auto rows = admin.exec(
+      "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", {app});
   REQUIRE(rows);
   return std::stoi(*(*rows)[0][0]);
 }
@@ -116,8 +116,9 @@ std::optional<Clock::duration> time_until(Pred pred, Clock::duration limit) {
 
 }  // namespace
 
-TEST_CASE("postgres campaign: a stop while the attempt waits on a row lock returns within a round trip; the "
-          "statement is ended on the server") {
+TEST_CASE(
+    "postgres campaign: a stop while the attempt waits on a row lock returns within a round trip; the "
+    "statement is ended on the server") {
   // TTL 90 s (the CLI's default): the attempt's own bound is 30 s. The stop
   // must end run() within 250 ms (the release after it is answered from the
   // row's snapshot on a fresh connection: a connect and a round trip; it is
@@ -129,8 +130,9 @@ TEST_CASE("postgres campaign: a stop while the attempt waits on a row lock retur
   {
     forgemeter::PostgresStore setup({.conninfo = *pg, .table = table.name()});
     const auto past = std::chrono::system_clock::now() - 1h;  // an expired lease: the row exists to be locked
-    REQUIRE(setup.acquire("stuck", "old", past, 1s, forgemeter::Deadline::after(forgemeter::system_clock(), 5s))
-                .status == LeaseStatus::granted);
+    REQUIRE(
+        setup.acquire("stuck", "old", past, 1s, forgemeter::Deadline::after(forgemeter::system_clock(), 5s)).status ==
+        LeaseStatus::granted);
   }
   fmtest::PgSession admin(*pg), locker(*pg);
   REQUIRE(locker.exec("BEGIN"));
@@ -150,12 +152,12 @@ TEST_CASE("postgres campaign: a stop while the attempt waits on a row lock retur
   CHECK(acq.op == "acquire");
   CHECK(acq.status == LeaseStatus::no_answer);
   CHECK(acq.error.find("stopped") != std::string::npos);
-  CHECK(rel.op == "release");             // the attempt may have taken the lease: given back, as always
+  CHECK(rel.op == "release");              // the attempt may have taken the lease: given back, as always
   CHECK(rel.status == LeaseStatus::lost);  // answered while the row is locked: "old" holds it
   CHECK(took < 250ms);
   REQUIRE(gone);
   CHECK(*gone < 1s);
-  CHECK(busy_backends(admin, a.app) == 0);  // the release's connection stays in the pool, idle
+  CHECK(busy_backends(admin, a.app) == 0);                  // the release's connection stays in the pool, idle
   CHECK(forgemeter::pg::cancels_sent() == cancels_before);  // no cancel request: the server ended it
   CHECK(a.count(forgemeter::LeaseEvent::Kind::store_unreachable) == 0);
   CHECK_FALSE(a.elected());
@@ -165,14 +167,16 @@ TEST_CASE("postgres campaign: a stop while the attempt waits on a row lock retur
   auto after = check.inspect("stuck", forgemeter::Deadline::after(forgemeter::system_clock(), 5s));
   CHECK(after.holder == "old");  // the abandoned acquire never landed
   CHECK(after.term == 1);
-  std::printf("postgres campaign stop (candidate): run() returned %.1f ms after the stop (acquire abandoned after "
-              "%.1f ms on the lock; release answered in %.1f ms on a fresh connection); the statement left "
-              "pg_stat_activity %.1f ms after run() returned\n",
-              ms(took), ms(acq.answered - acq.sent), ms(rel.answered - rel.sent), ms(*gone));
+  std::printf(
+      "postgres campaign stop (candidate): run() returned %.1f ms after the stop (acquire abandoned after "
+      "%.1f ms on the lock; release answered in %.1f ms on a fresh connection); the statement left "
+      "pg_stat_activity %.1f ms after run() returned\n",
+      ms(took), ms(acq.answered - acq.sent), ms(rel.answered - rel.sent), ms(*gone));
 }
 
-TEST_CASE("postgres campaign: a stop while the holder's renewal waits on a row lock returns at once; the "
-          "release that cannot be answered is bounded by about a round trip") {
+TEST_CASE(
+    "postgres campaign: a stop while the holder's renewal waits on a row lock returns at once; the "
+    "release that cannot be answered is bounded by about a round trip") {
   // TTL 6 s: a renewal every 2 s, bounded by 2 s. The holder's release also
   // waits for the lock, so it is abandoned at its stop bound, max(100 ms,
   // 4 × the slowest answer: the first, which connected and prepared): run()
@@ -213,8 +217,9 @@ TEST_CASE("postgres campaign: a stop while the holder's renewal waits on a row l
   forgemeter::PostgresStore check({.conninfo = *pg, .table = table.name()});
   auto after = check.inspect("held", forgemeter::Deadline::after(forgemeter::system_clock(), 5s));
   CHECK(after.holder == "cand-a");  // not released: it expires, as after a crash
-  std::printf("postgres campaign stop (holder): run() returned %.1f ms after the stop (renewal abandoned at once; the "
-              "release waited on the lock until its bound %.1f ms = max(100 ms, 4 x slowest answer %.1f ms)); the "
-              "statements left pg_stat_activity %.1f ms after run() returned\n",
-              ms(took), ms(rel.answered - rel.sent), ms(slowest), ms(*gone));
+  std::printf(
+      "postgres campaign stop (holder): run() returned %.1f ms after the stop (renewal abandoned at once; the "
+      "release waited on the lock until its bound %.1f ms = max(100 ms, 4 x slowest answer %.1f ms)); the "
+      "statements left pg_stat_activity %.1f ms after run() returned\n",
+      ms(took), ms(rel.answered - rel.sent), ms(slowest), ms(*gone));
 }

@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
     stop.request_stop();
   }).detach();
 
-  forgemeter::PostgresStore store({.conninfo = argv[1], .table = argv[2], .max_connections = 2,
-                                   .application_name = "fm-campaigner-" + owner});
+  forgemeter::PostgresStore store(
+      {.conninfo = argv[1], .table = argv[2], .max_connections = 2, .application_name = "fm-campaigner-" + owner});
   forgemeter::CampaignSpec spec{.name = argv[3],
                                 .owner = owner,
                                 .ttl = std::chrono::milliseconds(std::atoll(argv[5])),

@@ -33,8 +33,8 @@ struct PostgresFactory final : forgemeter::conformance::StoreFactory {
     return make();
   }
   std::shared_ptr<forgemeter::LeaseStore> make() {
-    return std::make_shared<forgemeter::PostgresStore>(forgemeter::PostgresStoreOptions{
-        .conninfo = conninfo, .table = tables.back()->name(), .max_connections = 2});
+    return std::make_shared<forgemeter::PostgresStore>(
+        forgemeter::PostgresStoreOptions{.conninfo = conninfo, .table = tables.back()->name(), .max_connections = 2});
   }
   std::string conninfo;
   std::vector<std::unique_ptr<fmtest::ScratchTable>> tables;  // dropped after the stores (declared after conninfo)

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "campaign_spans.h"
-#include "private_server.h"
 #include "child_process.h"
 #include "forgemeter/postgres_store.h"
+#include "private_server.h"
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
 #include "support/pg_wait.h"
@@ -123,11 +123,12 @@ TEST_CASE("postgres crash: unlogged state lost; quarantined a TTL from the first
   const auto served = std::find_if(all.begin(), all.end(), [&](const auto& s) { return s.term == old_term; });
   REQUIRE(served != all.end());
   CHECK(served->last_valid <= last_proven + kStepDown);
-  std::printf("postgres crash: server down and back %.0f ms after the crash began; holder %s (term %llu) stepped "
-              "down %.0f ms after its last proven renewal (bound %.0f ms); first post-restart attempt %.0f ms after the "
-              "restart began; %s elected at term %llu %.0f ms after that attempt (quarantine %.0f ms); %zu terms, no "
-              "overlap\n",
-              ms(restarted - crashing), holder.c_str(), static_cast<unsigned long long>(old_term),
-              ms(served->last_valid - last_proven), ms(kStepDown), ms(first - restarting), back.owner.c_str(),
-              static_cast<unsigned long long>(back.term), ms(back.start - first), ms(kTtl), all.size());
+  std::printf(
+      "postgres crash: server down and back %.0f ms after the crash began; holder %s (term %llu) stepped "
+      "down %.0f ms after its last proven renewal (bound %.0f ms); first post-restart attempt %.0f ms after the "
+      "restart began; %s elected at term %llu %.0f ms after that attempt (quarantine %.0f ms); %zu terms, no "
+      "overlap\n",
+      ms(restarted - crashing), holder.c_str(), static_cast<unsigned long long>(old_term),
+      ms(served->last_valid - last_proven), ms(kStepDown), ms(first - restarting), back.owner.c_str(),
+      static_cast<unsigned long long>(back.term), ms(back.start - first), ms(kTtl), all.size());
 }

@@ -75,7 +75,8 @@ TEST_CASE("postgres fault (2): the holder's backend killed with pg_terminate_bac
   CHECK(after != before);
 }
 
-TEST_CASE("postgres fault (3): a renewal held behind a row lock past the holder's release does not re-create the lease") {
+TEST_CASE(
+    "postgres fault (3): a renewal held behind a row lock past the holder's release does not re-create the lease") {
   auto pg = fmtest::suite_pg();
   if (!pg) return;
   Fixture f(*pg);

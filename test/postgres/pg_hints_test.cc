@@ -23,7 +23,9 @@ namespace {
 
 struct TwoReplicas {
   explicit TwoReplicas(const std::string& conninfo)
-      : table(conninfo), a({.conninfo = conninfo, .table = table.name()}), b({.conninfo = conninfo, .table = table.name()}) {}
+      : table(conninfo),
+        a({.conninfo = conninfo, .table = table.name()}),
+        b({.conninfo = conninfo, .table = table.name()}) {}
   fmtest::ScratchTable table;
   PostgresStore a;  // replica A's store: its own connections and its own hints
   PostgresStore b;
@@ -60,7 +62,7 @@ TEST_CASE("postgres hints: a holder whose lease another took meanwhile is refuse
   if (!pg) return;
   TwoReplicas r(*pg);
   REQUIRE(r.a.acquire("gate", "a", t0, 10s, ok()).status == LeaseStatus::granted);
-  REQUIRE(r.a.renew("gate", "a", t0 + 1s, 10s, ok()).status == LeaseStatus::granted);  // a: "mine, TTL recorded"
+  REQUIRE(r.a.renew("gate", "a", t0 + 1s, 10s, ok()).status == LeaseStatus::granted);     // a: "mine, TTL recorded"
   REQUIRE(r.b.acquire("gate", "b", t0 + 11s, 10s, ok()).status == LeaseStatus::granted);  // a's expired at t0 + 11 s
 
   auto re = r.a.acquire("gate", "a", t0 + 12s, 10s, ok());  // the holder's re-acquire, a stale hint

@@ -10,9 +10,9 @@
 //     still bounded by its deadline and by its stop.
 // Margins: a call ends within 250 ms after its 300 ms deadline, and within
 // 100 ms of a stop (a loaded 2-core machine).
-#include <doctest/doctest.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <doctest/doctest.h>
 #include <netdb.h>
 #include <signal.h>
 
@@ -121,8 +121,7 @@ std::pair<forgemeter::LeaseResult, Clock::duration> timed(Call call) {
 
 // Interposes libc's resolver for this test binary (libpq calls it through its
 // PLT); every other name goes to the real one.
-extern "C" int getaddrinfo(const char* node, const char* service, const struct addrinfo* hints,
-                           struct addrinfo** res) {
+extern "C" int getaddrinfo(const char* node, const char* service, const struct addrinfo* hints, struct addrinfo** res) {
   using Fn = int (*)(const char*, const char*, const struct addrinfo*, struct addrinfo**);
   static const Fn real = reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, "getaddrinfo"));
   if (node && std::string_view(node) == kHangingName) {
@@ -135,13 +134,15 @@ extern "C" int getaddrinfo(const char* node, const char* service, const struct a
   return real(node, service, hints, res);
 }
 
-TEST_CASE("postgres hostile: a frozen server (SIGSTOP) holds no call past its deadline or its stop; no cancel "
-          "request waits on it; after SIGCONT the store answers and the abandoned backends are gone") {
+TEST_CASE(
+    "postgres hostile: a frozen server (SIGSTOP) holds no call past its deadline or its stop; no cancel "
+    "request waits on it; after SIGCONT the store answers and the abandoned backends are gone") {
   if (fmtest::pg_skip_requested()) return;
   auto server = pgtest::private_server();
   if (!server) return;
   const std::string app = "fm-frozen";
-  PostgresStore store({.conninfo = server->conninfo(), .table = "leases", .max_connections = 2, .application_name = app});
+  PostgresStore store(
+      {.conninfo = server->conninfo(), .table = "leases", .max_connections = 2, .application_name = app});
   REQUIRE(store.acquire("gate", "a", t0, 10s, within(5s)).status == LeaseStatus::granted);
   fmtest::PgSession admin(server->conninfo());
   auto backend = admin.exec("SELECT pg_backend_pid()");
@@ -181,15 +182,18 @@ TEST_CASE("postgres hostile: a frozen server (SIGSTOP) holds no call past its de
     CHECK(stopped.error.find("stopped") != std::string::npos);
     CHECK(after_stop < 100ms);
     CHECK(forgemeter::pg::cancels_sent() == cancels_before);
-    MESSAGE("frozen server: statement abandoned after " << std::chrono::duration<double, std::milli>(sent_took).count()
-            << " ms, connecting after " << std::chrono::duration<double, std::milli>(fresh_took).count()
+    MESSAGE("frozen server: statement abandoned after "
+            << std::chrono::duration<double, std::milli>(sent_took).count() << " ms, connecting after "
+            << std::chrono::duration<double, std::milli>(fresh_took).count()
             << " ms (deadlines 300 ms); a stop ended a call "
             << std::chrono::duration<double, std::milli>(after_stop).count() << " ms after it");
   }
   // Thawed: the store answers again, and the backends of the abandoned calls end themselves.
-  CHECK(fmtest::eventually([&] { return store.renew("gate", "a", t0 + 4s, 10s, within(2s)).status == LeaseStatus::granted; }));
+  CHECK(fmtest::eventually(
+      [&] { return store.renew("gate", "a", t0 + 4s, 10s, within(2s)).status == LeaseStatus::granted; }));
   CHECK(fmtest::eventually([&] {
-    auto rows = admin.exec("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND state <> 'idle'", {app});
+    auto rows =
+        admin.exec("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND state <> 'idle'", {app});
     return rows && *(*rows)[0][0] == "0";
   }));
   CHECK(forgemeter::pg::cancels_sent() == cancels_before);
@@ -220,8 +224,9 @@ TEST_CASE("postgres hostile: a host name whose resolution hangs holds no call pa
   CHECK(after_stop < 100ms);
   CHECK(gate().hung.load() >= 2);
   MESSAGE("hanging resolver: call ended " << std::chrono::duration<double, std::milli>(late_took).count()
-          << " ms after it began (deadline 300 ms); a stop ended one "
-          << std::chrono::duration<double, std::milli>(after_stop).count() << " ms after it");
+                                          << " ms after it began (deadline 300 ms); a stop ended one "
+                                          << std::chrono::duration<double, std::milli>(after_stop).count()
+                                          << " ms after it");
 
   // A name that resolves still connects (through the same interposed resolver).
   auto pg = fmtest::suite_pg();

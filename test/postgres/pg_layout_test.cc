@@ -89,7 +89,7 @@ TEST_CASE("postgres layout: lost live state quarantines the name for the recorde
 
   auto seen = store.inspect("gate", ok());
   CHECK(seen.status == LeaseStatus::not_held);
-  CHECK(seen.term == 2);  // never backwards
+  CHECK(seen.term == 2);                                                               // never backwards
   CHECK(store.renew("gate", "b", t0 + 13s, 8s, ok()).status == LeaseStatus::refused);  // never re-created
   CHECK(t.live_xmin("gate").empty());
 
@@ -125,7 +125,8 @@ TEST_CASE("postgres layout: the migration from one logged table keeps every term
   REQUIRE(t.s.exec("INSERT INTO " + q + " VALUES ('gate', 'a', 1790000010000, 1790000000000, 5), ('free', NULL, 0, " +
                    "1790000000000, 3)"));
   PostgresStore store({.conninfo = *pg, .table = t.live.name()});
-  CHECK(store.acquire("gate", "b", t0 + 1s, 10s, ok()).status == LeaseStatus::refused);  // works on the one-table layout
+  CHECK(store.acquire("gate", "b", t0 + 1s, 10s, ok()).status ==
+        LeaseStatus::refused);  // works on the one-table layout
 
   REQUIRE(t.s.send(PostgresStore::migration_from_logged_sql(t.live.name())));
   REQUIRE(t.s.collect());

@@ -62,11 +62,13 @@ struct Run {
 
   void spawn() {
     std::string owner = "proc-" + std::to_string(c.size() + 1);
-    c.push_back({owner, std::make_unique<pgtest::ChildProcess>(std::vector<std::string>{
-                            FM_PG_CAMPAIGNER, conninfo, table, "multi-process", owner, std::to_string(kTtl),
-                            std::to_string(kRetry)}),
-                 0});
-    REQUIRE_FALSE(c.back().proc->await_line([](const std::string& l) { return l.rfind("READY", 0) == 0; }, 10s).empty());
+    c.push_back(
+        {owner,
+         std::make_unique<pgtest::ChildProcess>(std::vector<std::string>{
+             FM_PG_CAMPAIGNER, conninfo, table, "multi-process", owner, std::to_string(kTtl), std::to_string(kRetry)}),
+         0});
+    REQUIRE_FALSE(
+        c.back().proc->await_line([](const std::string& l) { return l.rfind("READY", 0) == 0; }, 10s).empty());
   }
 
   std::vector<Mark> marks(std::string_view kind) const {
@@ -148,12 +150,13 @@ TEST_CASE("postgres multi-process: three campaigner processes, a clean stop and 
     CHECK(cand.proc->wait_exit(5s) == 0);
   }
 
-  std::printf("postgres multi-process (TTL %lld ms, retry %lld ms, %.1f s, %zu processes): takeover after clean stop "
-              "%.0f ms (bound %lld), after SIGKILL %.0f ms (bound %lld)\n",
-              kTtl, kRetry, total_s, run.c.size(), clean_ms, kRetry + 200, kill_ms, kTtl + kRetry + 200);
-  MESSAGE("takeover after clean stop: " << clean_ms << " ms (bound " << kRetry + 200 << " ms); after SIGKILL: "
-                                        << kill_ms << " ms (bound " << kTtl + kRetry + 200 << " ms); run lasted "
-                                        << total_s << " s");
+  std::printf(
+      "postgres multi-process (TTL %lld ms, retry %lld ms, %.1f s, %zu processes): takeover after clean stop "
+      "%.0f ms (bound %lld), after SIGKILL %.0f ms (bound %lld)\n",
+      kTtl, kRetry, total_s, run.c.size(), clean_ms, kRetry + 200, kill_ms, kTtl + kRetry + 200);
+  MESSAGE("takeover after clean stop: " << clean_ms << " ms (bound " << kRetry + 200
+                                        << " ms); after SIGKILL: " << kill_ms << " ms (bound " << kTtl + kRetry + 200
+                                        << " ms); run lasted " << total_s << " s");
   CHECK(total_s >= 30.0);
   CHECK(clean_ms <= kRetry + 200);
   CHECK(kill_ms <= kTtl + kRetry + 200);

@@ -68,7 +68,8 @@ TEST_CASE("postgres store: unusable options are refused at construction, without
   CHECK_THROWS_AS(PostgresStore({.conninfo = "host=127.0.0.1", .table = std::string(58, 'a')}), std::invalid_argument);
   CHECK_THROWS_AS(PostgresStore({.conninfo = "host=127.0.0.1", .table = "s." + std::string(58, 'a')}),
                   std::invalid_argument);
-  CHECK_NOTHROW(PostgresStore({.conninfo = "host=127.0.0.1", .table = std::string(63, 's') + "." + std::string(57, 'a')}));
+  CHECK_NOTHROW(
+      PostgresStore({.conninfo = "host=127.0.0.1", .table = std::string(63, 's') + "." + std::string(57, 'a')}));
   CHECK_THROWS_AS(PostgresStore({.conninfo = "host='unterminated"}), std::invalid_argument);
   CHECK_THROWS_AS(PostgresStore({.conninfo = "nosuchkey=1"}), std::invalid_argument);
   CHECK_THROWS_AS(PostgresStore({.conninfo = "postgresql://[::1"}), std::invalid_argument);
@@ -84,7 +85,8 @@ TEST_CASE("postgres store: schema_sql is the documented migration, the name quot
   REQUIRE(terms != std::string::npos);
   for (auto col : {"name text PRIMARY KEY", "owner text", "expiry_ms bigint", "renewed_at_ms bigint", "term bigint"})
     CHECK(sql.find(col) < terms);
-  for (auto col : {"name text PRIMARY KEY", "term bigint", "ttl_ms bigint"}) CHECK(sql.find(col, terms) != std::string::npos);
+  for (auto col : {"name text PRIMARY KEY", "term bigint", "ttl_ms bigint"})
+    CHECK(sql.find(col, terms) != std::string::npos);
   CHECK(PostgresStore::schema_sql().find("\"forgemeter_leases\"") != std::string::npos);
   CHECK_THROWS_AS(PostgresStore::schema_sql("no-dash"), std::invalid_argument);
 }
@@ -123,8 +125,10 @@ TEST_CASE("postgres store: names and owners that try to break out of SQL are kep
   fmtest::ScratchTable table(*pg);
   PostgresStore store(opts(*pg, table.name()));
   const std::vector<std::string> texts = {
-      "it's", "a\"b", "back\\slash\\", "'); DROP TABLE " + table.name() + "; --", "$1 $2", "tab\there",
-      "новый лидер", "リーダー", "🦀 crab", "E'\\x00'", std::string(200, 'x'), "line\nbreak", "%s%n"};
+      "it's",      "a\"b",      "back\\slash\\",       "'); DROP TABLE " + table.name() + "; --",
+      "$1 $2",     "tab\there", "новый лидер",         "リーダー",
+      "🦀 crab", "E'\\x00'",  std::string(200, 'x'), "line\nbreak",
+      "%s%n"};
   int n = 0;
   for (const auto& text : texts) {
     CAPTURE(text);
@@ -175,7 +179,7 @@ TEST_CASE("postgres store: a schema-qualified table; a missing table with create
     PostgresStore off({.conninfo = *pg, .table = schema + ".Leases", .create_table = false});
     auto r = off.acquire("sweep", "a", t0, 10s, ok());
     CHECK(r.status == LeaseStatus::no_answer);
-    CHECK(r.error.find("Leases") != std::string::npos);  // names the missing table
+    CHECK(r.error.find("Leases") != std::string::npos);                     // names the missing table
     for (char ch : r.error) CHECK(static_cast<unsigned char>(ch) >= 0x20);  // one line for a log: no control bytes
     REQUIRE(s.send(PostgresStore::schema_sql(schema + ".Leases")));
     REQUIRE(s.collect());

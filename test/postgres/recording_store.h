@@ -33,7 +33,8 @@ class RecordingStore final : public forgemeter::LeaseStore {
                                 forgemeter::Duration ttl, const forgemeter::Deadline& d) override {
     return record("renew", owner, [&] { return inner_.renew(name, owner, now, ttl, d); });
   }
-  forgemeter::LeaseResult release(std::string_view name, std::string_view owner, const forgemeter::Deadline& d) override {
+  forgemeter::LeaseResult release(std::string_view name, std::string_view owner,
+                                  const forgemeter::Deadline& d) override {
     return record("release", owner, [&] { return inner_.release(name, owner, d); });
   }
   forgemeter::LeaseResult inspect(std::string_view name, const forgemeter::Deadline& d) override {

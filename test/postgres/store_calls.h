@@ -11,6 +11,8 @@ namespace pgtest {
 inline const forgemeter::WallTime t0{std::chrono::milliseconds(1'790'000'000'000)};
 
 // A deadline no answer from a healthy loopback server comes near.
-inline forgemeter::Deadline ok() { return forgemeter::Deadline::after(forgemeter::system_clock(), std::chrono::seconds(10)); }
+inline forgemeter::Deadline ok() {
+  return forgemeter::Deadline::after(forgemeter::system_clock(), std::chrono::seconds(10));
+}
 
 }  // namespace pgtest

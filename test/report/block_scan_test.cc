@@ -47,7 +47,9 @@ std::vector<Seen> scan(const std::string& text, std::size_t from, BlockScan o, s
   if (passed != nullptr) on_passed = [&](const char* b, const char* e) { passed->append(b, e); };
   scan_blocks(
       source, "forge ", o, buffer,
-      [&](std::string_view line, std::uint64_t offset) { seen.push_back({std::string(line), from + offset}); },
+      [&](std::string_view line, std::uint64_t offset) {
+        seen.push_back({std::string(line), from + offset});
+      },
       on_passed);
   return seen;
 }

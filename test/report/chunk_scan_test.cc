@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "forgemeter/lines.h"
 #include "report/render.h"
 #include "report/scanner.h"
-#include "forgemeter/lines.h"
 
 using namespace forgemeter;
 using namespace forgemeter::report;
@@ -78,22 +78,30 @@ std::string generated_log() {
   for (int hour = 0; hour < 6; ++hour) {
     const sys_seconds ending = first + hours(hour);
     for (int pod = 0; pod < 6; ++pod) {
-      for (int noise = 0; noise < 25; ++noise) log += "2026-09-30T01:02:03Z INFO pod-" + std::to_string(pod) + " gate: run " + std::to_string(rng() % 1000) + "\n";
+      for (int noise = 0; noise < 25; ++noise)
+        log += "2026-09-30T01:02:03Z INFO pod-" + std::to_string(pod) + " gate: run " + std::to_string(rng() % 1000) +
+               "\n";
       HourNote note;
       if (pod == 2 && hour % 2 == 0) note.until = seconds(3600 * ((hour + 1) % 24) - 120);
       CountLine c{ending, note, 0, {}};
       for (int k = 0; k < 3; ++k) {
-        c.entries.push_back(CountEntry{k == 2 ? "uploads.github.com" : "api.github.com", k == 1 ? Api::graphql : Api::rest,
+        c.entries.push_back(CountEntry{k == 2 ? "uploads.github.com" : "api.github.com",
+                                       k == 1 ? Api::graphql : Api::rest,
                                        k == 0 ? 101u + static_cast<unsigned>(pod % 2) : 0u, lanes[k], 1 + rng() % 500});
         c.total += c.entries.back().count;
       }
-      const std::uint64_t remaining = hour == 3 ? 0 : 1000 + static_cast<std::uint64_t>(pod % 3) * 10;  // ties across pods
+      const std::uint64_t remaining =
+          hour == 3 ? 0 : 1000 + static_cast<std::uint64_t>(pod % 3) * 10;  // ties across pods
       // Per-resource readings too: search runs out in hour 2 (ties across pods), GraphQL points read beside core.
-      const std::uint64_t inst = 101u + static_cast<unsigned>(pod % 2), search = hour == 2 ? 0 : 10 + static_cast<std::uint64_t>(pod % 3);
+      const std::uint64_t inst = 101u + static_cast<unsigned>(pod % 2),
+                          search = hour == 2 ? 0 : 10 + static_cast<std::uint64_t>(pod % 3);
       const seconds at(3600 * (hour % 24) + 600);
-      BudgetLine b{ending, note, {BudgetEntry{"api.github.com", Api::graphql, inst, "", 4000 + static_cast<std::uint64_t>(pod % 2), 5000, at, std::nullopt},
-                                  BudgetEntry{"api.github.com", Api::rest, inst, "", remaining, 5000, at, std::nullopt},
-                                  BudgetEntry{"api.github.com", Api::rest, inst, "search", search, 30, at + seconds(pod), at + 60s}}};
+      BudgetLine b{ending,
+                   note,
+                   {BudgetEntry{"api.github.com", Api::graphql, inst, "", 4000 + static_cast<std::uint64_t>(pod % 2),
+                                5000, at, std::nullopt},
+                    BudgetEntry{"api.github.com", Api::rest, inst, "", remaining, 5000, at, std::nullopt},
+                    BudgetEntry{"api.github.com", Api::rest, inst, "search", search, 30, at + seconds(pod), at + 60s}}};
       AnswersEntry ae{"api.github.com", Api::rest, {}};
       ae.counts[0] = c.total;
       AnswersLine a{ending, note, {ae}};
@@ -111,7 +119,8 @@ std::string generated_log() {
       }
       if ((hour * 6 + pod) % 3 == 1) {
         log += "[pod/" + pod_name + "/app] INFO forge HTTP: " + std::to_string(++malformed) +
-               " requests in the hour ending 2026-09-30T0" + std::to_string(hour) + ":00Z \u2014 api.github.com rest x=\n";
+               " requests in the hour ending 2026-09-30T0" + std::to_string(hour) +
+               ":00Z \u2014 api.github.com rest x=\n";
       }
     }
   }
@@ -133,7 +142,8 @@ void check_identical(const std::vector<std::string>& files, Run run) {
 }  // namespace
 
 TEST_CASE("threads over the multi-file fixture: the report of one thread, byte for byte") {
-  const std::vector<std::string> files = {fixture("replica-a.log"), fixture("replica-b.json"), fixture("replica-c.log.gz")};
+  const std::vector<std::string> files = {fixture("replica-a.log"), fixture("replica-b.json"),
+                                          fixture("replica-c.log.gz")};
   check_identical(files, {});
   check_identical(files, Run{.source_field = "pod", .budget = 1000});
   const std::vector<std::string> resources = {fixture("resources-a.log"), fixture("resources-b.log")};
@@ -158,7 +168,9 @@ TEST_CASE("thousands of hours: hours() (built on two threads) lists every one, a
   for (int i = kHours - 1; i >= 0; --i) {  // out of order on purpose
     const auto n = static_cast<std::uint64_t>(i + 1);
     fleet.add(a, CountLine{first + hours(i), {}, n, {CountEntry{"api.github.com", Api::rest, 101, "sweeper", n}}});
-    fleet.add(b, BudgetLine{first + hours(i), {}, {BudgetEntry{"api.github.com", Api::rest, 101, "", n, 5000, seconds(60), std::nullopt}}});
+    fleet.add(b, BudgetLine{first + hours(i),
+                            {},
+                            {BudgetEntry{"api.github.com", Api::rest, 101, "", n, 5000, seconds(60), std::nullopt}}});
   }
   const auto all = fleet.hours();
   REQUIRE(all.size() == kHours);

@@ -35,8 +35,10 @@ TEST_CASE("counts sum per hour, lane, host/api and installation across sources")
   Fleet f;
   auto a = f.source("a.log"), b = f.source("b.log");
   CHECK(f.source("a.log") == a);
-  f.add(a, count(kH15, {{"api.github.com", Api::rest, 101, "sweeper", 640}, {"api.github.com", Api::graphql, 0, "other", 60}}));
-  f.add(b, count(kH15, {{"api.github.com", Api::rest, 101, "sweeper", 610}, {"api.github.com", Api::rest, 0, "other", 40}}));
+  f.add(a, count(kH15, {{"api.github.com", Api::rest, 101, "sweeper", 640},
+                        {"api.github.com", Api::graphql, 0, "other", 60}}));
+  f.add(b, count(kH15,
+                 {{"api.github.com", Api::rest, 101, "sweeper", 610}, {"api.github.com", Api::rest, 0, "other", 40}}));
   f.add(b, count(kH16, {{"uploads.github.com", Api::rest, 0, "other", 5}}, HourNote{std::nullopt, 10min}));
 
   auto hours = f.hours();
@@ -183,7 +185,8 @@ TEST_CASE("core at 0 exhausts the hour; core requests over the limit do too") {
 TEST_CASE("GraphQL: its requests never go over (they are not its points); at 0 it exhausts the hour") {
   Fleet f(FleetOptions{1000});  // --budget is core's limit only
   auto a = f.source("a");
-  f.add(a, count(kH15, {{"api.github.com", Api::graphql, 101, "sweeper", 9000}, {"api.github.com", Api::rest, 101, "sweeper", 800}}));
+  f.add(a, count(kH15, {{"api.github.com", Api::graphql, 101, "sweeper", 9000},
+                        {"api.github.com", Api::rest, 101, "sweeper", 800}}));
   f.add(a, BudgetLine{kH15, {}, {budget(101, 100, 14h + 30min, 5000, "", Api::graphql)}});
   f.add(a, count(kH16, {{"api.github.com", Api::graphql, 101, "sweeper", 10}}));
   f.add(a, BudgetLine{kH16, {}, {budget(101, 0, 15h + 7min, 5000, "", Api::graphql), budget(101, 200, 15h + 8min)}});
@@ -213,10 +216,14 @@ TEST_CASE("GraphQL: its requests never go over (they are not its points); at 0 i
 TEST_CASE("resource budgets merge across replicas by lowest reading; a written-out default is the default") {
   Fleet f;
   auto a = f.source("a"), b = f.source("b"), c = f.source("c");
-  f.add(a, BudgetLine{kH15, {}, {budget(101, 0, 14h + 31min, 30, "search"), budget(101, 9, 14h + 1min, 10, "code_search")}});
-  f.add(b, BudgetLine{kH15, {}, {budget(101, 0, 14h + 2min, 30, "search"), budget(101, 4000, 14h + 3min, 5000, "core")}});
-  f.add(c, BudgetLine{kH15, {}, {budget(101, 0, 14h + 2min, 30, "search"), budget(101, 3, 14h + 4min, 10, "code_search"),
-                                 budget(101, 7, 14h + 5min, 50, "integration_manifest")}});
+  f.add(a, BudgetLine{
+               kH15, {}, {budget(101, 0, 14h + 31min, 30, "search"), budget(101, 9, 14h + 1min, 10, "code_search")}});
+  f.add(b,
+        BudgetLine{kH15, {}, {budget(101, 0, 14h + 2min, 30, "search"), budget(101, 4000, 14h + 3min, 5000, "core")}});
+  f.add(c, BudgetLine{kH15,
+                      {},
+                      {budget(101, 0, 14h + 2min, 30, "search"), budget(101, 3, 14h + 4min, 10, "code_search"),
+                       budget(101, 7, 14h + 5min, 50, "integration_manifest")}});
 
   const FleetHour h = f.hours().at(0);
   REQUIRE(h.budgets.size() == 4);  // core, code_search, integration_manifest, search: `core` written out is core
@@ -243,10 +250,14 @@ TEST_CASE("absorb(): a log split anywhere and folded gives one fleet's report") 
     MeterLine line;
   };
   const std::vector<Line> log = {
-      {"a", count(kH15, {{"api.github.com", Api::rest, 101, "sweeper", 700}, {"api.github.com", Api::graphql, 101, "other", 60}})},
+      {"a", count(kH15, {{"api.github.com", Api::rest, 101, "sweeper", 700},
+                         {"api.github.com", Api::graphql, 101, "other", 60}})},
       {"a", BudgetLine{kH15, {}, {budget(101, 120, 14h + 52min), budget(101, 0, 14h + 2min, 30, "search")}}},
       {"b", count(kH15, {{"api.github.com", Api::graphql, 101, "sweeper", 300}})},
-      {"b", BudgetLine{kH15, {}, {budget(101, 0, 14h + 2min, 30, "search"), budget(101, 4800, 14h + 50min, 5000, "", Api::graphql)}}},
+      {"b",
+       BudgetLine{kH15,
+                  {},
+                  {budget(101, 0, 14h + 2min, 30, "search"), budget(101, 4800, 14h + 50min, 5000, "", Api::graphql)}}},
       {"c", BudgetLine{kH16, {}, {budget(101, 5, 15h + 1min, 10, "code_search"), budget(101, 0, 15h + 40min)}}},
       {"b", BudgetLine{kH16, {}, {budget(101, 5, 15h + 1min, 10, "code_search"), budget(101, 0, 15h + 39min)}}},
       {"c", count(kH16, {{"api.github.com", Api::rest, 101, "sweeper", 5200}}, HourNote{std::nullopt, 15h + 50min})},

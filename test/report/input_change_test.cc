@@ -23,8 +23,8 @@ using namespace forgemeter::report;
 namespace {
 
 struct Dir {
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("fm-input-change-" + std::to_string(::getpid()));
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("fm-input-change-" + std::to_string(::getpid()));
   Dir() { std::filesystem::create_directories(path); }
   ~Dir() { std::filesystem::remove_all(path); }
   std::string file(const std::string& name, const std::string& text) const {
@@ -64,7 +64,6 @@ TEST_CASE("a file truncated after it was opened: the read fails naming the file 
   const auto why = failure_of([&] { reader->for_each_marked("forge ", [](std::string_view) {}); });
   CHECK(why.find("'" + path + "' shrank while it was read: it ends at byte 1000") != std::string::npos);
   CHECK(why.find("held " + std::to_string(text.size()) + " bytes") != std::string::npos);
-
 }
 
 TEST_CASE("a file renamed over while it was read: an error, not the old file's totals as if current") {
@@ -103,12 +102,14 @@ TEST_CASE("hour sums never wrap: past 2^64-1 the fleet names the hour") {
   Fleet fleet;
   Scanner scanner(fleet, {});
   const std::string big =
-      "forge HTTP: 18446744073709551615 requests in the hour ending 2026-09-30T16:00Z \u2014 h rest l=18446744073709551615";
+      "forge HTTP: 18446744073709551615 requests in the hour ending 2026-09-30T16:00Z \u2014 h rest "
+      "l=18446744073709551615";
   scanner.scan_line_from(big, "a");
   CHECK_FALSE(fleet.overflowed());
   scanner.scan_line_from(kLine.substr(0, kLine.size() - 1), "a");  // another hour: no sum passes
   CHECK_FALSE(fleet.overflowed());
   scanner.scan_line_from("forge HTTP: 1 requests in the hour ending 2026-09-30T16:00Z \u2014 h rest l=1", "b");
   REQUIRE(fleet.overflowed());
-  CHECK(*fleet.overflowed() == Instant(std::chrono::sys_days{std::chrono::year{2026} / 9 / 30} + std::chrono::hours(16)));
+  CHECK(*fleet.overflowed() ==
+        Instant(std::chrono::sys_days{std::chrono::year{2026} / 9 / 30} + std::chrono::hours(16)));
 }

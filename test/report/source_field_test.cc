@@ -24,7 +24,7 @@ TEST_CASE("source field: no value unless the record is an object with a string t
   CHECK(json_string_field(R"({"pod":7})", "pod") == std::nullopt);
   CHECK(json_string_field(R"({"pod":null})", "pod") == std::nullopt);
   CHECK(json_string_field(R"({"pod":"web-1")", "pod") == std::nullopt);  // truncated
-  CHECK(json_string_field(R"({"pod":"\u12"})", "pod") == std::nullopt);   // a bad escape
+  CHECK(json_string_field(R"({"pod":"\u12"})", "pod") == std::nullopt);  // a bad escape
   CHECK(json_string_field("plain text pod web-1", "pod") == std::nullopt);
   CHECK(json_string_field(R"(["pod","web-1"])", "pod") == std::nullopt);
 }

@@ -17,8 +17,9 @@ std::optional<std::string> suite_pg() {
     MESSAGE("SKIPPED (FORGEMETER_SKIP_PG=1): this PostgreSQL-backed test did not run");
     return std::nullopt;
   }
-  FAIL("FORGEMETER_TEST_PG is not set: run `scripts/dev test` (it starts a throwaway PostgreSQL), "
-       "or set FORGEMETER_SKIP_PG=1 to skip the PostgreSQL-backed tests on purpose");
+  FAIL(
+      "FORGEMETER_TEST_PG is not set: run `scripts/dev test` (it starts a throwaway PostgreSQL), "
+      "or set FORGEMETER_SKIP_PG=1 to skip the PostgreSQL-backed tests on purpose");
   return std::nullopt;
 }
 
@@ -36,8 +37,10 @@ std::string fresh_table_name() {
 }
 
 PgSession::PgSession(const std::string& conninfo) : conn_(PQconnectdb(conninfo.c_str())) {
-  if (PQstatus(conn_) != CONNECTION_OK) error_ = PQerrorMessage(conn_);
-  else PQclear(PQexec(conn_, "SET client_min_messages = warning"));
+  if (PQstatus(conn_) != CONNECTION_OK)
+    error_ = PQerrorMessage(conn_);
+  else
+    PQclear(PQexec(conn_, "SET client_min_messages = warning"));
 }
 
 PgSession::~PgSession() { PQfinish(conn_); }
@@ -57,8 +60,10 @@ std::optional<std::vector<Row>> PgSession::take(PGresult* r) {
   for (int i = 0; i < PQntuples(r); ++i) {
     Row row;
     for (int j = 0; j < PQnfields(r); ++j) {
-      if (PQgetisnull(r, i, j)) row.emplace_back(std::nullopt);
-      else row.emplace_back(std::string(PQgetvalue(r, i, j), static_cast<std::size_t>(PQgetlength(r, i, j))));
+      if (PQgetisnull(r, i, j))
+        row.emplace_back(std::nullopt);
+      else
+        row.emplace_back(std::string(PQgetvalue(r, i, j), static_cast<std::size_t>(PQgetlength(r, i, j))));
     }
     rows.push_back(std::move(row));
   }
@@ -69,8 +74,8 @@ std::optional<std::vector<Row>> PgSession::take(PGresult* r) {
 std::optional<std::vector<Row>> PgSession::exec(const std::string& sql, const std::vector<std::string>& params) {
   std::vector<const char*> values;
   for (const auto& p : params) values.push_back(p.c_str());
-  return take(PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
-                           nullptr, 0));
+  return take(
+      PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0));
 }
 
 bool PgSession::send(const std::string& sql) {

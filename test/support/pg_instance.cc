@@ -3,14 +3,14 @@
 #include "support/free_port.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <pwd.h>
-#include <fcntl.h>
 
 #include <algorithm>
 #include <cstdlib>

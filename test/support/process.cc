@@ -92,9 +92,18 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   while (open_fds > 0) {
     int n = 0;
     int oi = -1, ei = -1, ii = -1;
-    if (out[0] >= 0) { fds[n] = {out[0], POLLIN, 0}; oi = n++; }
-    if (err[0] >= 0) { fds[n] = {err[0], POLLIN, 0}; ei = n++; }
-    if (in_fd >= 0) { fds[n] = {in_fd, POLLOUT, 0}; ii = n++; }
+    if (out[0] >= 0) {
+      fds[n] = {out[0], POLLIN, 0};
+      oi = n++;
+    }
+    if (err[0] >= 0) {
+      fds[n] = {err[0], POLLIN, 0};
+      ei = n++;
+    }
+    if (in_fd >= 0) {
+      fds[n] = {in_fd, POLLOUT, 0};
+      ii = n++;
+    }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       kill(pid, SIGKILL);

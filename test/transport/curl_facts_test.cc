@@ -132,7 +132,7 @@ TEST_CASE("libcurl: the dead-connection resend limit is per handle; curl_easy_re
     handle.setup(seen, url);
     REQUIRE(curl_easy_perform(handle.h) == CURLE_OK);
     for (int i = 0; i < 5; ++i) REQUIRE(curl_easy_perform(handle.h) == CURLE_OK);  // 5 resends used up
-    CHECK(curl_easy_perform(handle.h) == CURLE_SEND_ERROR);  // "Connection died, tried 5 times"
+    CHECK(curl_easy_perform(handle.h) == CURLE_SEND_ERROR);                        // "Connection died, tried 5 times"
   }
   SUBCASE("with a reset before each request every one is resent") {
     Handle handle;

@@ -29,8 +29,14 @@ int my_prereq(void* p, char*, char*, int, int) {
 
 // The workload: (path, installation) pairs.
 std::vector<std::pair<std::string, std::uint64_t>> workload() {
-  return {{"/repos/o/r/pulls/1", 101}, {"/chain/2", 101}, {"/chain/3", 0},  {"/status/503", 7},
-          {"/drop", 7},               {"/loop", 0},       {"/echo", 101},    {"/status/404", 0}};
+  return {{"/repos/o/r/pulls/1", 101},
+          {"/chain/2", 101},
+          {"/chain/3", 0},
+          {"/status/503", 7},
+          {"/drop", 7},
+          {"/loop", 0},
+          {"/echo", 101},
+          {"/status/404", 0}};
 }
 
 }  // namespace
@@ -39,7 +45,8 @@ TEST_CASE("CurlMeter on a user's handle gives the same counts as Transport") {
   Rig via_transport;
   for (const auto& [path, inst] : workload()) via_transport.get(via_transport.url("api.forge.test", path), inst);
   // Transport also sends a POST to GraphQL.
-  via_transport.transport().perform({.method = "POST", .url = via_transport.url("api.forge.test", "/graphql"), .body = "{}"});
+  via_transport.transport().perform(
+      {.method = "POST", .url = via_transport.url("api.forge.test", "/graphql"), .body = "{}"});
   // And one refused connection.
   tf::Forge gone;
   const std::string closed = "http://127.0.0.1:" + std::to_string(gone.port()) + "/x";
@@ -164,8 +171,10 @@ TEST_CASE("a 100 Continue is not an answer: one request, one 2xx (CurlMeter and 
   curl_easy_cleanup(h);
   curl_slist_free_all(expect);
   curl_slist_free_all(resolve);
-  auto res = rig.transport().perform({.method = "POST", .url = rig.url("api.forge.test", "/echo"),
-                                      .headers = {{"Expect", "100-continue"}}, .body = "body"});
+  auto res = rig.transport().perform({.method = "POST",
+                                      .url = rig.url("api.forge.test", "/echo"),
+                                      .headers = {{"Expect", "100-continue"}},
+                                      .body = "body"});
   REQUIRE(res.ok());
   CHECK(res.hops.size() == 1);
   const auto c = rig.counted();

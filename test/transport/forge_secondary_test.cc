@@ -76,13 +76,13 @@ TEST_CASE("forge: the POST-rate rule trips on the POST after the allowed ones, w
   const auto t0 = rig.clock().now();
   check_secondary(rig.probe(post), 403, "30", "4996");
   check_secondary(rig.probe_get(get, 34), 403, "30", "4996");  // the whole installation is limited
-  CHECK(rig.probe(as(35, post)).status == 200);  // another installation is not
+  CHECK(rig.probe(as(35, post)).status == 200);                // another installation is not
   CHECK(rig.forge().secondary_limited_until(34) == t0 + seconds(30));
 
   rig.clock().advance(seconds(30));  // 14:30:30: the window is over, the minute is not
   CHECK(rig.probe_get(get, 34).status == 200);
   check_secondary(rig.probe(post), 403, "30", "4995");  // still 3 POSTs this minute
-  rig.clock().advance(seconds(30));  // 14:31:00: a new minute, and the window is over
+  rig.clock().advance(seconds(30));                     // 14:31:00: a new minute, and the window is over
   CHECK(rig.probe(post).status == 200);
 }
 

@@ -27,7 +27,8 @@ TEST_CASE("forge: every answer carries the rate-limit headers of the caller's bu
   }
   auto anon = rig.get(rig.url("api.forge.test", "/repos/o/r"));
   CHECK(anon.header("X-RateLimit-Limit") == "10000000");
-  auto gql = rig.transport().perform({.method = "POST", .url = rig.url("api.forge.test", "/graphql"), .bearer = "inst-8"});
+  auto gql =
+      rig.transport().perform({.method = "POST", .url = rig.url("api.forge.test", "/graphql"), .bearer = "inst-8"});
   CHECK(gql.header("X-RateLimit-Resource") == "graphql");
   CHECK(gql.header("X-RateLimit-Remaining") == "4999");
 }
@@ -48,8 +49,8 @@ TEST_CASE("forge: a spent budget refills at the top of the forge clock's hour") 
 
 TEST_CASE("forge: counts by Host and lane, and keeps the headers each request arrived with") {
   Rig rig({.record_limit = 2}, {.lane_header = std::string(tf::kLaneHeader)});
-  rig.transport().perform({.url = rig.url("api.forge.test", "/echo"), .headers = {{"X-Probe", "1"}},
-                           .lane = forgemeter::Lane{"a"}});
+  rig.transport().perform(
+      {.url = rig.url("api.forge.test", "/echo"), .headers = {{"X-Probe", "1"}}, .lane = forgemeter::Lane{"a"}});
   rig.transport().perform({.url = rig.url("uploads.forge.test", "/echo"), .lane = forgemeter::Lane{"b"}});
   rig.transport().perform({.url = rig.url("uploads.forge.test", "/echo")});
   auto& truth = rig.forge().truth();

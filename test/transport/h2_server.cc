@@ -44,7 +44,8 @@ bool parse_received(std::string_view line, int& connection, int& stream, std::st
 H2Server::H2Server(const forgemeter::testforge::TestCa& ca, const std::map<std::string, std::string>& files) {
   const std::string nghttpd = ft::find_on_path("nghttpd"), stdbuf = ft::find_on_path("stdbuf");
   if (nghttpd.empty())
-    throw std::runtime_error("nghttpd not found on PATH: install the Debian package nghttp2-server (scripts/dev test does)");
+    throw std::runtime_error(
+        "nghttpd not found on PATH: install the Debian package nghttp2-server (scripts/dev test does)");
   if (stdbuf.empty()) throw std::runtime_error("stdbuf (coreutils) not found on PATH");
   for (const auto& [path, content] : files) {
     const std::filesystem::path p = std::filesystem::path(dir_.file("root")) / path;

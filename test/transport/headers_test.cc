@@ -72,7 +72,8 @@ TEST_CASE("Headers: copies are deep, moves leave an empty value, growth keeps ev
 
   Headers big;
   const std::string value(5000, 'v');  // far past the first block
-  for (int i = 0; i < 200; ++i) big.add_field("X-Field-" + std::to_string(i) + ": " + value + std::to_string(i) + "\r\n");
+  for (int i = 0; i < 200; ++i)
+    big.add_field("X-Field-" + std::to_string(i) + ": " + value + std::to_string(i) + "\r\n");
   REQUIRE(big.size() == 200);
   for (int i = 0; i < 200; i += 37) CHECK(big.find("x-field-" + std::to_string(i)) == value + std::to_string(i));
   CHECK(big[199].name == "X-Field-199");
@@ -112,8 +113,7 @@ TEST_CASE("a handle kept between requests is told each new URL and timeout") {
     CHECK(res.hops.at(0).url == rig.url("api.forge.test", p));
   }
   // A shorter timeout on the kept handle takes effect...
-  auto slow = rig.transport().perform(
-      {.url = rig.url("api.forge.test", "/slow/1000"), .timeout = milliseconds(250)});
+  auto slow = rig.transport().perform({.url = rig.url("api.forge.test", "/slow/1000"), .timeout = milliseconds(250)});
   CHECK(slow.error.code == TransportErrc::timeout);
   auto quick = rig.transport().perform({.url = rig.url("api.forge.test", paths[0]), .timeout = milliseconds(250)});
   CHECK(quick.ok());

@@ -43,8 +43,8 @@ TEST_CASE("HTTP/2: negotiated over TLS, each request counted once with its answe
   const std::string host = "api.forge.test:" + std::to_string(h2.port());
   constexpr int kGets = 30;
   for (int i = 0; i < kGets; ++i) {
-    auto res = t->perform({.url = h2_url(h2, "api.forge.test", "/repos/o/r/pulls/1"), .installation = 7,
-                           .bearer = "inst-7"});
+    auto res =
+        t->perform({.url = h2_url(h2, "api.forge.test", "/repos/o/r/pulls/1"), .installation = 7, .bearer = "inst-7"});
     REQUIRE(res.ok());
     CHECK(res.status == 200);
     CHECK(res.body == kPull);
@@ -101,8 +101,10 @@ TEST_CASE("a redirect from HTTP/1.1 to an HTTP/2 host: two hosts, one request ea
   H2Server h2(ca, forge_files());
   auto t = both(rig, h2, ca);
   const std::string there = h2_url(h2, "uploads.forge.test", "/repos/o/r/pulls/1");
-  auto res = t->perform({.url = rig.forge().tls_url("api.forge.test", "/redirect?to=" + there), .headers = {{"Cookie", "session=secret"}},
-                         .installation = 7, .bearer = "inst-7"});
+  auto res = t->perform({.url = rig.forge().tls_url("api.forge.test", "/redirect?to=" + there),
+                         .headers = {{"Cookie", "session=secret"}},
+                         .installation = 7,
+                         .bearer = "inst-7"});
   REQUIRE(res.ok());
   CHECK(res.status == 200);
   CHECK(res.body == kPull);

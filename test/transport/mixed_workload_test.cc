@@ -51,7 +51,8 @@ Request make(Rig& rig, int thread, int j, Lane sweeper, Lane board) {
     case 5: return with({.url = rig.url(api, "/repos/o/r/issues")}, 303, std::nullopt);
     case 6: return with({.url = rig.url(api, "/drop?key=" + unique + "&fail=1")}, 101, sweeper);
     case 7: return with({.url = rig.url(api, "/chain/4?status=307")}, 0, sweeper);
-    case 8: return with({.method = "POST", .url = rig.url(api, tf::redirect_path("/echo", 303)), .body = "x"}, 202, board);
+    case 8:
+      return with({.method = "POST", .url = rig.url(api, tf::redirect_path("/echo", 303)), .body = "x"}, 202, board);
     case 9: return with({.url = rig.url("uploads.forge.test", "/status/502")}, 0, std::nullopt);
     case 10: return with({.url = rig.url(api, "/repos/o/r/commits/abc/status")}, 202, board);
     default: return with({.method = "HEAD", .url = rig.url("codeload.forge.test", "/repos/o/r/tarball")}, 0, sweeper);
@@ -61,8 +62,10 @@ Request make(Rig& rig, int thread, int j, Lane sweeper, Lane board) {
 }  // namespace
 
 TEST_CASE("mixed workload from 4 threads: meter == forge, host by host and lane by lane") {
-  Rig rig({}, {.retry = {.enabled = true, .max_retries = 2, .base_backoff = milliseconds(1), .max_backoff = milliseconds(2)},
-               .lane_header = std::string(tf::kLaneHeader)});
+  Rig rig(
+      {},
+      {.retry = {.enabled = true, .max_retries = 2, .base_backoff = milliseconds(1), .max_backoff = milliseconds(2)},
+       .lane_header = std::string(tf::kLaneHeader)});
   rig.forge().budgets().set_limit(303, 150);  // runs out early: the rest are 403s, never retried
   const Lane sweeper{"merge-gate-sweeper"};
   const Lane board{"board-sync"};
@@ -78,8 +81,10 @@ TEST_CASE("mixed workload from 4 threads: meter == forge, host by host and lane 
       for (int j = t; j < total; j += kThreads) {
         const auto res = rig.transport().perform(make(rig, t, j, sweeper, board));
         for (const auto& hop : res.hops) ++hops_by_host[t][hop.host];
-        if (res.error.code == forgemeter::TransportErrc::budget_exhausted) ++limited[t];
-        else if (!res.ok()) ++failures[t];
+        if (res.error.code == forgemeter::TransportErrc::budget_exhausted)
+          ++limited[t];
+        else if (!res.ok())
+          ++failures[t];
       }
     });
   for (auto& th : threads) th.join();

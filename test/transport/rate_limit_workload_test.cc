@@ -77,8 +77,11 @@ TEST_CASE("resources, points, GitLab, secondary limits from 4 threads: meter == 
       send(as(kGithub, {.url = rig.url("api.forge.test", "/repos/o/r/pulls/" + std::to_string(i)), .lane = lane}));
       send(as(kGithub, {.url = rig.url("api.forge.test", "/search/issues?q=" + std::to_string(i)), .lane = lane}));
       if (i % 5 == 0)  // 8 POSTs in all: the forge's secondary rule allows 10 a minute
-        send(as(kGithub, {.method = "POST", .url = rig.url("api.forge.test", "/graphql"),
-                          .headers = {{std::string(tf::kCostHeader), "7"}}, .body = "{}", .lane = lane}));
+        send(as(kGithub, {.method = "POST",
+                          .url = rig.url("api.forge.test", "/graphql"),
+                          .headers = {{std::string(tf::kCostHeader), "7"}},
+                          .body = "{}",
+                          .lane = lane}));
       send(as(kGitlab, {.url = rig.url(tf::kGitlabHost, "/api/v4/projects/1"), .lane = lane}));
       send({.url = rig.url(tf::kGiteaHost, "/api/v1/repos/o/r"), .lane = lane, .installation = 401});
     }
@@ -140,9 +143,9 @@ TEST_CASE("resources, points, GitLab, secondary limits from 4 threads: meter == 
   CHECK(secondary == seen.count(is_secondary) + bare_429);
   CHECK(secondary >= 3);  // the POST that tripped the rule and any in flight with it, the by-hand one, the bare 429
   CHECK(limited == seen.count([](const Response& r) {
-          return (r.status == 403 || r.status == 429) &&
-                 (r.header("X-RateLimit-Remaining") == "0" || r.header("RateLimit-Remaining") == "0");
-        }));
+    return (r.status == 403 || r.status == 429) &&
+           (r.header("X-RateLimit-Remaining") == "0" || r.header("RateLimit-Remaining") == "0");
+  }));
   CHECK(limited == 10 + 4);  // the searches past 30 in the minute; GitLab's past its 36
 
   // Each resource's lowest reading is the lowest the forge sent.
@@ -159,7 +162,7 @@ TEST_CASE("resources, points, GitLab, secondary limits from 4 threads: meter == 
   CHECK(lowest(github, kGithub, "") == forge.budgets().lowest_remaining(kGithub, "core"));
   CHECK(lowest(github, kGithub, "search") == 0u);
   CHECK(forge.budgets().lowest_remaining(kGithub, "search") == 0u);
-  CHECK(lowest(github, kGithub, "") > 4900u);  // the search running out left core healthy
+  CHECK(lowest(github, kGithub, "") > 4900u);                 // the search running out left core healthy
   CHECK(lowest(github, kGithub, "graphql") == std::nullopt);  // graphql is GraphQL's own default, on its line
   const auto points = lowest(github, kGithub, "", forgemeter::Api::graphql);
   CHECK(points == 5000u - 8u * 7u);

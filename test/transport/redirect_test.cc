@@ -13,8 +13,7 @@ namespace {
 // A request carrying every kind of credential.
 Request with_credentials(std::string url) {
   return Request{.url = std::move(url),
-                 .headers = {{"Cookie", "session=s3cret"}, {"Proxy-Authorization", "Basic eA=="},
-                             {"X-Other", "kept"}},
+                 .headers = {{"Cookie", "session=s3cret"}, {"Proxy-Authorization", "Basic eA=="}, {"X-Other", "kept"}},
                  .installation = 101,
                  .bearer = "inst-101"};
 }
@@ -90,9 +89,8 @@ TEST_CASE("POST becomes GET on 301/302/303 and stays POST (with its body) on 307
   for (int status : {301, 302, 303, 307, 308}) {
     CAPTURE(status);
     Rig rig;
-    Request r{.method = "POST",
-              .url = rig.url("api.forge.test", tf::redirect_path("/echo", status)),
-              .body = "payload"};
+    Request r{
+        .method = "POST", .url = rig.url("api.forge.test", tf::redirect_path("/echo", status)), .body = "payload"};
     auto res = rig.transport().perform(r);
     REQUIRE(res.ok());
     const bool keeps = status == 307 || status == 308;

@@ -19,16 +19,20 @@ const Lane kSweeper{"sweeper"};
 const Lane kUsers{"users"};
 
 Request get(Rig& rig, std::uint64_t installation, Lane lane, const std::string& path = "/repos/o/r/pulls/1") {
-  return {.url = rig.url("api.forge.test", path), .lane = lane, .installation = installation,
+  return {.url = rig.url("api.forge.test", path),
+          .lane = lane,
+          .installation = installation,
           .bearer = "inst-" + std::to_string(installation)};
 }
 
 }  // namespace
 
-TEST_CASE("the reserved lane is refused once the reading reaches the reserve; other lanes keep going; the reset ends it") {
+TEST_CASE(
+    "the reserved lane is refused once the reading reaches the reserve; other lanes keep going; the reset ends it") {
   Rig rig;
   rig.forge().budgets().set_limit(101, 20);
-  auto t = rig.make_transport({.clock = &rig.clock(), .reserves = {{.lane = kSweeper, .installation = 101, .remaining = 15}}});
+  auto t = rig.make_transport(
+      {.clock = &rig.clock(), .reserves = {{.lane = kSweeper, .installation = 101, .remaining = 15}}});
   for (int i = 0; i < 4; ++i) REQUIRE(t->perform(get(rig, 101, kSweeper)).ok());  // remaining 16
   REQUIRE(t->perform(get(rig, 101, kUsers)).ok());                                // remaining 15: the reserve
   auto refused = t->perform(get(rig, 101, kSweeper));
@@ -37,8 +41,8 @@ TEST_CASE("the reserved lane is refused once the reading reaches the reserve; ot
   CHECK(refused.error.message ==
         "lane sweeper holds back: installation 101's core budget read 15 of 20 at 14:30:00Z, within the lane's "
         "reserve of 15, until it resets at 15:00:00Z; request not sent");
-  CHECK(t->perform(get(rig, 101, kUsers)).ok());                       // users spend the reserve
-  CHECK(t->perform(get(rig, 202, kSweeper)).ok());                     // another installation is not reserved
+  CHECK(t->perform(get(rig, 101, kUsers)).ok());                      // users spend the reserve
+  CHECK(t->perform(get(rig, 202, kSweeper)).ok());                    // another installation is not reserved
   CHECK(t->perform(get(rig, 101, kSweeper, "/search/issues")).ok());  // one spending another bucket is not held
   CHECK(t->perform(get(rig, 101, kSweeper)).error.code == TransportErrc::budget_reserved);
   CHECK(rig.forge().truth().total() == 8);
@@ -55,8 +59,8 @@ TEST_CASE("the reserved lane is refused once the reading reaches the reserve; ot
 TEST_CASE("a reserve as a fraction of the limit; the larger form applies; any installation") {
   Rig rig;
   rig.forge().budgets().set_limit(5, 10);
-  auto t = rig.make_transport(
-      {.clock = &rig.clock(), .reserves = {{.lane = kSweeper, .remaining = 2, .fraction = 0.5}}});
+  auto t =
+      rig.make_transport({.clock = &rig.clock(), .reserves = {{.lane = kSweeper, .remaining = 2, .fraction = 0.5}}});
   for (int i = 0; i < 4; ++i) REQUIRE(t->perform(get(rig, 5, kSweeper)).ok());  // remaining 6 > 5
   REQUIRE(t->perform(get(rig, 5, kSweeper)).ok());                              // remaining 5
   auto refused = t->perform(get(rig, 5, kSweeper));

@@ -21,7 +21,9 @@ using forgemeter::TransportErrc;
 namespace {
 
 Request get(Rig& rig, const std::string& path, std::uint64_t installation, std::optional<Lane> lane = {}) {
-  return {.url = rig.url("api.forge.test", path), .lane = lane, .installation = installation,
+  return {.url = rig.url("api.forge.test", path),
+          .lane = lane,
+          .installation = installation,
           .bearer = "inst-" + std::to_string(installation)};
 }
 
@@ -62,7 +64,7 @@ TEST_CASE("after a secondary limit with Retry-After, 4 threads of that installat
 
   Senders senders(*t, get(rig, "/repos/o/r/pulls/1", 101), 4, Lane{"board"});
   REQUIRE(rig.clock().await_waiting(4, seconds(10)));
-  CHECK(t->perform(get(rig, "/repos/o/r/pulls/2", 202)).status == 200);  // another installation is not paused
+  CHECK(t->perform(get(rig, "/repos/o/r/pulls/2", 202)).status == 200);          // another installation is not paused
   CHECK(t->perform({.url = rig.url("api.forge.test", "/echo")}).status == 200);  // nor an unlabelled request
   rig.clock().advance(seconds(29));
   CHECK(received_from(rig, 101) == 1);  // nothing of 101 inside the wait

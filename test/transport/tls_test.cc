@@ -28,8 +28,8 @@ TEST_CASE("a server whose CA is unknown: the handshake fails closed, one attempt
   const std::string url = rig.forge().tls_url("api.forge.test", "/repos/o/r");
   tf::TestCa stranger("some other CA");
   const std::vector<forgemeter::TransportOptions> distrusting = {
-      {.ca_pem = stranger.ca_pem()},                                 // another CA
-      {.ca_file = "/nonexistent/forgemeter-ca.pem"},                // an unreadable bundle
+      {.ca_pem = stranger.ca_pem()},                  // another CA
+      {.ca_file = "/nonexistent/forgemeter-ca.pem"},  // an unreadable bundle
   };
   for (const auto& o : distrusting) {
     auto t = rig.make_transport(o);

@@ -34,7 +34,7 @@ struct Counted {
   std::map<std::string, std::uint64_t> by_host;
   std::map<std::pair<std::string, std::string>, std::uint64_t> by_host_lane;
   std::map<std::tuple<std::string, forgemeter::Api, std::uint64_t>, std::uint64_t> by_key;  // host, api, installation
-  std::map<std::string, std::array<std::uint64_t, forgemeter::kAnswerClasses>> answers;   // by host
+  std::map<std::string, std::array<std::uint64_t, forgemeter::kAnswerClasses>> answers;     // by host
   std::vector<forgemeter::BudgetEntry> budgets;
   std::vector<std::string> lines;
   std::vector<std::string> malformed;
@@ -54,8 +54,7 @@ struct Counted {
 
 class Rig {
  public:
-  explicit Rig(tf::ForgeOptions forge_options = {}, forgemeter::TransportOptions t = {})
-      : clock_(mid_hour()) {
+  explicit Rig(tf::ForgeOptions forge_options = {}, forgemeter::TransportOptions t = {}) : clock_(mid_hour()) {
     if (!forge_options.clock) forge_options.clock = &clock_;
     forge_ = std::make_unique<tf::Forge>(forge_options);
     meter_ = std::make_unique<forgemeter::Meter>(forgemeter::MeterOptions{.clock = &clock_, .sink = sink()});

@@ -48,8 +48,10 @@ TEST_CASE("a matching If-None-Match is answered 304 and costs no budget") {
   Rig rig;
   auto first = rig.get(rig.url("api.forge.test", "/repos/o/r/pulls/2"), 7);
   REQUIRE(first.header("ETag"));
-  Request again{.url = first.hops[0].url, .headers = {{"If-None-Match", std::string(*first.header("ETag"))}},
-                .installation = 7, .bearer = "inst-7"};
+  Request again{.url = first.hops[0].url,
+                .headers = {{"If-None-Match", std::string(*first.header("ETag"))}},
+                .installation = 7,
+                .bearer = "inst-7"};
   auto second = rig.transport().perform(again);
   REQUIRE(second.ok());
   CHECK(second.status == 304);
@@ -61,7 +63,8 @@ TEST_CASE("a matching If-None-Match is answered 304 and costs no budget") {
 
 TEST_CASE("connections are reused across requests") {
   Rig rig;
-  for (int i = 0; i < 20; ++i) REQUIRE(rig.get(rig.url("api.forge.test", "/repos/o/r/pulls/" + std::to_string(i))).ok());
+  for (int i = 0; i < 20; ++i)
+    REQUIRE(rig.get(rig.url("api.forge.test", "/repos/o/r/pulls/" + std::to_string(i))).ok());
   CHECK(rig.forge().truth().total() == 20);
   CHECK(rig.forge().truth().connections() == 1);
 }
@@ -118,7 +121,8 @@ TEST_CASE("a name that cannot be resolved is one attempt with no answer, charged
   // resolver fails without building a query, so nothing leaves the machine,
   // and /etc/hosts cannot name it either. A real resolver failure, no network.
   const std::string name = std::string(64, 'a') + ".forge.test";
-  Request r{.url = "http://" + name + ":" + std::to_string(rig.forge().port()) + "/repos/o/r", .installation = 9,
+  Request r{.url = "http://" + name + ":" + std::to_string(rig.forge().port()) + "/repos/o/r",
+            .installation = 9,
             .bearer = "inst-9"};
   auto res = rig.transport().perform(r);
   CHECK(res.error.code == TransportErrc::resolve_failed);

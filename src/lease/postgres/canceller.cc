@@ -11,7 +11,9 @@ namespace {
 
 class Canceller {
  public:
-  Canceller() { std::thread([this] { loop(); }).detach(); }
+  Canceller() {
+    std::thread([this] { loop(); }).detach();
+  }
 
   void submit(PGcancel* c) {
     PGcancel* dropped = nullptr;

@@ -41,8 +41,7 @@ struct Connection::Attempt {
   std::string error;
 };
 
-std::unique_ptr<Connection> Connection::open(const ConnectSettings& s, const CallBound& bound,
-                                             std::string& error) {
+std::unique_ptr<Connection> Connection::open(const ConnectSettings& s, const CallBound& bound, std::string& error) {
   if (bound.passed()) {
     error = bound.stopped() ? "stopped before connecting" : "deadline passed before connecting";
     return nullptr;
@@ -88,11 +87,12 @@ std::unique_ptr<Connection> Connection::connect_here(const ConnectSettings& s, c
   const std::string user_timeout = std::to_string((s.keepalive_idle.count() + 3 * 3) * 1000);
   // Our defaults first; `dbname` is expanded from the caller's conninfo and
   // overrides them; client_encoding last, because names are UTF-8.
-  std::vector<const char*> keys{"connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
-                                "keepalives_count", "tcp_user_timeout", "application_name", "dbname",
-                                "client_encoding", nullptr};
-  std::vector<const char*> values{timeout.c_str(), "1", idle.c_str(), "3", "3", user_timeout.c_str(),
-                                  s.application_name.c_str(), s.conninfo.c_str(), "UTF8", nullptr};
+  std::vector<const char*> keys{
+      "connect_timeout",  "keepalives",       "keepalives_idle", "keepalives_interval", "keepalives_count",
+      "tcp_user_timeout", "application_name", "dbname",          "client_encoding",     nullptr};
+  std::vector<const char*> values{
+      timeout.c_str(),    "1",    idle.c_str(), "3", "3", user_timeout.c_str(), s.application_name.c_str(),
+      s.conninfo.c_str(), "UTF8", nullptr};
   PGconn* raw = PQconnectStartParams(keys.data(), values.data(), 1);
   if (!raw) {
     error = "out of memory starting a connection";
@@ -126,7 +126,8 @@ std::unique_ptr<Connection> Connection::connect_here(const ConnectSettings& s, c
     st = PQconnectPoll(raw);
   }
   // Notices (e.g. "relation already exists, skipping") are not errors: no stderr.
-  PQsetNoticeProcessor(raw, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      raw, [](void*, const char*) {}, nullptr);
   if (PQsetnonblocking(raw, 1) != 0) {
     error = "cannot connect: " + trimmed(PQerrorMessage(raw));
     return nullptr;
@@ -151,15 +152,15 @@ bool Connection::usable_when_idle() {
 namespace {
 
 Outcome not_sent(const CallBound& bound) {
-  return {Outcome::Kind::no_answer, {},
+  return {Outcome::Kind::no_answer,
+          {},
           bound.stopped() ? "stopped before the statement was sent" : "deadline passed before the statement was sent",
           {}};
 }
 
 }  // namespace
 
-Outcome Connection::exec_prepared(const char* statement, std::span<const char* const> params,
-                                  const CallBound& bound) {
+Outcome Connection::exec_prepared(const char* statement, std::span<const char* const> params, const CallBound& bound) {
   if (bound.passed()) return not_sent(bound);
   int ok = PQsendQueryPrepared(conn_, statement, static_cast<int>(params.size()), params.data(), nullptr, nullptr, 0);
   return finish_call(ok != 0, bound);

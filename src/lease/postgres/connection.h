@@ -61,8 +61,7 @@ struct Outcome {
 class Connection {
  public:
   // Connects within `bound`. On failure returns nullptr and sets `error`.
-  static std::unique_ptr<Connection> open(const ConnectSettings& settings, const CallBound& bound,
-                                          std::string& error);
+  static std::unique_ptr<Connection> open(const ConnectSettings& settings, const CallBound& bound, std::string& error);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -88,8 +87,7 @@ class Connection {
  private:
   struct Attempt;
   explicit Connection(PGconn* c) : conn_(c) {}
-  static std::unique_ptr<Connection> connect_here(const ConnectSettings& s, const CallBound& bound,
-                                                  std::string& error);
+  static std::unique_ptr<Connection> connect_here(const ConnectSettings& s, const CallBound& bound, std::string& error);
   Outcome finish_call(bool sent, const CallBound& bound);
   bool flush(const CallBound& bound, Outcome& out);
   Outcome abandon(Ready why, bool sending);  // mark broken; end the statement on the server

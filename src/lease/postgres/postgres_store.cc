@@ -88,7 +88,8 @@ struct PostgresStore::Impl {
       table_ready.store(true, std::memory_order_release);
     }
     auto prepared = c.exec_simple(prepare.c_str(), bound);
-    if (!prepared.ok()) return "preparing statements on tables " + tables.live + ", " + tables.terms + ": " + prepared.error;
+    if (!prepared.ok())
+      return "preparing statements on tables " + tables.live + ", " + tables.terms + ": " + prepared.error;
     return {};
   }
 
@@ -124,8 +125,7 @@ struct PostgresStore::Impl {
 
   // Remembers the holder an answer showed (every answer shows one).
   const LeaseResult& saw(std::string_view name, const LeaseResult& r) {
-    if (r.status != LeaseStatus::no_answer && r.status != LeaseStatus::invalid)
-      proven.saw_holder(name, r.holder);
+    if (r.status != LeaseStatus::no_answer && r.status != LeaseStatus::invalid) proven.saw_holder(name, r.holder);
     return r;
   }
 };
@@ -156,7 +156,8 @@ LeaseResult granted_or_refused(const pg::Rows& rows) {
 
 }  // namespace
 
-PostgresStore::PostgresStore(PostgresStoreOptions options) : impl_(std::make_unique<Impl>(checked(std::move(options)))) {}
+PostgresStore::PostgresStore(PostgresStoreOptions options)
+    : impl_(std::make_unique<Impl>(checked(std::move(options)))) {}
 
 PostgresStore::~PostgresStore() = default;
 
@@ -199,8 +200,8 @@ LeaseResult PostgresStore::acquire(std::string_view name, std::string_view owner
     if (probed.status != LeaseStatus::not_held) return impl_->saw(name, probed);
   } else if (seen.holder == owner && ttl_ms <= seen.recorded_ttl_ms) {
     // The caller's own row: acquire would do to it exactly what renew does.
-    auto renewed = impl_->call(pg::kRenewCovered, {n.c_str(), o.c_str(), at.c_str(), until.c_str()}, deadline,
-                               granted_or_refused);
+    auto renewed =
+        impl_->call(pg::kRenewCovered, {n.c_str(), o.c_str(), at.c_str(), until.c_str()}, deadline, granted_or_refused);
     if (renewed.status != LeaseStatus::refused) return impl_->saw(name, renewed);
   }
   auto r = impl_->call(pg::kAcquire, {n.c_str(), o.c_str(), at.c_str(), until.c_str()}, deadline, granted_or_refused);

@@ -85,9 +85,9 @@ std::string prepare_sql(const Tables& t) {
       "  WHERE l.name = $1 RETURNING coalesce(l.owner = $2, false) AS granted, l.owner, l.expiry_ms, l.term",
       fmt::arg("t", t.live));
   // release's UPDATE; kReleaseHeld is it alone.
-  const std::string release_update = fmt::format(
-      "UPDATE {t} AS l SET owner = NULL, expiry_ms = 0 WHERE l.name = $1 AND l.owner = $2 RETURNING l.term",
-      fmt::arg("t", t.live));
+  const std::string release_update =
+      fmt::format("UPDATE {t} AS l SET owner = NULL, expiry_ms = 0 WHERE l.name = $1 AND l.owner = $2 RETURNING l.term",
+                  fmt::arg("t", t.live));
   // Generic plans from the first execution: every statement is a primary-key
   // lookup whatever the parameters, and re-planning would cost more than it runs.
   return fmt::format(
@@ -135,10 +135,9 @@ std::string prepare_sql(const Tables& t) {
       "SELECT l.owner, l.expiry_ms, coalesce(l.term, (SELECT term FROM {d} WHERE name = $1), 0)\n"
       "FROM (SELECT) one LEFT JOIN {t} l ON l.name = $1;\n",
       fmt::arg("t", t.live), fmt::arg("d", t.terms), fmt::arg("acq", kAcquire), fmt::arg("ren", kRenew),
-      fmt::arg("rel", kRelease), fmt::arg("ins", kInspect), fmt::arg("rec_up", rec),
-      fmt::arg("ren_c", kRenewCovered), fmt::arg("probe", kProbeHeld), fmt::arg("renew_update", renew_update),
-      fmt::arg("rel_h", kReleaseHeld), fmt::arg("release_update", release_update),
-      fmt::arg("G", "(l.owner = $2 OR l.expiry_ms <= $3)"),
+      fmt::arg("rel", kRelease), fmt::arg("ins", kInspect), fmt::arg("rec_up", rec), fmt::arg("ren_c", kRenewCovered),
+      fmt::arg("probe", kProbeHeld), fmt::arg("renew_update", renew_update), fmt::arg("rel_h", kReleaseHeld),
+      fmt::arg("release_update", release_update), fmt::arg("G", "(l.owner = $2 OR l.expiry_ms <= $3)"),
       // acquire's refusal from the snapshot: someone else (or nobody, quarantined) holds it unexpired at now
       fmt::arg("held_by_other", "owner IS DISTINCT FROM $2 AND expiry_ms > $3"));
 }

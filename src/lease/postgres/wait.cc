@@ -11,8 +11,7 @@
 
 namespace forgemeter::pg {
 
-CallBound::CallBound(const Deadline& d)
-    : deadline_(d), real_at_(std::chrono::steady_clock::now() + d.remaining()) {
+CallBound::CallBound(const Deadline& d) : deadline_(d), real_at_(std::chrono::steady_clock::now() + d.remaining()) {
   if (!d.stop.stop_possible() || d.stop.stop_requested()) return;
   stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (stop_fd_ < 0) return;  // no fd to spare: the stop is still seen within poll_ms()
