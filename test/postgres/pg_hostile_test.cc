@@ -117,6 +117,20 @@ std::pair<forgemeter::LeaseResult, Clock::duration> timed(Call call) {
   return {std::move(r), Clock::now() - start};
 }
 
+// Runs call(stop token) on a thread of its own, requests the stop 100 ms in
+// (a duration, not a sync: the call is meant to be waiting on something that
+// never answers), and returns its result and how long after the stop it came.
+template <typename Call>
+std::pair<forgemeter::LeaseResult, Clock::duration> stopped_midway(Call call) {
+  std::stop_source stop;
+  auto pending = std::async(std::launch::async, [&] { return call(stop.get_token()); });
+  std::this_thread::sleep_for(100ms);
+  const auto stop_at = Clock::now();
+  stop.request_stop();
+  auto result = pending.get();
+  return {std::move(result), Clock::now() - stop_at};
+}
+
 }  // namespace
 
 // Interposes libc's resolver for this test binary (libpq calls it through its
@@ -169,15 +183,9 @@ TEST_CASE(
     CHECK(fresh_took < 550ms);
 
     // A stop ends a call at once.
-    std::stop_source stop;
-    auto pending = std::async(std::launch::async, [&] {
-      return store.renew("gate", "a", t0 + 3s, 10s, Deadline::after(forgemeter::system_clock(), 10s, stop.get_token()));
+    auto [stopped, after_stop] = stopped_midway([&](std::stop_token stop) {  // waiting on the frozen server
+      return store.renew("gate", "a", t0 + 3s, 10s, Deadline::after(forgemeter::system_clock(), 10s, stop));
     });
-    std::this_thread::sleep_for(100ms);  // let it wait on the frozen server (a duration, not a sync)
-    const auto stop_at = Clock::now();
-    stop.request_stop();
-    auto stopped = pending.get();
-    const auto after_stop = Clock::now() - stop_at;
     CHECK(stopped.status == LeaseStatus::no_answer);
     CHECK(stopped.error.find("stopped") != std::string::npos);
     CHECK(after_stop < 100ms);
@@ -210,15 +218,9 @@ TEST_CASE("postgres hostile: a host name whose resolution hangs holds no call pa
   CHECK(late_took < 550ms);
   CHECK(gate().hung.load() >= 1);  // the lookup did hang in the resolver
 
-  std::stop_source stop;
-  auto pending = std::async(std::launch::async, [&] {
-    return store.inspect("gate", Deadline::after(forgemeter::system_clock(), 10s, stop.get_token()));
+  auto [stopped, after_stop] = stopped_midway([&](std::stop_token stop) {  // waiting on the resolver
+    return store.inspect("gate", Deadline::after(forgemeter::system_clock(), 10s, stop));
   });
-  std::this_thread::sleep_for(100ms);  // let it wait on the resolver (a duration, not a sync)
-  const auto stop_at = Clock::now();
-  stop.request_stop();
-  auto stopped = pending.get();
-  const auto after_stop = Clock::now() - stop_at;
   CHECK(stopped.status == LeaseStatus::no_answer);
   CHECK(stopped.error.find("stopped") != std::string::npos);
   CHECK(after_stop < 100ms);
