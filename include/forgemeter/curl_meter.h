@@ -34,7 +34,7 @@
 #include "forgemeter/meter.h"
 #include "forgemeter/transport.h"
 
-typedef void CURL;  // exactly libcurl's own typedef: no <curl/curl.h> needed here
+using CURL = void;  // exactly libcurl's own typedef: no <curl/curl.h> needed here
 
 namespace forgemeter {
 

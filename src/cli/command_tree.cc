@@ -24,8 +24,6 @@
 #include "cli/errors.h"
 #include "cli/sentinel.h"
 
-extern char** environ;
-
 namespace forgemeter::cli {
 
 std::optional<std::string> find_program(const std::string& name) {

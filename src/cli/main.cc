@@ -1,7 +1,9 @@
 // forgemeter — the command: fleet report from logs, a command under a lease,
 // and metered fetch. Exit codes: 0 ok, 1 failure, 2 usage.
+#include <cstdio>
 #include <exception>
 #include <iostream>
+#include <new>
 
 #include <curl/curl.h>
 #include <fmt/format.h>
@@ -36,9 +38,7 @@ std::string version_text() {
   return fmt::format("forgemeter {} ({}; libpq {}.{})", forgemeter::version(), curl_version(), pq / 10000, pq % 10000);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   using namespace forgemeter::cli;
   using forgemeter::report::terminal_text;
   CLI::App app{
@@ -78,4 +78,19 @@ int main(int argc, char** argv) {
     complain(fmt::format("forgemeter: {}", e.what()));
     return kExitFailure;
   }
+}
+
+}  // namespace
+
+// What run() lets escape (an allocation failing while an error is printed)
+// ends with a word and exit 1, not abort().
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fputs("forgemeter: out of memory\n", stderr);
+  } catch (...) {
+    std::fputs("forgemeter: internal error\n", stderr);
+  }
+  return forgemeter::cli::kExitFailure;
 }

@@ -92,20 +92,20 @@ int run_demo(const DemoArgs& a) {
   testforge::Forge forge(fo);
   MemoryStore store;
   std::vector<std::unique_ptr<Replica>> fleet;
+  fleet.reserve(static_cast<std::size_t>(plan.replicas));
   for (int i = 0; i < plan.replicas; ++i) fleet.push_back(std::make_unique<Replica>(i, plan, clock, forge));
 
   std::printf("forgemeter-demo: %d replicas, %d simulated hours at %gx real time, loopback forge on 127.0.0.1:%d\n",
               plan.replicas, plan.hours, plan.speed, forge.port());
-  std::printf("installation %llu: %llu requests an hour; modelled sweep demand, unelected: %llu an hour\n",
-              static_cast<unsigned long long>(plan.installation), static_cast<unsigned long long>(plan.budget),
-              static_cast<unsigned long long>(plan.sweep_per_replica_hour() * static_cast<unsigned>(plan.replicas)));
+  fmt::print("installation {}: {} requests an hour; modelled sweep demand, unelected: {} an hour\n",
+             plan.installation, plan.budget, plan.sweep_per_replica_hour() * static_cast<std::uint64_t>(plan.replicas));
   std::printf("hour 1 (%s-%s): every replica sweeps; %s: the lane \"%s\" elected through the lease\n\n",
               hour_text(std::chrono::floor<std::chrono::seconds>(plan.hour_start(1))).c_str(),
               hour_text(std::chrono::floor<std::chrono::seconds>(plan.hour_start(2))).substr(11).c_str(),
               plan.hours >= 2 ? "later hours" : "(no later hour)", std::string(kSweepLane).c_str());
   std::fflush(stdout);
 
-  std::latch hour1_done(3 * plan.replicas);
+  std::latch hour1_done(std::ptrdiff_t{3} * plan.replicas);
   std::latch go(1);
   std::stop_source stop;
   std::mutex events_mu;

@@ -92,21 +92,21 @@ void Replica::sweep_elected(LeaseStore& store, std::stop_token stop, std::vector
     std::lock_guard lock(events_mu);
     events.push_back(clock_text(std::chrono::floor<std::chrono::seconds>(clock_.now())) + " " + e.text);
   };
-  elect(transport_, Lane(kSweepLane), store, spec, stop, [this](Term& term) {
+  elect(transport_, Lane(kSweepLane), store, spec, std::move(stop), [this](Term& term) {
     std::stop_token ts = term.stop_token();
     int n = 0;
     for (UtcMillis t = clock_.now(); wait_until(t, ts); t += std::chrono::minutes(1)) pass(n++, ts);
   });
 }
 
-void Replica::background(UtcMillis from, UtcMillis until, std::stop_token stop) {
+void Replica::background(UtcMillis from, UtcMillis until, const std::stop_token& stop) {
   for (UtcMillis t = from + offset_ + std::chrono::seconds(5); t < until; t += std::chrono::minutes(2)) {
     if (!wait_until(t, stop)) return;
     get("/repos/acme/app", std::nullopt);
   }
 }
 
-void Replica::searches(UtcMillis from, UtcMillis until, std::stop_token stop, UtcMillis burst_at, int burst) {
+void Replica::searches(UtcMillis from, UtcMillis until, const std::stop_token& stop, UtcMillis burst_at, int burst) {
   const std::string query = "/search/issues?q=repo:acme/app+is:pr+is:open+label:merge-queue";
   bool burst_done = index_ != 0 || burst == 0;
   for (UtcMillis t = from + offset_ + std::chrono::seconds(20); t < until;) {

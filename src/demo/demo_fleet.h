@@ -50,7 +50,9 @@ struct DemoPlan {
 
   UtcMillis hour_start(int h) const { return start + std::chrono::hours(h - 1); }  // h from 1
   // Per replica per hour, unelected: 2 x (58 light + 2 deep) passes' reads.
-  std::uint64_t sweep_per_replica_hour() const { return 2u * (58u * light_runs + 2u * deep_runs); }
+  std::uint64_t sweep_per_replica_hour() const {
+    return 2 * static_cast<std::uint64_t>(58 * light_runs + 2 * deep_runs);
+  }
 };
 
 class Replica {
@@ -65,8 +67,8 @@ class Replica {
   void sweep_elected(LeaseStore& store, std::stop_token stop, std::vector<std::string>& events, std::mutex& events_mu);
   // The untagged requests, every 2 minutes from `from` while before `until` and not stopped;
   // and a search every 5 minutes (replica 0 also runs `burst` searches at once at `burst_at`).
-  void background(UtcMillis from, UtcMillis until, std::stop_token stop);
-  void searches(UtcMillis from, UtcMillis until, std::stop_token stop, UtcMillis burst_at, int burst);
+  void background(UtcMillis from, UtcMillis until, const std::stop_token& stop);
+  void searches(UtcMillis from, UtcMillis until, const std::stop_token& stop, UtcMillis burst_at, int burst);
 
   void flush() { meter_.flush(); }
   std::vector<std::string> lines() const;

@@ -1,13 +1,17 @@
 // forgemeter-demo — the fleet demo as a program of its own (see demo.h).
 // Exit codes: 0 the report agreed with the forge, 1 it did not (or a failure), 2 usage.
+#include <cstdio>
 #include <exception>
 #include <iostream>
+#include <new>
 
 #include <CLI/CLI.hpp>
 
 #include "demo/demo.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   forgemeter::demo::DemoArgs a;
   CLI::App app{
       "forgemeter-demo: replay the incident on the loopback forge, in seconds. R replicas, each with its own\n"
@@ -36,4 +40,17 @@ int main(int argc, char** argv) {
     std::cerr << "forgemeter-demo: " << e.what() << '\n';
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fputs("forgemeter-demo: out of memory\n", stderr);
+  } catch (...) {
+    std::fputs("forgemeter-demo: internal error\n", stderr);
+  }
+  return 1;
 }

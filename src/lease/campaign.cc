@@ -173,7 +173,7 @@ class Campaign {
   }
 
   // Renews every TTL/3 until something ends the term.
-  Held hold(Term::State& st, SteadyTime last_sent, std::stop_token wake, const std::atomic<bool>& done) {
+  Held hold(Term::State& st, SteadyTime last_sent, const std::stop_token& wake, const std::atomic<bool>& done) {
     SteadyTime next_renew = last_sent + t_.third;
     int unanswered = 0;
     for (;;) {

@@ -31,7 +31,7 @@ std::string_view& field_of(RateLimitHeaders& h, RateField f) noexcept {
     case RateField::resource: return h.resource;
     case RateField::plain_limit: return h.plain_limit;
     case RateField::plain_remaining: return h.plain_remaining;
-    case RateField::plain_reset: break;
+    case RateField::plain_reset:
     case RateField::none: break;
   }
   return h.plain_reset;
@@ -133,7 +133,7 @@ bool ResourceName::assign_named(std::string_view raw, Api api) noexcept {
 
 bool says_secondary_limit(std::string_view body) noexcept {
   constexpr std::string_view kWords = "secondary rate limit";
-  body = body.substr(0, 64 * 1024);
+  body = body.substr(0, std::size_t{64} * 1024);
   for (std::size_t at = 0; body.size() - at >= kWords.size(); ++at) {
     at = body.find_first_of("sS", at);
     if (at == std::string_view::npos || body.size() - at < kWords.size()) return false;

@@ -78,6 +78,7 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
     parts.push_back(&h);
   }
   std::vector<std::pair<std::uint64_t, std::string_view>> order;
+  order.reserve(by_display.size());
   for (const auto& [name, v] : by_display) order.emplace_back(v.first, name);
   std::sort(order.begin(), order.end());
 

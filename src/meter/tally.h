@@ -37,14 +37,14 @@ class HourTally {
   explicit HourTally(std::size_t max_raw_hosts = 4096) : max_raw_hosts_(max_raw_hosts) {}
 
   // `first_seen` orders hosts for folding: lower was seen earlier.
-  void add_requests(std::string_view host, Api api, std::uint64_t installation, Lane lane, std::uint64_t n,
+  void add_requests(std::string_view name, Api api, std::uint64_t installation, Lane lane, std::uint64_t n,
                     std::uint64_t first_seen, bool folded = false);
-  void add_answer(std::string_view host, Api api, AnswerClass c, std::uint64_t n, std::uint64_t first_seen);
+  void add_answer(std::string_view name, Api api, AnswerClass c, std::uint64_t n, std::uint64_t first_seen);
   // One answer of class `c` and, when `r`, its budget reading for (api,
   // installation, resource): the host is looked up once for both. A host
   // keeps at most kMaxResources named resources an hour; readings of more
   // are not kept (the answer still is).
-  void add_answer_reading(std::string_view host, Api api, AnswerClass c, std::uint64_t installation,
+  void add_answer_reading(std::string_view name, Api api, AnswerClass c, std::uint64_t installation,
                           std::string_view resource, const Reading* r, std::uint64_t first_seen);
   static constexpr std::size_t kMaxResources = 32;
 

@@ -142,8 +142,9 @@ void scan_in_chunks(const LogReader::PlainFile& file, const std::string& name, c
                     ScanStats& stats) {
   const unsigned threads = std::max(1u, o.threads);
   const std::uint64_t nominal =
-      o.chunk_bytes != 0 ? o.chunk_bytes
-                         : std::clamp<std::uint64_t>(file.size / (threads * 4) + 1, std::uint64_t{1} << 20, kPieceMax);
+      o.chunk_bytes != 0
+          ? o.chunk_bytes
+          : std::clamp<std::uint64_t>(file.size / (std::uint64_t{threads} * 4) + 1, std::uint64_t{1} << 20, kPieceMax);
   Work work(split(file.size, nominal), file, o, name);
   LineCounter counter(name, file.fd);  // the first skip reasons' line numbers
   std::vector<char> buffer;

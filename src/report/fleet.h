@@ -141,8 +141,8 @@ class Fleet {
   };
 
   Hour& hour(Instant ending);
-  FleetHour hour_of(const Hour& h) const;
-  BudgetView view_of(const Budget& b, BudgetKind kind) const;
+  FleetHour hour_of(const Hour& from) const;
+  BudgetView view_of(const Budget& from, BudgetKind kind) const;
   BudgetKey key_of(std::uint64_t budget_key, std::string resource) const;
   void add_sum(const Hour& h, std::uint64_t& to, std::uint64_t n);
   void add_count(Hour& h, const LineView& line);

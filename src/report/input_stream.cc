@@ -25,7 +25,7 @@ class FdSource final : public ByteSource {
   // The first bytes, kept to be read again (to sniff the gzip magic).
   std::string_view peek() {
     if (pending_.empty() && !eof_) {
-      pending_.resize(64 * 1024);
+      pending_.resize(std::size_t{64} * 1024);
       pending_.resize(raw_read(pending_.data(), pending_.size()));
       eof_ = pending_.empty();
     }

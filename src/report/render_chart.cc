@@ -48,7 +48,8 @@ std::string render_svg_chart(const ReportData& r) {
   const double width = left + plot_w + 20;
   // Legend entries 170 px apart, as many a row as the chart is wide.
   const std::size_t per_row = std::max<std::size_t>(1, static_cast<std::size_t>((plot_w + 10) / 170));
-  const double height = top + plot_h + 70 + 22.0 * static_cast<double>((legend_items + per_row - 1) / per_row);
+  const std::size_t legend_rows = (legend_items + per_row - 1) / per_row;
+  const double height = top + plot_h + 70 + 22.0 * static_cast<double>(legend_rows);
 
   double peak = 1;
   for (const FleetHour& h : r.hours) {
@@ -148,8 +149,8 @@ std::string render_svg_chart(const ReportData& r) {
       left, top, top + plot_h, left + plot_w);
   const double ly = top + plot_h + 40;
   for (std::size_t li = 0; li < legend_items; ++li) {
-    const double lx = left + static_cast<double>(li % per_row) * 170,
-                 row = ly + 22.0 * static_cast<double>(li / per_row);
+    const std::size_t column = li % per_row, legend_row = li / per_row;
+    const double lx = left + static_cast<double>(column) * 170, row = ly + 22.0 * static_cast<double>(legend_row);
     const bool gql = li == lanes.size();
     s += fmt::format(
         R"(<rect x="{:.1f}" y="{:.1f}" width="12" height="12" fill="{}"{}/><text x="{:.1f}" y="{:.1f}" font-size="12" fill="#222">{}</text>)"

@@ -75,8 +75,8 @@ Outcome answer_github(const Accounting& a, const Request& req, Response& res, in
     res.set_content(std::string(kSecondaryBody), "application/json");
     return Outcome::Handled;
   }
-  const std::uint64_t cost = cost_of(ForgeKind::github, resource,
-                                     req.get_header_value(std::string(kCostHeader).c_str()), is_conditional_hit(req));
+  const std::uint64_t cost =
+      cost_of(ForgeKind::github, resource, req.get_header_value(std::string(kCostHeader)), is_conditional_hit(req));
   const BudgetReading b = a.budgets.charge(installation, resource, cost, at);
   github_headers(res, b, resource);
   if (!b.exhausted) return Outcome::Unhandled;
@@ -119,7 +119,7 @@ void install_accounting(httplib::Server& server, const Listener& where, const Ac
     r.host = lower(host);
     r.method = req.method;
     r.target = req.target;
-    r.lane = req.get_header_value(std::string(kLaneHeader).c_str());
+    r.lane = req.get_header_value(std::string(kLaneHeader));
     r.installation = installation_of(req.get_header_value("Authorization"));
     r.listener_port = where.port;
     r.tls = where.scheme == "https";

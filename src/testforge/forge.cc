@@ -87,7 +87,7 @@ struct Forge::Impl {
     r.start(std::move(s), scheme, threads);
     install_accounting(*r.server, r.where, accounting);
     install_routes(*r.server, r.where, flaky, holds);
-    r.server->set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    r.server->set_exception_handler([](const httplib::Request&, httplib::Response& res, const std::exception_ptr&) {
       res.status = 500;
       res.set_content("forge handler failed\n", "text/plain");
     });

@@ -42,7 +42,7 @@ X509* new_cert(EVP_PKEY* key, const std::string& common_name) {
   BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert));
   BN_free(bn);
   X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
-  X509_gmtime_adj(X509_getm_notAfter(cert), 24 * 3600);
+  X509_gmtime_adj(X509_getm_notAfter(cert), 24L * 3600);
   X509_set_pubkey(cert, key);
   X509_NAME* name = X509_get_subject_name(cert);
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(common_name.c_str()), -1,

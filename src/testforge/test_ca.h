@@ -12,8 +12,8 @@
 #include <memory>
 #include <string>
 
-typedef struct x509_st X509;
-typedef struct evp_pkey_st EVP_PKEY;
+using X509 = struct x509_st;
+using EVP_PKEY = struct evp_pkey_st;
 
 namespace forgemeter::testforge {
 

@@ -119,8 +119,8 @@ class HopCounter {
   int requests_in_last_perform() const noexcept { return requests_this_perform_; }
 
  private:
-  static int on_prereq(void* self, char* remote_ip, char* local_ip, int remote_port, int local_port);
-  static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* self);
+  static int on_prereq(void* p, char* remote_ip, char* local_ip, int remote_port, int local_port);
+  static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* p);
   static int on_prereq_slot(void* slot, char* remote_ip, char* local_ip, int remote_port, int local_port);
   static std::size_t on_header_slot(char* data, std::size_t size, std::size_t n, void* slot);
   void begin_perform(CURL* h) noexcept;
@@ -128,8 +128,8 @@ class HopCounter {
   void begin_hop(const char* url);
   void fill_hop(Hop& hop, std::string_view url);
   void answer(int status) noexcept;
-  void header_line(std::string_view line);
-  [[gnu::noinline]] void block_line(std::string_view line);  // off the per-field path
+  void header_line(std::string_view raw);
+  [[gnu::noinline]] void block_line(std::string_view raw);  // off the per-field path
   std::string_view value_of(std::size_t field) const noexcept {
     return field == Headers::npos ? std::string_view() : headers_[field].value;
   }

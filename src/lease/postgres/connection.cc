@@ -84,7 +84,9 @@ std::unique_ptr<Connection> Connection::connect_here(const ConnectSettings& s, c
                                                      std::string& error) {
   const std::string timeout = std::to_string(s.connect_timeout.count());
   const std::string idle = std::to_string(s.keepalive_idle.count());
-  const std::string user_timeout = std::to_string((s.keepalive_idle.count() + 3 * 3) * 1000);
+  // Unacknowledged data gives up when keepalive would have: idle time, then 3 probes 3 s apart.
+  constexpr long kProbeSeconds = 3L * 3;
+  const std::string user_timeout = std::to_string((s.keepalive_idle.count() + kProbeSeconds) * 1000);
   // Our defaults first; `dbname` is expanded from the caller's conninfo and
   // overrides them; client_encoding last, because names are UTF-8.
   std::vector<const char*> keys{
