@@ -97,8 +97,8 @@ int run_demo(const DemoArgs& a) {
 
   std::printf("forgemeter-demo: %d replicas, %d simulated hours at %gx real time, loopback forge on 127.0.0.1:%d\n",
               plan.replicas, plan.hours, plan.speed, forge.port());
-  fmt::print("installation {}: {} requests an hour; modelled sweep demand, unelected: {} an hour\n",
-             plan.installation, plan.budget, plan.sweep_per_replica_hour() * static_cast<std::uint64_t>(plan.replicas));
+  fmt::print("installation {}: {} requests an hour; modelled sweep demand, unelected: {} an hour\n", plan.installation,
+             plan.budget, plan.sweep_per_replica_hour() * static_cast<std::uint64_t>(plan.replicas));
   std::printf("hour 1 (%s-%s): every replica sweeps; %s: the lane \"%s\" elected through the lease\n\n",
               hour_text(std::chrono::floor<std::chrono::seconds>(plan.hour_start(1))).c_str(),
               hour_text(std::chrono::floor<std::chrono::seconds>(plan.hour_start(2))).substr(11).c_str(),

@@ -58,7 +58,8 @@ std::uint64_t scan_blocks(ByteSource& source, std::string_view marker, const Blo
     std::size_t want = buffer.size() - len;
     if (scan.stop != std::numeric_limits<std::uint64_t>::max()) {
       const std::uint64_t held = origin + len;
-      want = static_cast<std::size_t>(std::min<std::uint64_t>(want, (scan.stop > held ? scan.stop - held : 0) + kOverhang));
+      want = static_cast<std::size_t>(
+          std::min<std::uint64_t>(want, (scan.stop > held ? scan.stop - held : 0) + kOverhang));
     }
     const std::size_t got = source.read(buffer.data() + len, want);
     total += got;
