@@ -22,6 +22,7 @@
 #include "cli/store_uri.h"
 #include "core/duration_text.h"
 #include "forgemeter/campaign.h"
+#include "forgemeter/lane.h"
 
 namespace forgemeter::cli {
 
@@ -39,6 +40,17 @@ Duration duration_arg(std::string_view text, std::string_view option) {
                     "(got '{}')",
                     option, text));
   return *d;
+}
+
+// `lease run` names a lease as a service's elect() names it after its lane:
+// one rule for both (forgemeter/lane.h), so the two can share a lease.
+CLI::Validator lease_name_rule() {
+  return CLI::Validator(
+      [](const std::string& name) -> std::string {
+        const auto why = Lane::check(name);
+        return why ? fmt::format("lease names follow the lane rule: {}", *why) : std::string();
+      },
+      "NAME");
 }
 
 struct RunArgs {
@@ -119,7 +131,10 @@ void add_lease(CLI::App& root, Action& action) {
   auto a = std::make_shared<RunArgs>();
   CLI::App* run = lease->add_subcommand(
       "run",
-      "Campaign for the lease NAME and run CMD only while this process holds it (fail-closed).\n"
+      "Campaign for the lease NAME and run CMD only while this process holds it (fail-closed):\n"
+      "  forgemeter lease run [options] NAME -- CMD [ARGS...]\n"
+      "NAME follows the lane rule (1-63 bytes of [a-z0-9._-], starting with a letter or digit, not 'other'),\n"
+      "so a service's elect() on that lane shares the lease.\n"
       "CMD gets FORGEMETER_LEASE_NAME, FORGEMETER_LEASE_OWNER and FORGEMETER_LEASE_TERM (the fencing token).\n"
       "CMD and every process it starts are one tree: when the term ends the tree gets SIGTERM, then SIGKILL\n"
       "after --grace, before the store could hand the lease on; SIGINT/SIGTERM to forgemeter stop it the same way; "
@@ -129,7 +144,9 @@ void add_lease(CLI::App& root, Action& action) {
       "itself (or after SIGINT/SIGTERM); 1 when the term ended under it, the store refuses the\n"
       "configuration, or nothing could run; 2 usage.");
   add_store_options(*run, a->store);
-  run->add_option("--name", a->name, "the lease's name, e.g. merge-gate-sweeper")->required();
+  run->add_option("NAME,--name", a->name, "the lease's name, e.g. merge-gate-sweeper (named like a lane)")
+      ->required()
+      ->check(lease_name_rule());
   run->add_option("--ttl", a->ttl, "lease time to live (default 90s)");
   run->add_option("--retry", a->retry, "campaign interval (default TTL/3)");
   run->add_option("--owner", a->owner, "this candidate's id (default: host name + random suffix)");

@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <string_view>
 
 #include <curl/curl.h>
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "cli/command.h"
 #include "cli/errors.h"
 #include "cli/secrets.h"
+#include "cli/words.h"
 #include "forgemeter/version.h"
 #include "report/terminal_text.h"
 
@@ -57,12 +59,26 @@ int run(int argc, char** argv) {
   // name, a path) reaches the terminal without its control bytes.
   const auto complain = [](const std::string& line) { std::cerr << terminal_text(scrub(line)) << '\n'; };
   for (int i = 1; i < argc; ++i) remember_secrets(argv[i]);
+  // `forgemeter __complete WORD...`: the shell completion's candidates
+  // (share/bash-completion/completions/forgemeter), from this very parser.
+  if (argc >= 2 && std::string_view(argv[1]) == "__complete") {
+    std::fputs(completion_candidates(app, std::vector<std::string>(argv + 2, argv + argc)).c_str(), stdout);
+    return kExitOk;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    complain(fmt::format("forgemeter: {}; see '{}'", e.what(), help_hint(app)));
+    // An unknown word (or a missing command) says so in the user's terms,
+    // with the nearest spelling; the parser's text serves for the rest.
+    const bool words =
+        dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr || dynamic_cast<const CLI::RequiredError*>(&e) != nullptr;
+    const auto said = words ? unknown_word_message(app) : std::nullopt;
+    if (said && said->find("did you mean") != std::string::npos)
+      complain("forgemeter: " + *said);
+    else
+      complain(fmt::format("forgemeter: {}; see '{}'", said.value_or(e.what()), help_hint(app)));
     return kExitUsage;
   }
   if (!action) {

@@ -75,6 +75,7 @@ class CountTable {
   }
 
   bool empty() const noexcept { return used_ == 0; }
+  std::size_t size() const noexcept { return used_; }  // distinct keys, folded ones included
 
   template <class F>
   void for_each(F&& f) const {

@@ -49,6 +49,7 @@ class HourTally {
   static constexpr std::size_t kMaxResources = 32;
 
   bool empty() const noexcept { return hosts_.empty() && !folded_used_; }
+  std::size_t host_count() const noexcept { return hosts_.size(); }  // kept by name; the folded one not included
 
   HourLines fold(std::chrono::sys_seconds hour_ending, const HourNote& note, std::size_t max_hosts) const;
 

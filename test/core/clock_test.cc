@@ -28,19 +28,28 @@ TEST_CASE("manual clock: sub-millisecond advances accumulate on the wall face") 
 
 TEST_CASE("manual clock: a waiter wakes when time reaches its deadline, not before") {
   ManualClock c(UtcMillis(0ms));
-  std::atomic<int> woke{0};
-  std::jthread t([&] {
-    bool reached = c.wait_until(c.steady_now() + 10s, {});
-    woke = reached ? 1 : -1;
-  });
-  REQUIRE(c.await_waiting(1, 5s));
-  c.advance(9s);
-  // Still waiting: a waiter leaves wait_until only when time reaches its deadline.
-  CHECK(c.await_waiting(1, 50ms));
-  CHECK(woke.load() == 0);
-  c.advance(1s);
-  t.join();
-  CHECK(woke.load() == 1);
+  {
+    // Not before: at 9 s of 10 the waiter is still waiting, so a stop ends it
+    // with false, however the threads are scheduled (a wake at 9 s returns true).
+    std::stop_source stop;
+    std::atomic<int> woke{0};
+    std::jthread t([&] { woke = c.wait_until(c.steady_now() + 10s, stop.get_token()) ? 1 : -1; });
+    REQUIRE(c.await_waiting(1, 5s));
+    c.advance(9s);
+    stop.request_stop();
+    t.join();
+    CHECK(woke.load() == -1);
+  }
+  {
+    // When: time reaching the deadline returns true.
+    std::atomic<int> woke{0};
+    const auto deadline = c.steady_now() + 10s;
+    std::jthread t([&] { woke = c.wait_until(deadline, {}) ? 1 : -1; });
+    REQUIRE(c.await_waiting(1, 5s));
+    c.advance(10s);
+    t.join();
+    CHECK(woke.load() == 1);
+  }
 }
 
 TEST_CASE("manual clock: stop wakes a waiter with false") {

@@ -3,6 +3,8 @@
 #   consumer        find_package(forgemeter), forgemeter::forgemeter
 #   consumer_meter  find_package(forgemeter COMPONENTS meter) with libcurl and
 #                   libpq unfindable; and the same source through pkg-config
+# The static run installs the build under test, program included: `man
+# forgemeter` must work and the bash completion be in place.
 # With SHARED=ON the build is configured here first (BUILD_SHARED_LIBS=ON, the
 # library alone), and the libraries' SONAMEs and exported symbols are checked.
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -23,6 +25,16 @@ if(SHARED)
   run(${CMAKE_COMMAND} --build ${BUILD_DIR})
 endif()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+
+if(NOT SHARED)  # this build has the program: its man page and completion where man(1) and bash look
+  run(man -M ${prefix}/share/man -P cat forgemeter)
+  if(NOT run_out MATCHES "forgemeter lease run")
+    message(FATAL_ERROR "man forgemeter: no section for 'lease run'\n${run_out}")
+  endif()
+  if(NOT EXISTS ${prefix}/share/bash-completion/completions/forgemeter)
+    message(FATAL_ERROR "no bash completion installed in ${prefix}/share/bash-completion/completions")
+  endif()
+endif()
 
 if(SHARED)
   foreach(c meter transport lease postgres elected)

@@ -60,13 +60,15 @@ TEST_CASE(
     const std::string holder = sim.ledger.terms().back().owner;
     auto it = std::find_if(cs.begin(), cs.end(), [&](auto& c) { return c->spec().owner == holder; });
     REQUIRE(it != cs.end());
+    // Counted before the stop: a candidate whose retry falls due at this very
+    // instant may take the released lease before the stopped one is reaped.
+    const std::size_t before = sim.ledger.terms().size();
     const SteadyTime stopped_at = sim.clock.steady_now();
     (*it)->stop();
     REQUIRE((*it)->await_finished());
     CHECK((*it)->end() == RunEnd::stopped);
     cs.erase(it);
     --running;
-    const std::size_t before = sim.ledger.terms().size();
     REQUIRE(sim.step_until(
         running, [&] { return sim.inspect().status == LeaseStatus::granted; }, kTtl));
     REQUIRE(sim.ledger.terms().size() >= before);  // the new term's work may still be starting

@@ -41,14 +41,18 @@ TEST_CASE("campaign, real clock: five candidates, one serves across three TTLs, 
   for (int i = 0; i < 5; ++i)
     cs.push_back(
         std::make_unique<Candidate>("host-" + std::to_string(i), shared, system_clock(), spec(2400ms), &ledger));
+  const SteadyTime started = std::chrono::steady_clock::now();
   for (auto& c : cs) c->start();
   std::this_thread::sleep_for(7200ms);  // observation window, not synchronisation: three TTLs
+  const SteadyTime stopping = std::chrono::steady_clock::now();
   for (auto& c : cs) c->stop();
   for (auto& c : cs) REQUIRE(c->await_finished());
   CHECK(ledger.max_serving() == 1);
   const auto terms = ledger.terms();
-  CHECK(terms.size() == 1);
-  for (std::size_t i = 1; i < terms.size(); ++i) CHECK(terms[i].began >= terms[i - 1].ended);
+  REQUIRE(terms.size() == 1);
+  // The one term spans the window: elected at once, still serving when the stop came.
+  CHECK(terms[0].began - started < 1s);
+  CHECK(terms[0].ended >= stopping);
   std::size_t renewals = 0;
   for (auto& c : cs) renewals += c->store().count(Op::renew, LeaseStatus::granted);
   CHECK(renewals >= 6);  // 9 due; a loaded machine may delay a few

@@ -12,13 +12,16 @@
 #include "forgemeter/postgres_store.h"
 #include "lease/conformance.h"
 #include "support/pg_env.h"
+#include "support/skips.h"
 
 namespace {
 
 bool skipping() {
   const char* skip = std::getenv("FORGEMETER_SKIP_PG");
   const char* pg = std::getenv("FORGEMETER_TEST_PG");
-  return (!pg || !*pg) && skip && std::string_view(skip) == "1";
+  const bool skip_all = (!pg || !*pg) && skip && std::string_view(skip) == "1";
+  if (skip_all) fmtest::skipped("FORGEMETER_SKIP_PG=1: PostgreSQL-backed tests did not run");
+  return skip_all;
 }
 
 struct PostgresFactory final : forgemeter::conformance::StoreFactory {

@@ -1,6 +1,6 @@
 // Plain files read by several threads in pieces (src/report/chunk_scan.cc): the
 // report must be byte-identical to one thread's, in every format and in the
-// skipped-line summary, whatever the piece size (tiny pieces put their edges
+// skipped-line summary, and sum what a generated log's generator wrote, whatever the piece size (tiny pieces put their edges
 // inside lines, and most pieces hold no meter line at all). In-process, so it
 // runs under TSan too.
 #include <doctest/doctest.h>
@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -69,7 +70,9 @@ std::string fixture(const std::string& name) { return std::string(FIXTURES) + "/
 // earlier line), zero readings, search and GraphQL readings beside core, and a
 // dozen malformed lines scattered through the file (only the first five are
 // listed, in file order).
-std::string generated_log() {
+// `per_hour`, when given, gets the generator's own request sums by hour ending
+// (the malformed lines are not counted: the report skips them).
+std::string generated_log(std::map<sys_seconds, std::uint64_t>* per_hour = nullptr) {
   std::mt19937_64 rng(7);
   const sys_seconds first = sys_days{2026y / 9 / 30} + 1h;
   const char* lanes[] = {"other", "merge-gate-sweeper", "board-sync"};
@@ -90,6 +93,7 @@ std::string generated_log() {
                                        k == 0 ? 101u + static_cast<unsigned>(pod % 2) : 0u, lanes[k], 1 + rng() % 500});
         c.total += c.entries.back().count;
       }
+      if (per_hour != nullptr) (*per_hour)[ending] += c.total;
       const std::uint64_t remaining =
           hour == 3 ? 0 : 1000 + static_cast<std::uint64_t>(pod % 3) * 10;  // ties across pods
       // Per-resource readings too: search runs out in hour 2 (ties across pods), GraphQL points read beside core.
@@ -127,6 +131,16 @@ std::string generated_log() {
   return log;
 }
 
+// The report's requests per hour ending, as a scan with `run` sums them.
+std::map<sys_seconds, std::uint64_t> hourly_requests(const std::vector<std::string>& files, const Run& run) {
+  Fleet fleet(FleetOptions{run.budget});
+  Scanner scanner(fleet, ScanOptions{run.source_field, run.threads, run.chunk_bytes});
+  scanner.scan_inputs(files);
+  std::map<sys_seconds, std::uint64_t> out;
+  for (const FleetHour& h : fleet.hours()) out[h.hour_ending] = h.requests;
+  return out;
+}
+
 void check_identical(const std::vector<std::string>& files, Run run) {
   const std::string one = report_text(files, run);
   for (unsigned threads : {2u, 3u, 8u})
@@ -152,7 +166,14 @@ TEST_CASE("threads over the multi-file fixture: the report of one thread, byte f
 }
 
 TEST_CASE("threads over a generated multi-replica log with piece edges inside lines") {
-  TempFile log(generated_log());
+  std::map<sys_seconds, std::uint64_t> expected;
+  TempFile log(generated_log(&expected));
+  REQUIRE(expected.size() == 6);
+  // Right, not only alike: one thread and several sum what the generator wrote.
+  for (const Run& run : {Run{}, Run{.threads = 8, .chunk_bytes = 7}, Run{.threads = 3, .chunk_bytes = 4096}}) {
+    CAPTURE(run.threads);
+    CHECK(hourly_requests({log.path()}, run) == expected);
+  }
   const std::string one = report_text({log.path()}, {});
   REQUIRE(one.find("skipped 12 malformed meter lines") != std::string::npos);
   check_identical({log.path()}, {});

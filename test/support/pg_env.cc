@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <random>
 
+#include "support/skips.h"
+
 namespace fmtest {
 
 std::optional<std::string> suite_pg() {
@@ -15,6 +17,7 @@ std::optional<std::string> suite_pg() {
   const char* skip = std::getenv("FORGEMETER_SKIP_PG");
   if (skip && std::string_view(skip) == "1") {
     MESSAGE("SKIPPED (FORGEMETER_SKIP_PG=1): this PostgreSQL-backed test did not run");
+    skipped("FORGEMETER_SKIP_PG=1: PostgreSQL-backed tests did not run");
     return std::nullopt;
   }
   FAIL(
@@ -27,6 +30,7 @@ bool pg_skip_requested() {
   const char* skip = std::getenv("FORGEMETER_SKIP_PG");
   if (!skip || std::string_view(skip) != "1") return false;
   MESSAGE("SKIPPED (FORGEMETER_SKIP_PG=1): this PostgreSQL-backed test (private server) did not run");
+  skipped("FORGEMETER_SKIP_PG=1: PostgreSQL-backed tests did not run");
   return true;
 }
 

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "support/skips.h"
 #include "testforge/routes.h"
 #include "transport_rig.h"
 
@@ -24,7 +25,10 @@ using forgemeter::Request;
 namespace {
 
 int performs() {
-  if (const char* v = std::getenv("FORGEMETER_MIXED_REQUESTS")) return std::max(100, std::atoi(v));
+  if (const char* v = std::getenv("FORGEMETER_MIXED_REQUESTS")) {
+    fmtest::skipped("FORGEMETER_MIXED_REQUESTS: the 10,000-request workload was shrunk");
+    return std::max(100, std::atoi(v));
+  }
   return 10'000;
 }
 
@@ -72,15 +76,18 @@ TEST_CASE("mixed workload from 4 threads: meter == forge, host by host and lane 
   const int total = performs();
   constexpr int kThreads = 4;
 
-  std::vector<std::map<std::string, std::uint64_t>> hops_by_host(kThreads);
+  std::vector<std::map<std::string, std::uint64_t>> hops_by_host(kThreads), hops_by_lane(kThreads);
   std::vector<int> failures(kThreads, 0), limited(kThreads, 0);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
-      forgemeter::LaneScope scope{t % 2 ? board : sweeper};  // untagged requests take the thread's lane
+      const Lane scoped = t % 2 ? board : sweeper;
+      forgemeter::LaneScope scope{scoped};  // untagged requests take the thread's lane
       for (int j = t; j < total; j += kThreads) {
-        const auto res = rig.transport().perform(make(rig, t, j, sweeper, board));
+        const Request req = make(rig, t, j, sweeper, board);
+        const auto res = rig.transport().perform(req);
         for (const auto& hop : res.hops) ++hops_by_host[t][hop.host];
+        hops_by_lane[t][std::string(req.lane.value_or(scoped).name())] += res.hops.size();
         if (res.error.code == forgemeter::TransportErrc::budget_exhausted)
           ++limited[t];
         else if (!res.ok())
@@ -106,8 +113,18 @@ TEST_CASE("mixed workload from 4 threads: meter == forge, host by host and lane 
   CHECK(c.by_host == truth.by_host());
   CHECK(c.by_host.size() == 3);
   CHECK(c.total == truth.total());
-  // Per host and lane too (the forge counts lanes from the lane header).
+  // Per host and lane too. The forge counts lanes from the lane header, which
+  // the transport writes from the same lane it counts under: this equality
+  // shows the header and the count agree, not that the lane is right...
   CHECK(c.by_host_lane == truth.by_host_and_lane());
+  // ... which the workload's own plan does: each request's lane as this test
+  // chose it (its own, or its thread's scope), times the hops it took.
+  std::map<std::string, std::uint64_t> planned, metered;
+  for (const auto& m : hops_by_lane)
+    for (const auto& [lane, n] : m) planned[lane] += n;
+  for (const auto& [host_lane, n] : c.by_host_lane) metered[host_lane.second] += n;
+  CHECK(metered == planned);
+  CHECK(planned.size() == 2);  // every request tagged, by itself or by its thread
   // Every hop the transport reported is in its host's entry.
   std::map<std::string, std::uint64_t> hops;
   for (const auto& m : hops_by_host)

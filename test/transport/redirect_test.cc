@@ -143,3 +143,35 @@ TEST_CASE("a hostile Location never reaches an error message raw") {
   CHECK(res.error.code == TransportErrc::redirect_refused);
   for (unsigned char ch : res.error.message) CHECK((ch >= 0x20 && ch != 0x7f));
 }
+
+// The caller's own credential headers, in any spelling, stay on their origin
+// (not only the bearer the Transport adds): the names are compared without case.
+TEST_CASE("a caller's own Authorization, Cookie and Proxy-Authorization, any case, stay on their origin") {
+  const std::vector<forgemeter::Header> spellings[] = {
+      {{"Authorization", "token caller-own"}, {"COOKIE", "session=s3cret"}, {"Proxy-Authorization", "Basic eA=="}},
+      {{"authorization", "token caller-own"}, {"cookie", "session=s3cret"}, {"PROXY-AUTHORIZATION", "Basic eA=="}},
+  };
+  for (const auto& headers : spellings) {
+    CAPTURE(headers.front().first);
+    Rig rig({.tls = true});
+    auto send = [&](const std::string& url) {
+      Request r{.url = url, .headers = headers};
+      r.headers.emplace_back("X-Other", "kept");
+      REQUIRE(rig.transport().perform(r).ok());
+    };
+    send(rig.url("api.forge.test", tf::redirect_path(rig.url("uploads.forge.test", "/echo"))));          // host
+    send(rig.url("api.forge.test", tf::redirect_path(rig.forge().alt_url("api.forge.test", "/echo"))));  // port
+    send(rig.forge().tls_url("api.forge.test", tf::redirect_path(rig.url("api.forge.test", "/echo"))));  // scheme
+    const auto got = rig.forge().truth().requests();
+    REQUIRE(got.size() == 6);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const bool origin = i % 2 == 0;  // each redirect's first hop; the second left the origin
+      INFO(got[i].host << " " << got[i].target);
+      CHECK(got[i].has_header("Authorization") == origin);
+      CHECK(got[i].has_header("Cookie") == origin);
+      CHECK(got[i].has_header("Proxy-Authorization") == origin);
+      CHECK(got[i].header("X-Other") == "kept");
+      if (origin) CHECK(got[i].header("Authorization") == "token caller-own");
+    }
+  }
+}

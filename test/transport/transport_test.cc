@@ -239,22 +239,25 @@ TEST_CASE("a reused handle sends each request as asked when the method changes")
 TEST_CASE("a reused handle sends each request's own headers, credential and lane") {
   // One thread, one pooled handle: the hop header list it keeps is rebuilt
   // whenever any of its inputs differ from the last request's.
-  Rig rig;
+  Rig rig({}, {.lane_header = std::string(tf::kLaneHeader)});
   const std::string url = rig.url("api.forge.test", "/repos/o/r/pulls/1");
   struct Step {
     std::string bearer;
     std::vector<forgemeter::Header> headers;
     std::uint64_t installation;
+    std::string lane;  // "" = untagged (other)
   };
-  const std::vector<Step> steps{{"inst-101", {}, 101},
-                                {"inst-102", {}, 102},
-                                {"inst-102", {{"X-Probe", "a"}}, 102},
-                                {"inst-102", {{"X-Probe", "b"}}, 102},
-                                {"", {{"X-Probe", "b"}}, 0},
-                                {"inst-101", {}, 101}};
+  const std::vector<Step> steps{{"inst-101", {}, 101, "sweeper"},
+                                {"inst-102", {}, 102, "sweeper"},
+                                {"inst-102", {{"X-Probe", "a"}}, 102, "sweeper"},
+                                {"inst-102", {{"X-Probe", "a"}}, 102, "webhooks"},
+                                {"inst-102", {{"X-Probe", "b"}}, 102, ""},
+                                {"", {{"X-Probe", "b"}}, 0, ""},
+                                {"inst-101", {}, 101, "webhooks"}};
   for (const auto& s : steps) {
-    auto res = rig.transport().perform(Request{.url = url, .headers = s.headers, .bearer = s.bearer});
-    REQUIRE(res.ok());
+    Request r{.url = url, .headers = s.headers, .bearer = s.bearer};
+    if (!s.lane.empty()) r.lane = forgemeter::Lane(s.lane);
+    REQUIRE(rig.transport().perform(r).ok());
   }
   const auto got = rig.forge().truth().requests();
   REQUIRE(got.size() == steps.size());
@@ -265,5 +268,12 @@ TEST_CASE("a reused handle sends each request's own headers, credential and lane
     const std::string probe = steps[i].headers.empty() ? "" : steps[i].headers[0].second;
     CHECK(got[i].has_header("X-Probe") == !probe.empty());
     if (!probe.empty()) CHECK(got[i].header("X-Probe") == probe);
+    CHECK(got[i].lane == (steps[i].lane.empty() ? "other" : steps[i].lane));
   }
+  // and the meter counted each request under the lane it went out with
+  const auto c = rig.counted();
+  const std::string host = rig.host("api.forge.test");
+  CHECK(c.by_host_lane.at({host, "sweeper"}) == 3);
+  CHECK(c.by_host_lane.at({host, "webhooks"}) == 2);
+  CHECK(c.by_host_lane.at({host, "other"}) == 2);
 }

@@ -1,0 +1,55 @@
+# cmake -P man_page.cmake -DBIN=<forgemeter> -DHELP2MAN=<help2man> -DOUT=<forgemeter.1>
+#
+# forgemeter.1 from the program's own --help texts: help2man makes the page
+# from `forgemeter --help` and `--version`; every command's --help becomes a
+# section of its own, the commands found by asking the program
+# (`forgemeter __complete … ""`), so the page follows the parser.
+cmake_minimum_required(VERSION 3.20)
+
+function(candidates out)  # the words `forgemeter __complete ARGN ""` offers
+  execute_process(COMMAND "${BIN}" __complete ${ARGN} "" OUTPUT_VARIABLE text RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${BIN} __complete failed (${rc})")
+  endif()
+  string(REGEX REPLACE "\n$" "" text "${text}")
+  string(REPLACE "\n" ";" words "${text}")
+  list(FILTER words EXCLUDE REGEX "^__")
+  set(${out} "${words}" PARENT_SCOPE)
+endfunction()
+
+# roff: a backslash is \e, a line may not begin with a dot or a quote.
+function(section path out)
+  execute_process(COMMAND "${BIN}" ${path} --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${BIN} ${path} --help failed (${rc})")
+  endif()
+  string(REPLACE "\\" "\\e" help "${help}")
+  string(REGEX REPLACE "(^|\n)([.'])" "\\1\\\\&\\2" help "${help}")
+  string(REPLACE ";" " " title "${path}")
+  set(${out} "${${out}}.SS \"forgemeter ${title}\"\n.nf\n${help}.fi\n" PARENT_SCOPE)
+endfunction()
+
+set(body "")
+candidates(top)
+foreach(cmd IN LISTS top)
+  candidates(subs ${cmd})
+  if(subs)
+    foreach(sub IN LISTS subs)
+      section("${cmd};${sub}" body)
+    endforeach()
+  else()
+    section("${cmd}" body)
+  endif()
+endforeach()
+
+get_filename_component(dir "${OUT}" DIRECTORY)
+set(include "${dir}/forgemeter.h2m")
+file(WRITE "${include}" "[COMMANDS]\n${body}\n[SEE ALSO]\nThe project's README.md, and \\fBcurl\\fR(1) for fetch's options.\n")
+execute_process(
+  COMMAND "${HELP2MAN}" --no-info --section=1
+          "--name=forge HTTP metering and leader leases for replicated services"
+          "--include=${include}" "--output=${OUT}" "${BIN}"
+  RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "help2man failed (${rc}): ${err}")
+endif()

@@ -1,0 +1,131 @@
+#include "cli/words.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+namespace forgemeter::cli {
+
+namespace {
+
+// Edits between a and b, a transposition of neighbours counting one
+// (optimal string alignment): "reprot" is one edit from "report".
+std::size_t edits(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  std::iota(d[0].begin(), d[0].end(), std::size_t{0});
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+bool shown(const CLI::App* sub) { return !sub->get_group().empty(); }  // group "" hides
+bool shown(const CLI::Option* opt) { return !opt->get_group().empty(); }
+
+std::vector<std::string> command_words(const CLI::App& app) {
+  std::vector<std::string> out;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return shown(s); }))
+    out.push_back(sub->get_name());
+  return out;
+}
+
+std::vector<std::string> option_words(const CLI::App& app) {
+  std::vector<std::string> out;
+  for (const CLI::Option* opt : app.get_options([](const CLI::Option* o) { return shown(o) && o->nonpositional(); })) {
+    for (const auto& l : opt->get_lnames()) out.push_back("--" + l);
+    for (const auto& s : opt->get_snames()) out.push_back("-" + s);
+  }
+  return out;
+}
+
+const CLI::App* command_named(const CLI::App& app, std::string_view word) {
+  auto subs = app.get_subcommands([&](const CLI::App* s) { return s->check_name(std::string(word)); });
+  return subs.empty() ? nullptr : subs.front();
+}
+
+// The option `word` names (`--ttl`, `--ttl=90s`, `-X`), or nullptr.
+const CLI::Option* option_named(const CLI::App& app, std::string_view word) {
+  const std::string name(word.substr(0, word.find('=')));
+  auto opts = app.get_options([&](const CLI::Option* o) { return o->nonpositional() && o->check_name(name); });
+  return opts.empty() ? nullptr : opts.front();
+}
+
+bool takes_value(const CLI::Option* opt, std::string_view word) {
+  return opt != nullptr && opt->get_type_size_max() > 0 && word.find('=') == std::string_view::npos;
+}
+
+// The deepest command the parser reached.
+const CLI::App* reached(const CLI::App& root) {
+  const CLI::App* at = &root;
+  for (auto subs = at->get_subcommands(); !subs.empty(); subs = at->get_subcommands()) at = subs.front();
+  return at;
+}
+
+std::string command_path(const CLI::App* at) {
+  std::string path = at->get_name();
+  for (const CLI::App* p = at->get_parent(); p != nullptr; p = p->get_parent()) path = p->get_name() + " " + path;
+  return path;
+}
+
+}  // namespace
+
+std::optional<std::string> closest(std::string_view word, const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  std::size_t best_edits = std::max<std::size_t>(1, word.size() / 3) + 1;
+  for (const auto& c : candidates)
+    if (const std::size_t e = edits(word, c); e < best_edits) best = c, best_edits = e;
+  return best;
+}
+
+std::optional<std::string> unknown_word_message(const CLI::App& root) {
+  const CLI::App* at = reached(root);
+  const std::vector<std::string> left = root.remaining(true);
+  const std::vector<std::string> commands = command_words(*at);
+  const std::string where = at == &root ? std::string() : fmt::format(" for '{}'", command_path(at));
+  if (left.empty()) {
+    if (commands.empty() || !at->get_subcommands().empty()) return std::nullopt;
+    return fmt::format("a command is needed{}: {}", where, fmt::join(commands, ", "));
+  }
+  const std::string& word = left.front();
+  const bool option = word.size() > 1 && word[0] == '-';
+  if (!option && commands.empty()) return fmt::format("unexpected argument '{}'{}", word, where);
+  std::string msg = fmt::format("unknown {} '{}'{}", option ? "option" : "command", word, where);
+  const auto guess = closest(option ? std::string_view(word).substr(0, word.find('=')) : std::string_view(word),
+                             option ? option_words(*at) : commands);
+  if (guess) msg += fmt::format("; did you mean '{}'?", *guess);
+  return msg;
+}
+
+std::string completion_candidates(const CLI::App& root, const std::vector<std::string>& words) {
+  const CLI::App* at = &root;
+  const std::string cur = words.empty() ? std::string() : words.back();
+  bool wants_value = false;  // the previous word is an option that takes one
+  for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (wants_value) {
+      wants_value = false;
+    } else if (w == "--") {
+      return "__commands__\n";
+    } else if (w.size() > 1 && w[0] == '-') {
+      wants_value = takes_value(option_named(*at, w), w);
+    } else if (const CLI::App* sub = command_named(*at, w)) {
+      at = sub;
+    }
+  }
+  if (wants_value) return "__files__\n";
+  std::vector<std::string> pool = !cur.empty() && cur[0] == '-' ? option_words(*at) : command_words(*at);
+  if (pool.empty()) return "__files__\n";
+  std::string out;
+  for (const auto& w : pool)
+    if (w.compare(0, cur.size(), cur) == 0) out += w + "\n";
+  return out;
+}
+
+}  // namespace forgemeter::cli

@@ -1,0 +1,122 @@
+// The command line's conventions as a user meets them: unknown commands and
+// options with the nearest spelling (exit 2), --version, the lease name rule,
+// the generated man page read by man(1), and the bash completion loaded in bash.
+#include <doctest/doctest.h>
+
+#include "process.h"
+
+using namespace forgemeter::test;
+
+namespace {
+
+ProcessResult cli(std::vector<std::string> args) {
+  args.insert(args.begin(), forgemeter_bin());
+  return run_process(args);
+}
+
+bool printable(const std::string& s) {
+  for (char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\n') return false;
+  return true;
+}
+
+// What the completion offers for `forgemeter WORDS…` (the last word is being
+// completed), with the installed script sourced into a real bash.
+std::string complete(const std::string& words, int cword) {
+  const std::string script = "source " + std::string(FORGEMETER_COMPLETION) +
+                             " && complete -p forgemeter >/dev/null"
+                             " && COMP_WORDS=(" +
+                             forgemeter_bin() + " " + words + ") && COMP_CWORD=" + std::to_string(cword) +
+                             " && _forgemeter && printf '%s\\n' \"${COMPREPLY[@]}\"";
+  auto r = run_process({find_on_path("bash"), "--norc", "--noprofile", "-c", script});
+  REQUIRE(r.exit_code == 0);
+  return r.out;
+}
+
+}  // namespace
+
+TEST_CASE("an unknown command or option: the nearest spelling, exit 2") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string said;
+  };
+  for (const Case& c : {
+           Case{{"reprot"}, "forgemeter: unknown command 'reprot'; did you mean 'report'?\n"},
+           Case{{"lease", "stauts", "x"},
+                "forgemeter: unknown command 'stauts' for 'forgemeter lease'; did you mean 'status'?\n"},
+           Case{{"report", "--formt", "csv"},
+                "forgemeter: unknown option '--formt' for 'forgemeter report'; did you mean '--format'?\n"},
+           Case{{"xyzzy"}, "forgemeter: unknown command 'xyzzy'; see 'forgemeter --help'\n"},
+           Case{{}, "forgemeter: a command is needed: report, lease, fetch; see 'forgemeter --help'\n"},
+           Case{{"lease"},
+                "forgemeter: a command is needed for 'forgemeter lease': run, status; see 'forgemeter lease --help'\n"},
+       }) {
+    CAPTURE(c.args);
+    auto r = cli(c.args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == c.said);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("a mistyped word reaches the terminal without its control bytes") {
+  auto r = cli({"re\x1b[2Jport\x07"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("unknown command 're\\x1b[2Jport\\x07'") != std::string::npos);
+  CHECK(printable(r.err));
+}
+
+TEST_CASE("--version and -V: ours and the libraries', exit 0") {
+  for (const char* flag : {"--version", "-V"}) {
+    auto r = cli({flag});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.rfind("forgemeter ", 0) == 0);
+    CHECK(r.out.find("libcurl/") != std::string::npos);
+    CHECK(r.out.find("libpq ") != std::string::npos);
+  }
+}
+
+TEST_CASE("lease run NAME -- CMD: one name rule with lanes; --name kept") {
+  auto ok = cli({"lease", "run", "--store", "memory:", "merge-gate.sweeper_2", "--", "true"});
+  CHECK(ok.exit_code == 0);
+  auto alias = cli({"lease", "run", "--store", "memory:", "--name", "nightly", "--", "true"});
+  CHECK(alias.exit_code == 0);
+  for (const char* bad : {"Bad Name", "_leading", "other", "UPPER", ""}) {
+    CAPTURE(bad);
+    auto r = cli({"lease", "run", "--store", "memory:", "--name", bad, "--", "true"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("lease names follow the lane rule") != std::string::npos);
+  }
+  auto none = cli({"lease", "run", "--store", "memory:", "--", "true"});
+  CHECK(none.exit_code == 2);
+}
+
+TEST_CASE("man -l reads the generated page: every command has its section") {
+  const std::string page = FORGEMETER_MAN_PAGE;
+  if (page.empty()) FAIL("no man page was built: help2man was not found when CMake configured (apt install help2man)");
+  auto r =
+      run_process({find_on_path("man"), "-l", page}, ProcessOptions{{}, {{"MANPAGER", "cat"}, {"MANWIDTH", "100"}}});
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());  // no groff warning
+  for (const char* part :
+       {"NAME", "forgemeter - forge HTTP metering and leader leases", "SYNOPSIS", "COMMANDS", "forgemeter report",
+        "forgemeter lease run", "forgemeter lease status", "forgemeter fetch", "--source-field", "--serve-for"})
+    CHECK_MESSAGE(r.out.find(part) != std::string::npos, part);
+  CHECK(r.out.find("\\e") == std::string::npos);  // roff escapes were rendered, not printed
+  CHECK(r.out.find(".SS") == std::string::npos);
+}
+
+TEST_CASE("bash completion: commands, options, files and the command after --") {
+  CHECK(complete("re", 1) == "report\n");
+  CHECK(complete("''", 1) == "report\nlease\nfetch\n");
+  CHECK(complete("lease ''", 2) == "run\nstatus\n");
+  CHECK(complete("lease run --gr", 3) == "--grace\n");
+  CHECK(complete("report --for", 2) == "--format\n");
+  // a file after an option that takes a value, and as report's FILE
+  CHECK(complete("report --html " + std::string(FORGEMETER_COMPLETION_DIR) + "/forgemeter.b", 3) ==
+        std::string(FORGEMETER_COMPLETION_DIR) + "/forgemeter.bash\n");
+  CHECK(complete("report " + std::string(FORGEMETER_COMPLETION_DIR) + "/forgemeter.b", 2) ==
+        std::string(FORGEMETER_COMPLETION_DIR) + "/forgemeter.bash\n");
+  // after --, a command: bash's own list of commands
+  CHECK(complete("lease run n -- bas", 5).find("bash\n") != std::string::npos);
+}
