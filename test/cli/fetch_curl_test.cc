@@ -179,6 +179,25 @@ TEST_CASE("fetch -f: an HTTP error exits 22 without writing the answer; without 
   CHECK(fine.out == kRepoBody);
 }
 
+TEST_CASE(
+    "fetch: curl's exit codes for a redirect loop (47), a connection dropped mid-body (56), a scheme never sent (3)") {
+  testforge::Forge forge;
+  const std::vector<std::pair<std::vector<std::string>, int>> cases = {
+      {{"--max-redirs", "2", forge.url("api.forge.test", "/loop")}, 47},
+      {{forge.url("api.forge.test", "/drop")}, 56},
+      {{"ftp://127.0.0.1/"}, 3},
+  };
+  for (const auto& [extra, code] : cases) {
+    auto args = fetch_args(forge);
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run_process(args);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == code);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("forgemeter: (" + std::to_string(code) + ") GET ") != std::string::npos);
+  }
+}
+
 TEST_CASE("fetch -w: http_code, num_redirects, url_effective, time_total after a redirect chain") {
   testforge::Forge forge;
   auto r = run_process(with(fetch_args(forge), {"-o", "-", "-w", R"(%{http_code} %{num_redirects} %{url_effective}\n)",

@@ -20,7 +20,7 @@ namespace forgemeter::test {
 std::vector<std::string> fetch_args(const testforge::Forge& forge) {
   std::vector<std::string> a{forgemeter_bin(), "fetch"};
   for (const auto& r : forge.resolve()) {
-    a.push_back("--resolve");
+    a.emplace_back("--resolve");
     a.push_back(r);
   }
   return a;
