@@ -6,6 +6,9 @@
 
 #include <chrono>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include "fetch_support.h"
 #include "process.h"
 #include "testforge/forge.h"
@@ -288,4 +291,21 @@ TEST_CASE("fetch --summary: one line per request, as with --urls; -f there is 22
   CHECK(r.exit_code == 22);
   CHECK(r.out.rfind("200 GET " + forge.url("api.forge.test", "/repos/o/r") + " ", 0) == 0);
   CHECK(r.out.find("\n404 GET " + forge.url("api.forge.test", "/status/404") + " ") != std::string::npos);
+}
+
+TEST_CASE("fetch (as curl): SIGTERM during a request writes the meter's lines, then exits 143; no answer, no -o file") {
+  testforge::Forge forge;
+  TempDir dir;
+  auto args = with(fetch_args(forge), {"-o", dir.file("answer"), forge.url("api.forge.test", "/hold/term")});
+  const auto child = spawn_process(args, dir.file("out"), dir.file("err"));
+  REQUIRE(forge.await_held("term", 1, std::chrono::seconds(20)));
+  ::kill(child.pid, SIGTERM);
+  CHECK(wait_exit(child.pid, std::chrono::seconds(20)) == 143);
+  const std::string err = read_file(dir.file("err"));
+  CHECK(only_meter_lines(err));
+  CHECK(err.find("stopping)") != std::string::npos);
+  std::uint64_t lines = 0;
+  CHECK(meter_counts(err, lines) == forge.truth().by_host());  // the held request was sent, and counted
+  CHECK(read_file(dir.file("out")).empty());
+  CHECK(::access(dir.file("answer").c_str(), F_OK) != 0);
 }
