@@ -1,12 +1,12 @@
-// forgemeter fetch: curl-like metered requests through the library's Transport.
+// forgemeter fetch: metered requests through the library's Transport, with
+// curl's options where the names are curl's (fetch_output.h, fetch_verbose.h,
+// fetch_exit.h), or one summary line per request (--urls, --parallel, --summary).
 #include <unistd.h>
 
 #include <atomic>
-#include <charconv>
 #include <cstdio>
-#include <fstream>
 #include <mutex>
-#include <sstream>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -14,93 +14,50 @@
 
 #include "cli/command.h"
 #include "cli/errors.h"
+#include "cli/fetch_exit.h"
+#include "cli/fetch_output.h"
+#include "cli/fetch_requests.h"
+#include "cli/fetch_verbose.h"
+#include "cli/meter_log.h"
 #include "cli/signal_watch.h"
 #include "forgemeter/transport.h"
 #include "report/terminal_text.h"
 
 namespace forgemeter::cli {
 
-using report::has_control_bytes;
 using report::terminal_text;
+using Steady = std::chrono::steady_clock;
 
 namespace {
 
 struct FetchArgs {
-  std::string method = "GET", data, lane, bearer_file, cacert, urls_file, installation;
-  std::vector<std::string> headers, resolve, urls;
+  RequestArgs request;
+  std::string cacert, urls_file, output, write_out, max_time, connect_timeout, meter_log;
+  std::vector<std::string> resolve, urls;
   int max_redirs = 10, retry = 0, parallel = 1;
+  bool include = false, silent = false, show_error = false, verbose = false, fail = false, summary = false;
+  bool location = false;  // -L: accepted for curl's sake; redirects are always followed
+
+  // One line per request instead of each answer.
+  bool summary_mode() const { return summary || !urls_file.empty() || parallel > 1; }
 };
 
-std::optional<Lane> lane_of(const std::string& name, const std::string& where) {
-  if (name.empty()) return std::nullopt;
-  std::string why;
-  auto lane = Lane::parse(name, &why);
-  if (!lane) throw UsageError(fmt::format("{}: lane '{}': {}", where, name, why));
-  return lane;
-}
-
-// An installation id: digits only, 0 (none) to 2^64-1. A sign, a fraction or
-// a value past the range is a usage error, never wrapped.
-std::uint64_t installation_of(std::string_view text, const std::string& where) {
-  std::uint64_t id = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (text.empty() || text[0] == '+' || ec != std::errc{} || end != text.data() + text.size())
-    throw UsageError(
-        fmt::format("{}: '{}' is not an installation id (a whole number from 0, none, to "
-                    "18446744073709551615)",
-                    where, terminal_text(text)));
-  return id;
-}
-
-// A method or URL with a control byte is refused, shown escaped.
-void check_text(std::string_view what, std::string_view text, const std::string& where) {
-  if (has_control_bytes(text))
-    throw UsageError(fmt::format("{}: the {} '{}' has a control byte; not sent", where, what, terminal_text(text)));
-}
-
-std::string read_secret(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Failure(fmt::format("cannot read the bearer file '{}'; check the path and its permissions", path));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  std::string s = ss.str();
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  return s;
-}
-
-// `--urls FILE`: one request per line, `METHOD URL [lane=L] [installation=N]`; blank lines and # comments skipped.
-std::vector<Request> read_url_file(const std::string& path, const Request& base) {
-  std::ifstream f(path);
-  if (!f) throw Failure(fmt::format("cannot read --urls file '{}'; check the path", path));
-  std::vector<Request> out;
-  std::string line;
-  for (int n = 1; std::getline(f, line); ++n) {
-    std::istringstream words(line);
-    std::string method, url, extra;
-    if (!(words >> method) || method[0] == '#') continue;
-    std::string where = fmt::format("{}:{}", path, n);
-    if (!(words >> url)) throw UsageError(fmt::format("{}: want 'METHOD URL [lane=L] [installation=N]'", where));
-    check_text("method", method, where);
-    check_text("URL", url, where);
-    Request r = base;
-    r.method = method;
-    r.url = url;
-    while (words >> extra) {
-      if (extra.rfind("lane=", 0) == 0) {
-        r.lane = lane_of(extra.substr(5), where);
-      } else if (extra.rfind("installation=", 0) == 0) {
-        r.installation = installation_of(std::string_view(extra).substr(13), where);
-      } else {
+// The curl options that write one URL's answer make no sense beside the summary lines.
+void check_mode(const FetchArgs& a, std::size_t requests) {
+  if (a.summary_mode()) {
+    for (const auto& [given, name] : {std::pair{!a.output.empty(), "-o"}, std::pair{a.include, "-i"},
+                                      std::pair{!a.write_out.empty(), "-w"}, std::pair{a.verbose, "-v"}})
+      if (given)
         throw UsageError(
-            fmt::format("{}: unknown field '{}' (want lane=L or installation=N)", where, terminal_text(extra)));
-      }
-    }
-    out.push_back(std::move(r));
+            fmt::format("{} writes each answer; with --urls, --parallel or --summary fetch prints one "
+                        "summary line per request instead: drop one or the other",
+                        name));
+  } else if (!a.output.empty() && a.output != "-" && requests > 1) {
+    throw UsageError("-o FILE takes the answer of one URL; give one URL, or use --summary for several");
   }
-  return out;
 }
 
-std::string describe(const Request& req, const Response& res, std::chrono::steady_clock::duration took) {
+std::string describe(const Request& req, const Response& res, Steady::duration took) {
   std::string hops;
   for (const Hop& h : res.hops)
     hops += fmt::format("{}{} {}", hops.empty() ? "" : " -> ", h.host,
@@ -113,66 +70,25 @@ std::string describe(const Request& req, const Response& res, std::chrono::stead
   return terminal_text(line);  // hosts and messages come from a forge's redirects
 }
 
-int run_fetch(const FetchArgs& a) {
-  Request base;
-  check_text("method", a.method, "--request");
-  base.method = a.method;
-  base.body = a.data;
-  if (!a.installation.empty()) base.installation = installation_of(a.installation, "--installation");
-  base.lane = lane_of(a.lane, "--lane");
-  for (const auto& h : a.headers) {
-    auto colon = h.find(':');
-    if (colon == std::string::npos || colon == 0) throw UsageError(fmt::format("-H '{}' wants 'Name: value'", h));
-    std::string value = h.substr(colon + 1);
-    while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-    base.headers.emplace_back(h.substr(0, colon), value);
-  }
-  if (!a.bearer_file.empty()) base.bearer = read_secret(a.bearer_file);
-  std::vector<Request> requests;
-  for (const auto& u : a.urls) {
-    check_text("URL", u, "URL");
-    Request r = base;
-    r.url = u;
-    requests.push_back(std::move(r));
-  }
-  if (!a.urls_file.empty())
-    for (auto& r : read_url_file(a.urls_file, base)) requests.push_back(std::move(r));
-  if (requests.empty()) throw UsageError("no URL given (name URLs or --urls FILE)");
-
-  Meter meter;  // lines to stderr at its flush (the end of this function)
-  TransportOptions to;
-  to.meter = &meter;
-  to.resolve = a.resolve;
-  to.ca_file = a.cacert;
-  to.max_redirects = a.max_redirs;
-  to.retry.enabled = a.retry > 0;
-  to.retry.max_retries = a.retry;
-  std::unique_ptr<Transport> transport;
-  try {
-    transport = std::make_unique<Transport>(to);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  std::atomic<std::size_t> next{0}, failed{0};
-  std::mutex out_mu;
-  // SIGINT/SIGTERM: the lines finished so far and what the meter counted
-  // (its hour marked `until …, stopping`) are written, then 128 + the signal.
-  SignalWatch signals([&](int sig) {
-    std::lock_guard lock(out_mu);
-    std::fflush(stdout);
-    meter.flush();
-    std::fflush(stderr);
-    ::_exit(128 + sig);
-  });
-  auto worker = [&] {
+// --urls, --parallel, --summary: a line per finished request, as it finishes
+// (also into a file or pipe). Exit 1 when an exchange failed, else 22 when
+// -f and an answer was an HTTP error, else 0.
+int run_summary(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport, std::mutex& out_mu) {
+  std::atomic<std::size_t> next{0}, failed{0}, http_errors{0};
+  auto worker = [&]() noexcept {
     for (std::size_t i = next++; i < requests.size(); i = next++) {
-      auto t0 = std::chrono::steady_clock::now();
-      Response res = transport->perform(requests[i]);
-      std::string line = describe(requests[i], res, std::chrono::steady_clock::now() - t0);
-      if (!res.ok()) ++failed;
-      std::lock_guard lock(out_mu);
-      std::puts(line.c_str());
-      std::fflush(stdout);  // a line per finished request, as it finishes (also into a file or pipe)
+      try {
+        const auto t0 = Steady::now();
+        const Response res = transport.perform(requests[i]);
+        const std::string line = describe(requests[i], res, Steady::now() - t0);
+        if (!res.ok()) ++failed;
+        if (res.status >= 400) ++http_errors;
+        std::lock_guard lock(out_mu);
+        std::puts(line.c_str());
+        std::fflush(stdout);
+      } catch (const std::exception&) {  // out of memory: this request is not described
+        ++failed;
+      }
     }
   };
   {
@@ -180,30 +96,132 @@ int run_fetch(const FetchArgs& a) {
     for (int i = 1; i < a.parallel; ++i) pool.emplace_back(worker);
     worker();
   }
+  if (failed > 0) return kExitFailure;
+  return a.fail && http_errors > 0 ? kExitHttpError : kExitOk;
+}
+
+// Without -s, or with -sS: the error line on stderr.
+void complain(const FetchArgs& a, const std::string& line) {
+  if (!a.silent || a.show_error) write_all(stderr, line + "\n");
+}
+
+// As curl: each URL in turn, its answer to stdout or -o, -v's hops on stderr,
+// -w after it. The exit code is the first failed URL's.
+int run_curl_like(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport,
+                  const std::optional<WriteOut>& write_out, std::mutex& out_mu) {
+  AnswerOut answer_out(a.output);
+  int exit_code = kExitOk;
+  for (const Request& req : requests) {
+    const auto t0 = Steady::now();
+    const Response res = transport.perform(req);
+    Fetched f{req, res, Steady::now() - t0, fetch_exit_code(res, a.fail)};
+    std::lock_guard lock(out_mu);
+    if (a.verbose) write_all(stderr, verbose_text(req, res));
+    if (f.exit_code != kExitOk) {
+      complain(a, fetch_error_line(req, res, f.exit_code));
+    } else if (!answer_out.write(res, a.include)) {
+      f.exit_code = kExitWriteError;
+      complain(a, terminal_text(fmt::format("forgemeter: ({}) cannot write the answer to {}", f.exit_code,
+                                            a.output.empty() || a.output == "-" ? "stdout" : "'" + a.output + "'")));
+    }
+    if (write_out) write_all(stdout, write_out->expand(f));
+    if (exit_code == kExitOk) exit_code = f.exit_code;
+  }
+  return exit_code;
+}
+
+TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
+  TransportOptions to;
+  to.meter = &meter;
+  to.resolve = a.resolve;
+  to.ca_file = a.cacert;
+  to.max_redirects = a.max_redirs;
+  to.retry.enabled = a.retry > 0;
+  to.retry.max_retries = a.retry;
+  if (!a.max_time.empty()) to.timeout = seconds_or_duration(a.max_time, "-m/--max-time", true);
+  if (!a.connect_timeout.empty())
+    to.connect_timeout = seconds_or_duration(a.connect_timeout, "--connect-timeout", false);
+  return to;
+}
+
+int run_fetch(const FetchArgs& a) {
+  const Request base = base_request(a.request);
+  std::vector<Request> requests = requests_for(a.urls, base);
+  if (!a.urls_file.empty())
+    for (auto& r : read_url_file(a.urls_file, base)) requests.push_back(std::move(r));
+  if (requests.empty()) throw UsageError("no URL given (name URLs or --urls FILE)");
+  check_mode(a, requests.size());
+  std::optional<WriteOut> write_out;
+  if (!a.write_out.empty()) write_out.emplace(a.write_out);
+
+  Meter meter({.sink = meter_log_sink(a.meter_log)});  // its lines at its flush (the end of this function)
+  std::unique_ptr<Transport> transport;
+  try {
+    transport = std::make_unique<Transport>(transport_options(a, meter));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  std::mutex out_mu;
+  // SIGINT/SIGTERM: what was written so far and what the meter counted (its
+  // hour marked `until …, stopping`) are out, then 128 + the signal.
+  SignalWatch signals([&](int sig) {
+    std::lock_guard lock(out_mu);
+    std::fflush(stdout);
+    meter.flush();
+    std::fflush(stderr);
+    ::_exit(128 + sig);
+  });
+  const int code = a.summary_mode() ? run_summary(a, requests, *transport, out_mu)
+                                    : run_curl_like(a, requests, *transport, write_out, out_mu);
   std::fflush(stdout);
   transport.reset();
   meter.flush();
-  return failed == 0 ? kExitOk : kExitFailure;
+  return code;
 }
+
+constexpr const char* kFetchHelp =
+    "Send metered requests through forgemeter's Transport, as curl does where the names are curl's.\n"
+    "Each URL in turn: the final answer's body raw to stdout (or -o FILE; -o - is stdout), with -i its\n"
+    "status line and header fields first (raw too), -w's text after it. -v shows each hop on stderr (method,\n"
+    "URL, host, status; credential values as ***; control bytes escaped). Redirects are always followed\n"
+    "(up to --max-redirs; -L is accepted). Timeouts: -m per hop (default 60s; 0: none), --connect-timeout\n"
+    "(default 10s), in seconds (5, 2.5) or as 500ms, 1m30s.\n"
+    "--urls FILE, --parallel N or --summary: one line per request on stdout instead,\n"
+    "  <status> <METHOD> <URL> <ms>ms hops=<n> [<host> <status> -> ...][ error=<code>: <message>]\n"
+    "The meter's hourly lines go to stderr at exit, -s or not (--meter-log FILE appends them to FILE).\n"
+    "Exit codes (curl's where they overlap): 0 ok (any HTTP status, without -f); 22 -f and a status >= 400;\n"
+    "3 unusable URL; 6 host not resolved; 7 connection failed; 28 timeout; 35 TLS failed; 47 too many\n"
+    "redirects; 56 connection broke; 23 the answer could not be written; 1 anything else (with --urls,\n"
+    "--parallel or --summary: an exchange failed); 2 usage; 130/143 SIGINT/SIGTERM (after writing what\n"
+    "was finished and the meter's lines). Several URLs: the first failure's code.";
 
 }  // namespace
 
 void add_fetch(CLI::App& root, Action& action) {
   auto a = std::make_shared<FetchArgs>();
-  CLI::App* cmd = root.add_subcommand(
-      "fetch",
-      "Send metered requests through forgemeter's Transport (curl-like). One line per request on stdout: final\n"
-      "status, method, URL, time, hops with their hosts. At exit the meter's hourly lines go to stderr.\n"
-      "Exit 0 when every exchange completed (any HTTP status), 1 when one failed, 2 usage, 130/143 on\n"
-      "SIGINT/SIGTERM (after writing the lines finished so far and the meter's lines).");
+  CLI::App* cmd = root.add_subcommand("fetch", kFetchHelp);
+  RequestArgs& r = a->request;
   cmd->add_option("URL", a->urls, "URLs to request");
-  cmd->add_option("-X,--request", a->method, "method (default GET)");
-  cmd->add_option("-H,--header", a->headers, "extra header 'Name: value' (repeatable)")->allow_extra_args(false);
-  cmd->add_option("-d,--data", a->data, "request body");
-  cmd->add_option("--lane", a->lane, "lane to count the requests under (default: other)");
-  cmd->add_option("--installation", a->installation, "GitHub App installation id the requests spend (default: none)");
-  cmd->add_option("--bearer-file", a->bearer_file,
+  cmd->add_option("-X,--request", r.method, "method (default GET, or POST with -d)");
+  cmd->add_option("-H,--header", r.headers, "extra header 'Name: value' (repeatable)")->allow_extra_args(false);
+  cmd->add_option("-d,--data", r.data, "request body (the method becomes POST unless -X says otherwise)");
+  cmd->add_option("--lane", r.lane, "lane to count the requests under (default: other)");
+  cmd->add_option("--installation", r.installation, "GitHub App installation id the requests spend (default: none)");
+  cmd->add_option("--bearer-file", r.bearer_file,
                   "file holding the bearer token (sent to the request's own origin only)");
+  cmd->add_option("-o,--output", a->output, "write the answer to FILE instead of stdout ('-': stdout)");
+  cmd->add_flag("-i,--include", a->include, "the final answer's status line and header fields before its body");
+  cmd->add_flag("-s,--silent", a->silent, "no error message on stderr (the exit code says it; the meter's lines stay)");
+  cmd->add_flag("-S,--show-error", a->show_error, "with -s: the error message all the same");
+  cmd->add_flag("-v,--verbose", a->verbose, "each hop on stderr: request line, host, headers sent, status");
+  cmd->add_flag("-f,--fail", a->fail, "exit 22, without writing the answer, when its status is 400 or more");
+  cmd->add_option("-w,--write-out", a->write_out,
+                  "after each answer, on stdout: %{http_code} %{num_redirects} %{time_total} %{url_effective} "
+                  "%{url} %{method} %{size_download} %{exitcode} %{errormsg}, %%, \\n \\r \\t \\\\; an unknown "
+                  "variable is a usage error");
+  cmd->add_option("-m,--max-time", a->max_time, "time allowed for each hop: 5, 2.5 (seconds), 500ms, 1m30s; 0: none");
+  cmd->add_option("--connect-timeout", a->connect_timeout, "time allowed to connect: 5, 2.5 (seconds), 500ms");
+  cmd->add_flag("-L,--location", a->location, "accepted for curl's sake: redirects are always followed");
   cmd->add_option("--resolve", a->resolve, "host:port:address, like curl (repeatable)")->allow_extra_args(false);
   cmd->add_option("--cacert", a->cacert, "PEM file of CAs to verify TLS against instead of the system's");
   cmd->add_option("--max-redirs", a->max_redirs, "redirect hops to follow (default 10)")->check(CLI::Range(0, 50));
@@ -212,6 +230,9 @@ void add_fetch(CLI::App& root, Action& action) {
       ->check(CLI::Range(0, 10));
   cmd->add_option("--urls", a->urls_file, "file of requests, one a line: METHOD URL [lane=L] [installation=N]");
   cmd->add_option("--parallel", a->parallel, "requests in flight at once (default 1)")->check(CLI::Range(1, 64));
+  cmd->add_flag("--summary", a->summary, "one summary line per request (as --urls and --parallel print)");
+  cmd->add_option("--meter-log", a->meter_log,
+                  "append the meter's hourly lines to FILE instead of stderr ('-': stdout)");
   cmd->callback([a, &action] { action = [a] { return run_fetch(*a); }; });
 }
 

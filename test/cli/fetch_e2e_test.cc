@@ -1,47 +1,20 @@
-// `forgemeter fetch` as a process against the loopback forge: what its meter
-// lines (stderr) count per host equals what the forge received, exactly.
+// `forgemeter fetch` as a process against the loopback forge, its summary
+// lines (--urls, --parallel, --summary): what its meter lines (stderr) count
+// per host equals what the forge received, exactly. The curl-like options:
+// fetch_curl_test.cc.
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <map>
-#include <sstream>
 #include <thread>
 
 #include <signal.h>
 
-#include "forgemeter/lines.h"
+#include "fetch_support.h"
 #include "process.h"
 #include "testforge/forge.h"
 
 using namespace forgemeter;
 using namespace forgemeter::test;
-
-namespace {
-
-std::vector<std::string> fetch_args(const testforge::Forge& forge) {
-  std::vector<std::string> a{forgemeter_bin(), "fetch"};
-  for (const auto& r : forge.resolve()) {
-    a.push_back("--resolve");
-    a.push_back(r);
-  }
-  return a;
-}
-
-std::map<std::string, std::uint64_t> meter_counts(const std::string& err, std::uint64_t& lines) {
-  std::map<std::string, std::uint64_t> by_host;
-  std::istringstream in(err);
-  std::string line;
-  while (std::getline(in, line)) {
-    LineScan s = scan_line(line);
-    if (s.kind != LineScan::Kind::line) continue;
-    ++lines;
-    if (auto* c = std::get_if<CountLine>(&s.line))
-      for (const auto& e : c->entries) by_host[e.host] += e.count;
-  }
-  return by_host;
-}
-
-}  // namespace
 
 TEST_CASE("fetch: one line per request; the meter's counts per host equal the forge's") {
   testforge::Forge forge;
@@ -73,10 +46,10 @@ TEST_CASE("fetch: one line per request; the meter's counts per host equal the fo
   CHECK(total == 24);  // 20 + 1 + 3 hops
 }
 
-TEST_CASE("fetch errors: a refused connection is exit 1 with the error; a bad lane is usage") {
+TEST_CASE("fetch --summary errors: a refused connection is exit 1 with the error; a bad lane is usage") {
   testforge::Forge forge;
   auto args = fetch_args(forge);
-  args.push_back("http://127.0.0.1:1/nothing");  // port 1: nothing listens
+  args.insert(args.end(), {"--summary", "http://127.0.0.1:1/nothing"});  // port 1: nothing listens
   auto r = run_process(args);
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("error=connect_failed") != std::string::npos);
