@@ -32,7 +32,8 @@ int run(int argc, char** argv) {
                  "then prints the demo's table")
       ->option_text("DIR");
   app.add_option("--forge-counts", a.forge_counts,
-                 "also write what the forge itself counted (requests per lane, per hour) to this file, as JSON");
+                 "also write what the forge itself counted (requests per lane, per hour) to this file, as JSON")
+      ->option_text("FILE");
   int lose_log = -1;
   auto* lose =
       app.add_option(

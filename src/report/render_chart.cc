@@ -152,9 +152,16 @@ std::string gap_slot(const ChartSlot& s, std::size_t slot, const Layout& l) {
 }
 
 std::string axis_labels(const std::vector<ChartSlot>& slots, const Layout& l) {
-  std::string s;
   const auto labels = slot_labels(slots, l.f.slot);
   const double y = l.f.y(0) + 16;
+  // A bar stands for the hour that ends at its label, as in the table; said
+  // under the labels (and their dates), where no label reaches.
+  const bool dated =
+      std::any_of(labels.begin(), labels.end(), [](const SlotLabel& label) { return !label.date.empty(); });
+  std::string s =
+      fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="10" text-anchor="end" fill="#52606d">hour ending</text>)"
+                  "\n",
+                  l.f.left - 4, y + (dated ? 26 : 13));
   for (std::size_t i = 0; i < labels.size(); ++i) {
     if (labels[i].empty()) continue;
     const double x = l.f.x(i) + l.f.slot / 2;
