@@ -99,8 +99,8 @@ std::string bar(const ReportData& r, const FleetHour& h, std::size_t slot, const
       limit ? fmt::format(R"( data-core-limit="{}" data-limit-y="{:.1f}")", *limit, l.f.y(static_cast<double>(*limit)))
             : "";
   std::string s = fmt::format(
-      R"(<g class="bar" data-hour="{}" data-slot="{}" data-requests="{}" data-rest="{}" data-graphql="{}" data-rest-y="{:.2f}" data-partial="{}"{}><title>{}: {} requests ({} REST, {} GraphQL){}</title>)",
-      hour, slot, h.requests, rest, graphql, l.f.y(static_cast<double>(rest)), h.partial(), limit_attrs, hour,
+      R"(<g class="bar" data-hour="{}" data-requests="{}" data-rest="{}" data-graphql="{}" data-rest-y="{:.2f}" data-slot="{}" data-partial="{}"{}><title>{}: {} requests ({} REST, {} GraphQL){}</title>)",
+      hour, h.requests, rest, graphql, l.f.y(static_cast<double>(rest)), slot, h.partial(), limit_attrs, hour,
       h.requests, rest, graphql, h.partial() ? " (partial hour)" : "");
   const double top = l.f.y(static_cast<double>(std::max(rest, graphql)));
   if (h.partial()) s += partial_outline(r, h, l, x, top);

@@ -161,7 +161,9 @@ TEST_CASE("demo: hours printed as they end; report == logs summed here == forge'
   CHECK(row.find("EXHAUSTED") == std::string::npos);
   // The incident hour is whole and exhausted on the page too.
   const std::string page = read_file(dir.file("demo.html"));
-  CHECK(page.find(R"(<g class="bar" data-hour="2026-09-30T10:00Z" data-slot="0")") != std::string::npos);
+  const std::size_t bar = page.find(R"(<g class="bar" data-hour="2026-09-30T10:00Z")");
+  REQUIRE(bar != std::string::npos);
+  CHECK(page.find(R"( data-slot="0" data-partial="false")", bar) < page.find('>', bar));
   CHECK(page.find(R"(data-partial="true")") == std::string::npos);
   CHECK(page.find(R"(<g class="exhausted">)") != std::string::npos);
 }
