@@ -1,23 +1,25 @@
-// The demo's run: the fleet on the loopback forge, its lines, the report of
-// them beside the forge's own counts, and the headline.
+// The demo's run: the fleet on the loopback forge, each hour printed as it
+// finishes, then the report of the replicas' lines beside the forge's own
+// counts, and the headline.
+#include "demo/demo.h"
+
 #include <cstdio>
+#include <filesystem>
 #include <latch>
-#include <map>
 #include <thread>
 
 #include <fmt/format.h>
 
-#include "demo/demo.h"
 #include "demo/demo_fleet.h"
+#include "demo/demo_report.h"
+#include "demo/fleet_log.h"
 #include "forgemeter/memory_store.h"
 #include "meter/civil.h"
 #include "report/output.h"
-#include "report/render.h"
 #include "report/scanner.h"
 
 namespace forgemeter::demo {
 
-using meter::clock_text;
 using meter::hour_text;
 
 namespace {
@@ -28,8 +30,9 @@ using namespace report;
 // hour: more than the 30 a minute GitHub's `search` bucket holds.
 constexpr int kBurst = 36;
 constexpr auto kBurstAfter = std::chrono::minutes(20);
-
-using LaneCounts = std::map<std::string, std::uint64_t>;
+// How long (real time) an hour's lines may take to come once it is over: its
+// replicas write them at their next request, a simulated minute later.
+constexpr auto kLinesWithin = std::chrono::seconds(20);
 
 LaneCounts forge_lanes(testforge::Forge& forge) {
   LaneCounts out;
@@ -48,29 +51,51 @@ void wait_clock(FastClock& clock, UtcMillis t) {
   if (left > Duration::zero()) clock.wait_until(clock.steady_now() + left, std::stop_token{});
 }
 
-struct Comparison {
-  std::string text;
-  bool agree = true;
-};
+Instant seconds(UtcMillis t) { return std::chrono::floor<std::chrono::seconds>(t); }
 
-// The report's lanes over hours [first, last] beside the forge's counts for the same hours.
-void compare(Comparison& c, const std::string& label, const std::vector<FleetHour>& hours, std::size_t first,
-             std::size_t last, const LaneCounts& forge) {
-  LaneCounts report;
-  for (std::size_t i = first; i <= last && i < hours.size(); ++i)
-    for (const auto& [lane, n] : hours[i].lanes) report[lane] += n;
-  LaneCounts keys = report;
-  for (const auto& [k, v] : forge) keys[k];
-  std::uint64_t rt = 0, ft = 0;
-  for (const auto& [lane, unused] : keys) {
-    std::uint64_t r = report[lane], f = forge.count(lane) ? forge.at(lane) : 0;
-    rt += r;
-    ft += f;
-    c.agree = c.agree && r == f;
-    c.text += fmt::format("  {:<14} {:<20} {:>8} {:>8}  {}\n", label, lane, r, f, r == f ? "agree" : "DIFFER");
+// The replicas' names and the sources their lines are reported under: with
+// --logs, the log files' paths, so `forgemeter report DIR/*.log` prints the
+// same table (names padded so the shell's sorting keeps replica order).
+struct Names {
+  std::vector<std::string> replicas, sources;
+};
+Names names(const DemoArgs& a) {
+  Names n;
+  const int width = static_cast<int>(fmt::to_string(std::max(a.replicas - 1, 0)).size());
+  for (int i = 0; i < a.replicas; ++i) {
+    n.replicas.push_back(fmt::format("web-{:0{}}", i, width));
+    n.sources.push_back(a.logs.empty() ? n.replicas.back() : a.logs + "/" + n.replicas.back() + ".log");
   }
-  c.agree = c.agree && rt == ft;
-  c.text += fmt::format("  {:<14} {:<20} {:>8} {:>8}  {}\n", label, "all lanes", rt, ft, rt == ft ? "agree" : "DIFFER");
+  return n;
+}
+
+ReportData report_of(const FleetLog& log, const Names& n, const std::optional<int>& lost) {
+  Fleet model;
+  Scanner scanner(model, {});
+  for (std::size_t i = 0; i < n.sources.size(); ++i) {
+    if (lost && static_cast<std::size_t>(*lost) == i) continue;
+    for (const auto& line : log.lines(i)) scanner.scan_line_from(line, n.sources[i]);
+  }
+  return {model.hours(), model.source_names(), scanner.stats()};
+}
+
+// Prints hour `number`'s fleet line once every replica has written it.
+void print_hour(const FleetLog& log, const Names& n, int number, Instant hour_ending) {
+  log.await_hour(hour_ending, kLinesWithin);  // late: the line says how many replicas it has
+  for (const FleetHour& h : report_of(log, n, std::nullopt).hours)
+    if (h.hour_ending == hour_ending) fmt::print("{}\n", hour_line(number, h));
+  std::fflush(stdout);
+}
+
+void write_logs(const DemoArgs& a, const FleetLog& log, const Names& n) {
+  std::error_code ec;
+  std::filesystem::create_directories(a.logs, ec);  // write_file() says what went wrong, if anything did
+  for (std::size_t i = 0; i < n.sources.size(); ++i) {
+    if (a.lose_log && static_cast<std::size_t>(*a.lose_log) == i) continue;
+    std::string text;
+    for (const auto& line : log.lines(i)) text += line + "\n";
+    write_file(n.sources[i], text);
+  }
 }
 
 }  // namespace
@@ -84,25 +109,29 @@ int run_demo(const DemoArgs& a) {
   const UtcMillis end = plan.hour_start(plan.hours + 1);
   const auto freeze_before = std::chrono::seconds(1);
 
+  // Time stands still until the fleet is built, so every meter counts hour 1 from its start.
   FastClock clock(plan.start - std::chrono::seconds(10), plan.speed);
+  clock.freeze();
   testforge::ForgeOptions fo;
   fo.clock = &clock;
   fo.installation_limit = plan.budget;
   fo.threads = 32;
   testforge::Forge forge(fo);
   MemoryStore store;
+  const Names n = names(a);
+  FleetLog log(n.replicas.size());
   std::vector<std::unique_ptr<Replica>> fleet;
-  fleet.reserve(static_cast<std::size_t>(plan.replicas));
-  for (int i = 0; i < plan.replicas; ++i) fleet.push_back(std::make_unique<Replica>(i, plan, clock, forge));
+  fleet.reserve(n.replicas.size());
+  for (std::size_t i = 0; i < n.replicas.size(); ++i)
+    fleet.push_back(std::make_unique<Replica>(static_cast<int>(i), n.replicas[i], plan, clock, forge, log.sink(i)));
 
-  std::printf("forgemeter-demo: %d replicas, %d simulated hours at %gx real time, loopback forge on 127.0.0.1:%d\n",
-              plan.replicas, plan.hours, plan.speed, forge.port());
+  fmt::print("forgemeter-demo: {} replicas, {} simulated hours at {:g}x real time, loopback forge on 127.0.0.1:{}\n",
+             plan.replicas, plan.hours, plan.speed, forge.port());
   fmt::print("installation {}: {} requests an hour; modelled sweep demand, unelected: {} an hour\n", plan.installation,
              plan.budget, plan.sweep_per_replica_hour() * static_cast<std::uint64_t>(plan.replicas));
-  std::printf("hour 1 (%s-%s): every replica sweeps; %s: the lane \"%s\" elected through the lease\n\n",
-              hour_text(std::chrono::floor<std::chrono::seconds>(plan.hour_start(1))).c_str(),
-              hour_text(std::chrono::floor<std::chrono::seconds>(plan.hour_start(2))).substr(11).c_str(),
-              plan.hours >= 2 ? "later hours" : "(no later hour)", std::string(kSweepLane).c_str());
+  fmt::print("hour 1 ({}-{}): every replica sweeps; {}: the lane \"{}\" elected through the lease\n\n",
+             hour_text(seconds(plan.hour_start(1))), hour_text(seconds(plan.hour_start(2))).substr(11),
+             plan.hours >= 2 ? "later hours" : "(no later hour)", kSweepLane);
   std::fflush(stdout);
 
   std::latch hour1_done(std::ptrdiff_t{3} * plan.replicas);
@@ -134,81 +163,52 @@ int run_demo(const DemoArgs& a) {
         rp->searches(plan.hour_start(2), end_freeze, stop.get_token(), plan.hour_start(2) + kBurstAfter, kBurst);
     });
   }
-  // Each boundary: stop time just before it, let every request of the hour land, count, go on.
+  clock.resume();
+  // Each boundary counted at the forge: stop time just before it, let every request of the hour land, count, go on.
   wait_clock(clock, h1_freeze);
   clock.freeze();
   hour1_done.wait();
-  LaneCounts forge_h1 = forge_lanes(forge);
+  std::vector<ForgePeriod> periods{
+      {"hour 1", seconds(plan.hour_start(1)), seconds(plan.hour_start(2)), forge_lanes(forge)}};
   clock.jump_to(plan.hour_start(2));
   clock.resume();
   go.count_down();
+  for (int h = 1; h < plan.hours; ++h) print_hour(log, n, h, seconds(plan.hour_start(h + 1)));
   if (plan.hours >= 2) {
     wait_clock(clock, end_freeze);
     clock.freeze();
   }
   stop.request_stop();
   threads.clear();  // joins
-  LaneCounts forge_all = forge_lanes(forge);
+  if (plan.hours >= 2)
+    periods.push_back({plan.hours == 2 ? "hour 2" : fmt::format("hours 2-{}", plan.hours), seconds(plan.hour_start(2)),
+                       seconds(end), minus(forge_lanes(forge), periods[0].lanes)});
   clock.jump_to(end);
   for (auto& r : fleet) r->flush();
+  print_hour(log, n, plan.hours, seconds(end));
 
-  Fleet model;
-  Scanner scanner(model, {});
-  for (auto& r : fleet) {
-    std::printf("%s:\n", r->name().c_str());
-    for (const auto& line : r->lines()) {
-      std::printf("  %s\n", line.c_str());
-      scanner.scan_line_from(line, r->name());
-    }
+  const ReportData data = report_of(log, n, a.lose_log);
+  fmt::print("\n{} logged (each replica logs its own; the report sums them):\n", n.replicas[0]);
+  for (const auto& line : log.lines(0)) fmt::print("  {}\n", line);
+  fmt::print("\nlease events:\n");
+  for (const auto& e : events) fmt::print("  {}\n", e);
+  fmt::print("\nthe fleet report of those lines (forgemeter report):\n\n{}", render_table(data));
+  const Comparison c = compare(data.hours, periods);
+  fmt::print("\nthe report beside the forge's own count of what it received:\n{}\n", c.text);
+  bool hour2_exhausted = false;
+  fmt::print("{}", headline(data.hours, plan.replicas, hour2_exhausted));
+  if (!a.logs.empty()) {
+    write_logs(a, log, n);
+    fmt::print("replica logs: {}/*.log ('forgemeter report {}/*.log' prints the table above)\n", a.logs, a.logs);
   }
-  ReportData data{model.hours(), model.source_names(), scanner.stats()};
-  std::printf("\nlease events:\n");
-  for (const auto& e : events) std::printf("  %s\n", e.c_str());
-  std::printf("\nthe fleet report of those lines (forgemeter report):\n\n%s", render_table(data).c_str());
-
-  Comparison c;
-  c.text = fmt::format("  {:<14} {:<20} {:>8} {:>8}\n", "hours", "lane", "report", "forge");
-  compare(c, "hour 1", data.hours, 0, 0, forge_h1);
-  if (plan.hours >= 2)
-    compare(c, plan.hours == 2 ? "hour 2" : fmt::format("hours 2-{}", plan.hours), data.hours, 1, data.hours.size(),
-            minus(forge_all, forge_h1));
-  std::printf("\nthe report beside the forge's own count of what it received:\n%s", c.text.c_str());
-  if (!data.hours.empty()) {
-    if (auto out = data.hours[0].first_exhausted_at()) {
-      auto minute = std::chrono::duration_cast<std::chrono::minutes>(*out - data.hours[0].hour_start()).count();
-      std::printf("\nhour 1: the installation's budget ran out at %s, minute %lld of the hour\n",
-                  clock_text(*out).c_str(), static_cast<long long>(minute));
-    } else {
-      std::printf("\nhour 1: the budget did not run out\n");
-    }
-  }
-  if (data.hours.size() >= 2) {
-    auto sweep = [&](std::size_t i) {
-      auto it = data.hours[i].lanes.find(std::string(kSweepLane));
-      return it == data.hours[i].lanes.end() ? std::uint64_t{0} : it->second;
-    };
-    std::uint64_t h1 = sweep(0), h2 = sweep(1);
-    std::printf("sweep cost: hour 1 %llu requests, hour 2 %llu: %.1fx less with the lane elected (R = %d)\n",
-                static_cast<unsigned long long>(h1), static_cast<unsigned long long>(h2),
-                h2 > 0 ? static_cast<double>(h1) / static_cast<double>(h2) : 0.0, plan.replicas);
-  }
-  bool elected_hour_exhausted = false;
-  if (data.hours.size() >= 2) {
-    const FleetHour& h2 = data.hours[1];
-    elected_hour_exhausted = h2.exhausted();
-    if (auto limited = h2.first_limited_at())
-      std::printf(
-          "hour 2: a burst of searches spent the search bucket (30 a minute) at %s: reported as limited, "
-          "and the hour is %s\n",
-          clock_text(*limited).c_str(), elected_hour_exhausted ? "EXHAUSTED" : "not exhausted");
-  }
+  if (!a.forge_counts.empty()) write_file(a.forge_counts, forge_counts_json(periods));
   if (!a.html.empty()) {
     write_file(a.html, render_html(data));
-    std::printf("report page: %s\n", a.html.c_str());
+    fmt::print("report page: {}\n", a.html);
   }
   std::fflush(stdout);
   if (!c.agree) throw DemoFailed("the fleet report and the forge's own count differ (see above)");
-  if (elected_hour_exhausted) throw DemoFailed("with the sweep's lane elected, hour 2 still ran out of its budget");
+  if (hour2_exhausted) throw DemoFailed("with the sweep's lane elected, hour 2 still ran out of its budget");
   return 0;
 }
 

@@ -11,13 +11,10 @@ using meter::clock_text;
 
 namespace {
 
-MeterOptions meter_options(FastClock& clock, std::mutex& mu, std::vector<std::string>& lines) {
+MeterOptions meter_options(FastClock& clock, LineSink sink) {
   MeterOptions o;
   o.clock = &clock;
-  o.sink = [&mu, &lines](std::string_view line) {
-    std::lock_guard lock(mu);
-    lines.emplace_back(line);
-  };
+  o.sink = std::move(sink);
   return o;
 }
 
@@ -32,20 +29,16 @@ TransportOptions transport_options(Meter& meter, FastClock& clock, const testfor
 
 }  // namespace
 
-Replica::Replica(int index, const DemoPlan& plan, FastClock& clock, const testforge::Forge& forge)
+Replica::Replica(int index, std::string name, const DemoPlan& plan, FastClock& clock, const testforge::Forge& forge,
+                 LineSink sink)
     : index_(index),
-      name_(fmt::format("web-{}", index)),
+      name_(std::move(name)),
       plan_(plan),
       clock_(clock),
       forge_(forge),
-      meter_(meter_options(clock, lines_mu_, lines_)),
+      meter_(meter_options(clock, std::move(sink))),
       transport_(transport_options(meter_, clock, forge)),
       offset_(std::chrono::seconds((index * 37) % 50)) {}
-
-std::vector<std::string> Replica::lines() const {
-  std::lock_guard lock(lines_mu_);
-  return lines_;
-}
 
 bool Replica::wait_until(UtcMillis t, const std::stop_token& stop) {
   auto left = t - clock_.now();

@@ -13,8 +13,8 @@
 // Hour 1 every replica sweeps; from hour 2 on the sweep's lane is elected
 // through the lease (forgemeter::elect), so one replica sweeps.
 //
-// Thread-safety: a Replica's loops run on threads of their own; lines() is
-// read after they are joined.
+// Thread-safety: a Replica's loops run on threads of their own; its meter's
+// lines go to the sink it was given (a FleetLog's).
 #pragma once
 
 #include <chrono>
@@ -57,7 +57,9 @@ struct DemoPlan {
 
 class Replica {
  public:
-  Replica(int index, const DemoPlan& plan, FastClock& clock, const testforge::Forge& forge);
+  // `name`: as the replica signs its log (web-0, …); `sink`: where its meter's lines go.
+  Replica(int index, std::string name, const DemoPlan& plan, FastClock& clock, const testforge::Forge& forge,
+          LineSink sink);
 
   const std::string& name() const { return name_; }
 
@@ -71,7 +73,6 @@ class Replica {
   void searches(UtcMillis from, UtcMillis until, const std::stop_token& stop, UtcMillis burst_at, int burst);
 
   void flush() { meter_.flush(); }
-  std::vector<std::string> lines() const;
 
  private:
   void pass(int n, const std::stop_token& stop);
@@ -83,8 +84,6 @@ class Replica {
   const DemoPlan& plan_;
   FastClock& clock_;
   const testforge::Forge& forge_;
-  mutable std::mutex lines_mu_;
-  std::vector<std::string> lines_;
   Meter meter_;
   Transport transport_;
   std::chrono::seconds offset_;

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <new>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "demo/demo.h"
@@ -16,9 +17,9 @@ int run(int argc, char** argv) {
   CLI::App app{
       "forgemeter-demo: replay the incident on the loopback forge, in seconds. R replicas, each with its own\n"
       "Meter and Transport, sweep a merge gate over real HTTP on an accelerated clock. Hour 1 every replica\n"
-      "sweeps and the budget runs out; hour 2 the sweep's lane is elected through a lease. Prints each replica's\n"
-      "hourly lines, the fleet report beside the forge's own counts (exit 1 if they differ), when the budget ran\n"
-      "out, and the hour 1 / hour 2 cost.",
+      "sweeps and the budget runs out; hour 2 the sweep's lane is elected through a lease. Prints each hour's\n"
+      "fleet line as the hour ends, then the fleet report beside the forge's own counts (exit 1 if they differ),\n"
+      "when the budget ran out, and the hour 1 / hour 2 cost.",
       "forgemeter-demo"};
   app.add_option("--replicas", a.replicas, "replicas (default 10)")->check(CLI::Range(1, 50));
   app.add_option("--hours", a.hours, "simulated hours; hour 1 unelected, the rest elected (default 2)")
@@ -26,8 +27,27 @@ int run(int argc, char** argv) {
   app.add_option("--speed", a.speed, "simulated seconds per real second (default 600: two hours in 12 s)")
       ->check(CLI::Range(10.0, 5000.0));
   app.add_option("--html", a.html, "also write the fleet report page (HTML with the chart) to this file");
+  app.add_option("--logs", a.logs,
+                 "also write each replica's log (its meter lines) to DIR/<replica>.log: 'forgemeter report DIR/*.log' "
+                 "then prints the demo's table")
+      ->option_text("DIR");
+  app.add_option("--forge-counts", a.forge_counts,
+                 "also write what the forge itself counted (requests per lane, per hour) to this file, as JSON")
+      ->option_text("FILE");
+  int lose_log = -1;
+  auto* lose =
+      app.add_option(
+             "--lose-log", lose_log,
+             "leave replica N's lines out of the report, as if its log were lost: shows the report-vs-forge check "
+             "failing (exit 1)")
+          ->option_text("N")
+          ->check(CLI::NonNegativeNumber);
   try {
     app.parse(argc, argv);
+    if (lose->count() > 0) a.lose_log = lose_log;
+    if (a.lose_log && *a.lose_log >= a.replicas)
+      throw CLI::ValidationError(
+          "--lose-log", fmt::format("no replica {}: there are {} (0-{})", *a.lose_log, a.replicas, a.replicas - 1));
   } catch (const CLI::Success& e) {  // --help
     return app.exit(e);
   } catch (const CLI::ParseError& e) {

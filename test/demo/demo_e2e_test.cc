@@ -1,44 +1,181 @@
-// forgemeter-demo as a process: exits 0, its fleet report agrees with the
-// forge's own counts exactly, the elected hour costs about 1/R, and a burst of
-// searches is reported as limited, not as the hour's budget running out.
+// forgemeter-demo as a process, checked against what it does not compute
+// itself: the forge's own counts (--forge-counts, read at the server) and the
+// replicas' logs (--logs) summed here by a parser of this file's own. Their
+// sums must equal each other, `forgemeter report` over the logs, and the
+// table the demo printed; a lost log must make the demo itself say DIFFER and
+// exit 1. Also: each hour is printed while the demo still runs, the first
+// hour is whole, the elected hour costs about 1/R, and a burst of searches is
+// reported as limited, not as the hour's budget running out.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "support/process.h"
 
 using namespace forgemeter::test;
 
-TEST_CASE("demo: report == forge, budget out in hour 1, sweep cost ratio about R") {
+namespace {
+
+// hour ending -> lane -> requests
+using Sums = std::map<std::string, std::map<std::string, std::uint64_t>>;
+
+// The count lines of logs, summed by a reader of the grep contract of its
+// own (README "The lines"), not the library's parser:
+//   forge HTTP: <N> requests in the hour ending <hour>[ (<note>)] — <host> <api>[ installation <id>] <lane>=<n>, …
+Sums sum_count_lines(const std::vector<std::string>& files, std::string& notes) {
+  Sums sums;
+  const std::string head = "forge HTTP: ", mid = " requests in the hour ending ", dash = " \xe2\x80\x94 ";
+  for (const auto& file : files) {
+    std::istringstream in(read_file(file));
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind(head, 0) != 0 || line.find(mid) == std::string::npos) continue;
+      const std::string hour = line.substr(line.find(mid) + mid.size(), 17);
+      const std::size_t body = line.find(dash);
+      REQUIRE(body != std::string::npos);
+      if (line.find('(', line.find(mid)) < body) notes += line + "\n";
+      std::uint64_t total = 0;
+      std::istringstream entries(line.substr(body + dash.size()));
+      for (std::string entry; std::getline(entries, entry, ',');) {
+        const std::string lane_n = entry.substr(entry.rfind(' ') + 1);
+        const std::uint64_t n = std::stoull(lane_n.substr(lane_n.find('=') + 1));
+        sums[hour][lane_n.substr(0, lane_n.find('='))] += n;
+        total += n;
+      }
+      CHECK(total == std::stoull(line.substr(head.size())));  // the line's N is its entries' sum
+    }
+  }
+  return sums;
+}
+
+// --forge-counts: {"periods":[{"from","until","lanes":{…}},…]}, one hour each in a 2-hour run.
+Sums forge_sums(const std::string& path) {
+  Sums sums;
+  const auto counts = nlohmann::json::parse(read_file(path));
+  for (const auto& p : counts.at("periods"))
+    for (const auto& [lane, n] : p.at("lanes").items())
+      sums[p.at("until").get<std::string>()][lane] = n.get<std::uint64_t>();
+  return sums;
+}
+
+// `forgemeter report --format json`: one object per hour.
+Sums report_sums(const std::string& json_lines) {
+  Sums sums;
+  std::istringstream in(json_lines);
+  for (std::string line; std::getline(in, line);) {
+    const auto hour = nlohmann::json::parse(line);
+    for (const auto& [lane, n] : hour.at("lanes").items())
+      sums[hour.at("hour_ending").get<std::string>()][lane] = n.get<std::uint64_t>();
+  }
+  return sums;
+}
+
+std::vector<std::string> logs_in(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());  // as the shell expands DIR/*.log
+  return files;
+}
+
+std::string between(const std::string& text, const std::string& from, const std::string& to) {
+  const std::size_t a = text.find(from);
+  REQUIRE(a != std::string::npos);
+  const std::size_t b = text.find(to, a + from.size());
+  REQUIRE(b != std::string::npos);
+  return text.substr(a + from.size(), b - a - from.size());
+}
+
+// Waits (polling the file the child writes) until `text` appears in it; false after `timeout`.
+bool await_output(const std::string& path, const std::string& text, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (read_file(path).find(text) == std::string::npos) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("demo: hours printed as they end; report == logs summed here == forge's own counts") {
   TempDir dir;
+  const std::string logs = dir.file("logs"), counts = dir.file("forge.json"), out = dir.file("out"),
+                    err = dir.file("err");
   // 10 replicas as in the README; 1200x so two simulated hours take ~6 s.
-  auto r = run_process({FORGEMETER_DEMO_BIN, "--speed", "1200", "--html", dir.file("demo.html")},
-                       {.timeout = std::chrono::seconds(240)});
-  INFO(r.err);
-  CHECK(r.exit_code == 0);
-  CHECK(r.out.find("DIFFER") == std::string::npos);
-  CHECK(r.out.find("hour 1         all lanes") != std::string::npos);
-  CHECK(r.out.find("hour 2         all lanes") != std::string::npos);
-  CHECK(r.out.find("the installation's budget ran out at 09:") != std::string::npos);
-  auto at = r.out.find("sweep cost: hour 1 ");
+  const auto child = spawn_process({FORGEMETER_DEMO_BIN, "--speed", "1200", "--html", dir.file("demo.html"), "--logs",
+                                    logs, "--forge-counts", counts},
+                                   out, err);
+  // Hour 1's line comes while hour 2 is still being replayed.
+  REQUIRE(await_output(out, "hour 1, ending 2026-09-30T10:00Z: ", std::chrono::seconds(120)));
+  CHECK(wait_exit(child.pid, std::chrono::milliseconds(0)) == -1);
+  CHECK(read_file(out).find("hour 2, ending") == std::string::npos);
+  const int exit_code = wait_exit(child.pid, std::chrono::seconds(240));
+  const std::string text = read_file(out);
+  INFO(read_file(err));
+  REQUIRE(exit_code == 0);
+  CHECK(text.find("hour 2, ending 2026-09-30T11:00Z: ") < text.find("the fleet report of those lines"));
+
+  // Three sums that share no code: the forge's, the logs' read here, the report's.
+  std::string notes;
+  const auto files = logs_in(logs);
+  CHECK(files.size() == 10);
+  const Sums from_logs = sum_count_lines(files, notes);
+  const Sums forge = forge_sums(counts);
+  CHECK(forge.size() == 2);
+  CHECK(from_logs == forge);
+  CHECK(notes.empty());  // counting began on the hour: no line of a partial hour
+  std::vector<std::string> report{FORGEMETER_BIN, "report", "--format", "json"};
+  report.insert(report.end(), files.begin(), files.end());
+  const auto json = run_process(report);
+  REQUIRE(json.exit_code == 0);
+  CHECK(report_sums(json.out) == forge);
+  // The demo's table is the report of its logs, byte for byte.
+  report.erase(report.begin() + 2, report.begin() + 4);
+  const auto table = run_process(report);
+  REQUIRE(table.exit_code == 0);
+  CHECK(between(text, "the fleet report of those lines (forgemeter report):\n\n", "\nthe report beside") == table.out);
+
+  CHECK(text.find("the installation's budget ran out at 09:") != std::string::npos);
+  auto at = text.find("sweep cost: hour 1 ");
   REQUIRE(at != std::string::npos);
   unsigned long long h1 = 0, h2 = 0;
-  REQUIRE(std::sscanf(r.out.c_str() + at, "sweep cost: hour 1 %llu requests, hour 2 %llu", &h1, &h2) == 2);
-  double ratio = static_cast<double>(h1) / static_cast<double>(h2);
+  REQUIRE(std::sscanf(text.c_str() + at, "sweep cost: hour 1 %llu requests, hour 2 %llu", &h1, &h2) == 2);
+  CHECK(h1 == forge.at("2026-09-30T10:00Z").at("merge-gate-sweeper"));
+  const double ratio = static_cast<double>(h1) / static_cast<double>(h2);
   MESSAGE("sweep cost hour 1 / hour 2 = " << ratio);
   CHECK(ratio > 8.0);  // ~R = 10; one pass either way at the hand-over
   CHECK(ratio < 12.0);
   CHECK(h1 >= 11'700);
   CHECK(h1 <= 19'400);
   // Searches spend their own bucket: the burst in hour 2 runs it out without any false alarm.
-  CHECK(r.out.find("hour 1         pr-search") != std::string::npos);
-  CHECK(r.out.find("reported as limited, and the hour is not exhausted") != std::string::npos);
-  // The report's row of hour 2 (the first line that begins with its hour).
-  const auto row_at = r.out.find("\n2026-09-30T11:00Z");
-  REQUIRE(row_at != std::string::npos);
-  const std::string row = r.out.substr(row_at + 1, r.out.find('\n', row_at + 1) - row_at - 1);
+  CHECK(forge.at("2026-09-30T10:00Z").count("pr-search") == 1);
+  CHECK(text.find("reported as limited, and the hour is not exhausted") != std::string::npos);
+  const std::string row = between(text, "\n2026-09-30T11:00Z", "\n");
   CHECK(row.find("installation 101 search limited at 10:20:") != std::string::npos);
   CHECK(row.find("EXHAUSTED") == std::string::npos);
-  std::string page = read_file(dir.file("demo.html"));
-  CHECK(page.find("<g class=\"bar\"") != std::string::npos);
+  // The incident hour is whole and exhausted on the page too.
+  const std::string page = read_file(dir.file("demo.html"));
+  const std::size_t bar = page.find(R"(<g class="bar" data-hour="2026-09-30T10:00Z")");
+  REQUIRE(bar != std::string::npos);
+  CHECK(page.find(R"( data-slot="0" data-partial="false")", bar) < page.find('>', bar));
+  CHECK(page.find(R"(data-partial="true")") == std::string::npos);
+  CHECK(page.find(R"(<g class="exhausted">)") != std::string::npos);
+}
+
+TEST_CASE("demo: a lost log makes the demo's own check say DIFFER and exit 1") {
+  TempDir dir;
+  auto r = run_process({FORGEMETER_DEMO_BIN, "--replicas", "3", "--hours", "1", "--speed", "1200", "--lose-log", "1",
+                        "--logs", dir.file("logs")},
+                       {.timeout = std::chrono::seconds(120)});
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("all lanes") != std::string::npos);
+  CHECK(r.out.find("DIFFER") != std::string::npos);
+  CHECK(r.err.find("differ") != std::string::npos);
+  CHECK(logs_in(dir.file("logs")).size() == 2);  // the lost one is not written either
 }

@@ -1,0 +1,101 @@
+#include "demo/demo_report.h"
+
+#include <fmt/format.h>
+
+#include "demo/demo_fleet.h"
+#include "meter/civil.h"
+
+namespace forgemeter::demo {
+
+using meter::clock_text;
+using meter::hour_text;
+using report::FleetHour;
+
+std::string hour_line(int number, const FleetHour& h) {
+  std::string lanes;
+  for (const auto& [lane, n] : h.lanes) lanes += fmt::format("{}{} {}", lanes.empty() ? "" : ", ", lane, n);
+  const std::string notes = report::join(report::budget_notes(h), "; ");
+  return fmt::format("hour {}, ending {}{}: {} requests from {} replicas ({}){}{}", number, hour_text(h.hour_ending),
+                     h.partial() ? " (partial)" : "", h.requests, h.sources.size(), lanes,
+                     h.exhausted()   ? " — EXHAUSTED: "
+                     : notes.empty() ? ""
+                                     : " — ",
+                     notes);
+}
+
+namespace {
+
+void compare_period(Comparison& c, const std::vector<FleetHour>& hours, const ForgePeriod& p) {
+  LaneCounts report;
+  for (const FleetHour& h : hours)
+    if (h.hour_ending > p.from && h.hour_ending <= p.until)
+      for (const auto& [lane, n] : h.lanes) report[lane] += n;
+  LaneCounts keys = report;
+  for (const auto& [lane, n] : p.lanes) keys[lane];
+  std::uint64_t rt = 0, ft = 0;
+  for (const auto& [lane, unused] : keys) {
+    const std::uint64_t r = report[lane], f = p.lanes.count(lane) ? p.lanes.at(lane) : 0;
+    rt += r;
+    ft += f;
+    c.agree = c.agree && r == f;
+    c.text += fmt::format("  {:<14} {:<20} {:>8} {:>8}  {}\n", p.label, lane, r, f, r == f ? "agree" : "DIFFER");
+  }
+  c.agree = c.agree && rt == ft;
+  c.text +=
+      fmt::format("  {:<14} {:<20} {:>8} {:>8}  {}\n", p.label, "all lanes", rt, ft, rt == ft ? "agree" : "DIFFER");
+}
+
+}  // namespace
+
+Comparison compare(const std::vector<FleetHour>& hours, const std::vector<ForgePeriod>& periods) {
+  Comparison c;
+  c.text = fmt::format("  {:<14} {:<20} {:>8} {:>8}\n", "hours", "lane", "report", "forge");
+  for (const ForgePeriod& p : periods) compare_period(c, hours, p);
+  return c;
+}
+
+std::string forge_counts_json(const std::vector<ForgePeriod>& periods) {
+  std::string out = R"({"periods":[)";
+  for (std::size_t i = 0; i < periods.size(); ++i) {
+    const ForgePeriod& p = periods[i];
+    std::uint64_t total = 0;
+    std::string lanes;
+    for (const auto& [lane, n] : p.lanes) {
+      total += n;
+      lanes += fmt::format("{}{}:{}", lanes.empty() ? "" : ",", report::json_quote(lane), n);
+    }
+    out += fmt::format(R"({}{{"label":{},"from":"{}","until":"{}","requests":{},"lanes":{{{}}}}})", i ? "," : "",
+                       report::json_quote(p.label), hour_text(p.from), hour_text(p.until), total, lanes);
+  }
+  return out + "]}\n";
+}
+
+std::string headline(const std::vector<FleetHour>& hours, int replicas, bool& hour2_exhausted) {
+  std::string out;
+  hour2_exhausted = false;
+  if (hours.empty()) return out;
+  if (auto at = hours[0].first_exhausted_at()) {
+    const auto minute = std::chrono::duration_cast<std::chrono::minutes>(*at - hours[0].hour_start()).count();
+    out += fmt::format("hour 1: the installation's budget ran out at {}, minute {} of the hour\n", clock_text(*at),
+                       minute);
+  } else {
+    out += "hour 1: the budget did not run out\n";
+  }
+  if (hours.size() < 2) return out;
+  auto sweep = [&](const FleetHour& h) {
+    auto it = h.lanes.find(std::string(kSweepLane));
+    return it == h.lanes.end() ? std::uint64_t{0} : it->second;
+  };
+  const std::uint64_t h1 = sweep(hours[0]), h2 = sweep(hours[1]);
+  out += fmt::format("sweep cost: hour 1 {} requests, hour 2 {}: {:.1f}x less with the lane elected (R = {})\n", h1, h2,
+                     h2 > 0 ? static_cast<double>(h1) / static_cast<double>(h2) : 0.0, replicas);
+  hour2_exhausted = hours[1].exhausted();
+  if (auto limited = hours[1].first_limited_at())
+    out += fmt::format(
+        "hour 2: a burst of searches spent the search bucket (30 a minute) at {}: reported as limited, "
+        "and the hour is {}\n",
+        clock_text(*limited), hour2_exhausted ? "EXHAUSTED" : "not exhausted");
+  return out;
+}
+
+}  // namespace forgemeter::demo

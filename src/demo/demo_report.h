@@ -1,0 +1,42 @@
+// demo_report.h — what the demo says about its fleet: each hour's fleet line,
+// the report beside the forge's own counts, the headline, and the forge's
+// counts as JSON for a test to check on its own.
+//
+// Thread-safety: pure functions. Errors: none.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "report/render.h"
+
+namespace forgemeter::demo {
+
+using LaneCounts = std::map<std::string, std::uint64_t>;  // untagged requests under `other`
+
+// What the forge received in the hours ending (from, until]: read while the
+// clock stood still at `until`'s last second, every request of them landed.
+struct ForgePeriod {
+  std::string label;  // "hour 1", "hours 2-3"
+  report::Instant from{}, until{};
+  LaneCounts lanes;
+};
+
+// "hour 2, ending 2026-09-30T11:00Z: 2309 requests from 10 replicas (merge-gate-sweeper 1769, …) — notes"
+std::string hour_line(int number, const report::FleetHour& h);
+
+struct Comparison {
+  std::string text;  // a table: period, lane, report, forge, agree/DIFFER
+  bool agree = true;
+};
+Comparison compare(const std::vector<report::FleetHour>& hours, const std::vector<ForgePeriod>& periods);
+
+// {"periods":[{"from":"2026-09-30T09:00Z","until":"2026-09-30T10:00Z","requests":N,"lanes":{"other":N,…}},…]}
+std::string forge_counts_json(const std::vector<ForgePeriod>& periods);
+
+// When hour 1's budget ran out, the sweep's cost per hour, the search burst; `hour2_exhausted`: whether it failed.
+std::string headline(const std::vector<report::FleetHour>& hours, int replicas, bool& hour2_exhausted);
+
+}  // namespace forgemeter::demo
