@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "support/skips.h"
+
 namespace forgemeter::test {
 
 namespace {
@@ -73,6 +75,7 @@ bool no_browser() {
   REQUIRE_MESSAGE((skip != nullptr && std::string(skip) == "1"),
                   "no /usr/bin/chromium: install the Debian package chromium, or set FORGEMETER_SKIP_BROWSER=1");
   MESSAGE("SKIPPED: FORGEMETER_SKIP_BROWSER=1, the page was not rendered");
+  fmtest::skipped("FORGEMETER_SKIP_BROWSER=1: the report page was not rendered");
   return true;
 }
 
