@@ -65,6 +65,7 @@ struct BudgetView {
   std::optional<std::uint64_t> lowest;  // lowest remaining a replica saw
   Instant lowest_at{};
   std::string lowest_source;
+  std::optional<Instant> resets;  // the lowest reading's reset (its window's end), when it named one
   std::optional<std::uint64_t>
       limit;  // core: FleetOptions::budget, else the highest ` of N`; others: the highest ` of N`
   std::optional<Instant> exhausted_at;  // hourly budgets: the earliest reading of remaining 0

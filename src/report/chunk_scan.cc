@@ -43,7 +43,7 @@ std::vector<Piece> split(std::uint64_t size, std::uint64_t nominal) {
 void read_piece(const Piece& piece, const LogReader::PlainFile& file, const ChunkOptions& o, const std::string& name,
                 std::vector<char>& buffer, PieceResult& r) {
   const std::uint32_t source = o.source_field.empty() ? r.fleet.source(name) : 0;
-  LineTaker taker(r.fleet, o.source_field);
+  LineTaker taker(r.fleet, o.source_field, o.filter);
   // From the byte before the piece, dropping through the first '\n': what
   // remains starts a line (the line running into the piece is the previous piece's).
   const std::uint64_t from = piece.begin == 0 ? 0 : piece.begin - 1;

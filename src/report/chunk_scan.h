@@ -26,6 +26,7 @@ struct ChunkOptions {
   std::string source_field;
   unsigned threads = 2;         // including the calling thread
   std::size_t chunk_bytes = 0;  // nominal piece size; 0 = automatic
+  const EntryFilter* filter = nullptr;
 };
 
 // Reads `file`, the whole of input `name`, into `fleet` and `stats`. No

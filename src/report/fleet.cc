@@ -36,6 +36,14 @@ bool LaneOrder::operator()(const std::string& a, const std::string& b) const {
   return a < b;
 }
 
+Instant reset_after(Instant at, TimeOfDay resets) {
+  using namespace std::chrono;
+  const auto day = duration_cast<seconds>(days(1));
+  auto ahead = (resets - (at - floor<days>(at))) % day;
+  if (ahead < seconds(0)) ahead += day;
+  return at + ahead;
+}
+
 Instant instant_in_hour(Instant hour_ending, TimeOfDay at) {
   using namespace std::chrono;
   Instant start = hour_ending - hours(1);
@@ -88,7 +96,7 @@ void Fleet::add(std::uint32_t source, const LineView& line) {
   ++h.lines;
   ++lines_;
   switch (line.kind) {
-    case LineView::Kind::count: add_count(h, line); break;
+    case LineView::Kind::count: add_count(h, source, line); break;
     case LineView::Kind::budget: add_budget(h, source, line); break;
     case LineView::Kind::answers: add_answers(h, line); break;
   }
@@ -124,13 +132,13 @@ void Fleet::add_sum(const Hour& h, std::uint64_t& to, std::uint64_t n) {
     if (!overflowed_ || h.ending < *overflowed_) overflowed_ = h.ending;
 }
 
-void Fleet::add_count(Hour& h, const LineView& line) {
+void Fleet::add_count(Hour& h, std::uint32_t source, const LineView& line) {
   for (const CountEntryView& e : line.counts) {
     const std::uint64_t ha = host_api(e.host, e.api);
     // Lanes, hosts and installations split the hour's requests: none passes
     // 2^64-1 unless the hour's total does.
     add_sum(h, h.requests, e.count);
-    h.lanes[std::uint64_t{lanes_.id(e.lane)} * 2 + static_cast<unsigned>(e.api)] += e.count;
+    h.source_lanes[source_lane(source, lanes_.id(e.lane), e.api)] += e.count;
     h.hosts[ha] += e.count;
     h.installations[e.installation] += e.count;
     if (e.installation != 0) h.budgets[budget_key(ha, e.installation)].requests += e.count;
@@ -144,6 +152,7 @@ void Fleet::Budget::merge(const Budget& later, std::uint32_t source) {
     lowest = later.lowest;
     lowest_at = later.lowest_at;
     lowest_source = source;
+    lowest_resets = later.lowest_resets;
   }
   if (later.limit && (!limit || *later.limit > *limit)) limit = later.limit;
   if (later.zero_at && (!zero_at || *later.zero_at < *zero_at)) zero_at = later.zero_at;
@@ -156,6 +165,7 @@ void Fleet::add_budget(Hour& h, std::uint32_t source, const LineView& line) {
     reading.lowest = e.remaining;
     reading.lowest_at = at;
     reading.limit = e.limit;
+    if (e.resets) reading.lowest_resets = reset_after(at, *e.resets);
     if (e.remaining == 0) reading.zero_at = at;
     const std::uint64_t key = budget_key(host_api(e.host, e.api), e.installation);
     // A line may name the default resource (`core` on REST): the same budget as none.
@@ -195,7 +205,10 @@ void Fleet::absorb(const Fleet& later) {
     h.lines += from.lines;
     for (auto s : from.sources) insert_sorted(h.sources, source[s]);
     for (auto s : from.partial_sources) insert_sorted(h.partial_sources, source[s]);
-    for (const auto& [id, n] : from.lanes.items()) h.lanes[std::uint64_t{lane[id / 2]} * 2 + id % 2] += n;
+    for (const auto& [id, n] : from.source_lanes.items()) {
+      const std::uint64_t lane_api = id & 0xffffffffU;
+      h.source_lanes[source_lane(source[id >> 32], lane[lane_api / 2], Api(lane_api % 2))] += n;
+    }
     for (const auto& [id, n] : from.hosts.items()) h.hosts[host(id)] += n;
     for (const auto& [id, n] : from.installations.items()) h.installations[id] += n;
     for (const auto& [id, c] : from.answers.items()) {
@@ -219,6 +232,7 @@ BudgetView Fleet::view_of(const Budget& from, BudgetKind kind) const {
   b.lowest = from.lowest;
   b.lowest_at = from.lowest_at;
   if (from.lowest) b.lowest_source = sources_.name(from.lowest_source);
+  b.resets = from.lowest_resets;
   b.limit = kind == BudgetKind::core && options_.budget ? options_.budget : from.limit;
   (kind == BudgetKind::other ? b.limited_at : b.exhausted_at) = from.zero_at;
   return b;
@@ -237,10 +251,14 @@ FleetHour Fleet::hour_of(const Hour& from) const {
   h.lines = from.lines;
   h.sources = from.sources;
   h.partial_sources = from.partial_sources;
-  for (const auto& [id, n] : from.lanes.items()) {
-    const std::string& name = lanes_.name(static_cast<std::uint32_t>(id / 2));
+  for (const auto& [id, n] : from.source_lanes.items()) {
+    const std::uint64_t lane_api = id & 0xffffffffU;
+    const std::string& name = lanes_.name(static_cast<std::uint32_t>(lane_api / 2));
     h.lanes[name] += n;
-    if (Api(id % 2) == Api::graphql) h.graphql_lanes[name] += n;
+    if (Api(lane_api % 2) == Api::graphql) h.graphql_lanes[name] += n;
+    SourceHour& s = h.by_source[static_cast<std::uint32_t>(id >> 32)];
+    s.requests += n;
+    s.lanes[name] += n;
   }
   for (const auto& [id, n] : from.hosts.items()) h.hosts.emplace(host_api_of(id), n);
   for (const auto& [id, n] : from.installations.items()) h.installations.emplace(id, n);

@@ -4,7 +4,8 @@
 // A *source* is one replica's stream of lines (one input file, or one value of
 // `--source-field`). For every hour (by its `hour ending`):
 //   * requests: the sum of N of every count line, and the same split per lane
-//     (and its GraphQL part), per host/api and per installation;
+//     (and its GraphQL part), per host/api, per installation, and per source
+//     and lane (which replica spent what);
 //   * replicas: the distinct sources that gave any line for the hour;
 //     partial: the hour has a line with a note (`counted from` / `until`);
 //   * budgets, per (host, api, installation, resource) — the forge's buckets,
@@ -57,6 +58,12 @@ struct LaneOrder {
 
 using AnswerCounts = std::array<std::uint64_t, kAnswerClasses>;
 
+// One source's requests in an hour.
+struct SourceHour {
+  std::uint64_t requests = 0;
+  std::map<std::string, std::uint64_t, LaneOrder> lanes;  // every API
+};
+
 struct FleetHour {
   Instant hour_ending{};
   std::uint64_t requests = 0;
@@ -66,9 +73,10 @@ struct FleetHour {
   std::map<std::uint64_t, std::uint64_t> installations;  // 0 = none
   std::map<BudgetKey, BudgetView> budgets;
   std::map<HostApi, AnswerCounts> answers;
-  std::vector<std::uint32_t> sources;          // sorted, distinct
-  std::vector<std::uint32_t> partial_sources;  // sorted, distinct: sources with a noted line
-  std::uint64_t lines = 0;                     // meter lines summed into this hour
+  std::vector<std::uint32_t> sources;             // sorted, distinct
+  std::vector<std::uint32_t> partial_sources;     // sorted, distinct: sources with a noted line
+  std::map<std::uint32_t, SourceHour> by_source;  // sources with requests (a budget-only source has none)
+  std::uint64_t lines = 0;                        // meter lines summed into this hour
 
   Instant hour_start() const { return hour_ending - std::chrono::hours(1); }
   bool partial() const { return !partial_sources.empty(); }
@@ -121,12 +129,13 @@ class Fleet {
     Instant lowest_at{};
     std::uint32_t lowest_source = 0;
     std::optional<std::uint64_t> limit;
-    std::optional<Instant> zero_at;  // the earliest reading of remaining 0
+    std::optional<Instant> lowest_resets;  // the lowest reading's reset, when it named one
+    std::optional<Instant> zero_at;        // the earliest reading of remaining 0
     // Folds in sums from lines that come later (`source`: their lowest
     // reading's source in this fleet's ids): an equal lowest keeps this one's.
     void merge(const Budget& later, std::uint32_t source);
   };
-  // One hour's sums, keyed by ids: lanes by lane id * 2 + api, hosts and
+  // One hour's sums, keyed by ids: requests by source_lane(), hosts and
   // answers by host/api id (host id * 2 + api), installations by id; the API's
   // default resource's budgets by budget_key() of a host/api id and an
   // installation, any other resource's by resource_key() (count lines only
@@ -134,7 +143,7 @@ class Fleet {
   struct Hour {
     Instant ending{};
     std::uint64_t requests = 0, lines = 0;
-    SmallMap<std::uint64_t> lanes, hosts, installations;
+    SmallMap<std::uint64_t> source_lanes, hosts, installations;
     SmallMap<Budget> budgets, resources;
     SmallMap<AnswerCounts> answers;
     std::vector<std::uint32_t> sources, partial_sources;
@@ -145,9 +154,15 @@ class Fleet {
   BudgetView view_of(const Budget& from, BudgetKind kind) const;
   BudgetKey key_of(std::uint64_t budget_key, std::string resource) const;
   void add_sum(const Hour& h, std::uint64_t& to, std::uint64_t n);
-  void add_count(Hour& h, const LineView& line);
+  void add_count(Hour& h, std::uint32_t source, const LineView& line);
   void add_budget(Hour& h, std::uint32_t source, const LineView& line);
   void add_answers(Hour& h, const LineView& line);
+  // A source, a lane id and an API as one key: the lanes of one source are
+  // what most hours hold (one file per replica), so splitting by source costs
+  // the scan nothing there. Lane ids are far below 2^31 (one per lane name).
+  static std::uint64_t source_lane(std::uint32_t source, std::uint64_t lane, Api api) {
+    return std::uint64_t{source} << 32 | (lane * 2 + static_cast<unsigned>(api));
+  }
   std::uint64_t host_api(std::string_view host, Api api) {
     return std::uint64_t{hosts_.id(host)} * 2 + static_cast<unsigned>(api);
   }
@@ -201,5 +216,9 @@ class Fleet {
 // such instant to that hour, so a reading at 23:59:59Z in the hour ending
 // 00:00Z lands on the right day).
 Instant instant_in_hour(Instant hour_ending, TimeOfDay at);
+
+// A reading's reset as an instant: the first at or after the reading with
+// that time of day (a window ends within an hour of any reading in it).
+Instant reset_after(Instant at, TimeOfDay resets);
 
 }  // namespace forgemeter::report

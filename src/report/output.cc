@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "report/errors.h"
+#include "report/render_views.h"
 
 namespace forgemeter::report {
 
@@ -23,10 +24,19 @@ void write_stdout(std::string_view text) {
   std::fflush(stdout);
 }
 
-std::string render_format(const ReportData& data, std::string_view format) {
-  if (format == "json") return render_json(data);
-  if (format == "csv") return render_csv(data);
-  return render_table(data);
+void write_output(const std::string& path, std::string_view text) {
+  if (path == "-")
+    write_stdout(text);
+  else
+    write_file(path, text);
+}
+
+std::string render_format(const ReportData& data, std::string_view format, View view) {
+  const bool by_replica = view == View::replica;
+  if (format == "html") return render_html(data);
+  if (format == "json") return by_replica ? render_replica_json(data) : render_json(data);
+  if (format == "csv") return by_replica ? render_replica_csv(data) : render_csv(data);
+  return by_replica ? render_replica_table(data) : render_table(data);
 }
 
 }  // namespace forgemeter::report

@@ -3,6 +3,7 @@
 // what to do; write_stdout() does not fail (a closed stdout is the reader's).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -12,7 +13,12 @@ namespace forgemeter::report {
 
 void write_file(const std::string& path, std::string_view text);
 void write_stdout(std::string_view text);
-// format: "table", "json" or "csv".
-std::string render_format(const ReportData& data, std::string_view format);
+// write_file(), or write_stdout() for "-".
+void write_output(const std::string& path, std::string_view text);
+
+// The views a report offers: one row per hour, or per hour and replica.
+enum class View : std::uint8_t { hour, replica };
+// format: "table", "json", "csv" or "html" (the page: every view at once).
+std::string render_format(const ReportData& data, std::string_view format, View view = View::hour);
 
 }  // namespace forgemeter::report

@@ -4,6 +4,7 @@
 // CSV schemas are documented in src/report/README.md.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,11 @@ struct ReportData {
   std::vector<FleetHour> hours;
   std::vector<std::string> sources;  // by source id
   ScanStats stats;
+  // The instant the report is made at: the last hour is in progress when it
+  // holds it, and its budgets are projected (projection.h). None: no projection.
+  std::optional<Instant> now{};
+  // A budget out this soon after its reset is a startup burst.
+  std::chrono::seconds burst_within = std::chrono::minutes(10);
 };
 
 std::string render_table(const ReportData& r);

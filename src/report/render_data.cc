@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "meter/civil.h"
-#include "report/render.h"
+#include "report/render_views.h"
 
 namespace forgemeter::report {
 
@@ -27,20 +27,14 @@ std::string json_quote(std::string_view s) {
 
 namespace {
 
-template <class T>
-std::string opt_num(const std::optional<T>& v) {
-  return v ? fmt::to_string(*v) : "null";
-}
-
-std::string opt_time(const std::optional<Instant>& t) { return t ? json_quote(instant_text(*t)) : "null"; }
-
 std::string names_json(const std::vector<std::uint32_t>& ids, const std::vector<std::string>& names) {
   std::string out = "[";
   for (std::size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + json_quote(names.at(ids[i]));
   return out + "]";
 }
 
-std::string hour_json(const FleetHour& h, const std::vector<std::string>& names) {
+std::string hour_json(const FleetHour& h, const ReportData& r) {
+  const std::vector<std::string>& names = r.sources;
   std::string o = fmt::format(R"({{"hour_ending":{},"hour_start":{},"requests":{},"replicas":{},"sources":{},)",
                               json_quote(hour_text(h.hour_ending)), json_quote(hour_text(h.hour_start())), h.requests,
                               h.sources.size(), names_json(h.sources, names));
@@ -78,13 +72,18 @@ std::string hour_json(const FleetHour& h, const std::vector<std::string>& names)
                      b.lowest ? json_quote(instant_text(b.lowest_at)) : "null",
                      b.lowest ? json_quote(b.lowest_source) : "null", opt_num(b.limit), b.over(),
                      opt_time(b.exhausted_at));
-    o += fmt::format(R"("resource":{},"hourly":{},"limited_at":{}}})", json_quote(key.resource_name()), b.hourly(),
-                     opt_time(b.limited_at));
+    o += fmt::format(R"("resource":{},"hourly":{},"limited_at":{},"resets":{}}})", json_quote(key.resource_name()),
+                     b.hourly(), opt_time(b.limited_at), opt_time(b.resets));
   }
-  o += fmt::format(R"(],"exhausted":{},"first_exhausted_at":{},"limited":{},"first_limited_at":{}}})", h.exhausted(),
-                   opt_time(h.first_exhausted_at()), h.limited(), opt_time(h.first_limited_at()));
+  o +=
+      fmt::format(R"(],"exhausted":{},"first_exhausted_at":{},"limited":{},"first_limited_at":{},{}}})", h.exhausted(),
+                  opt_time(h.first_exhausted_at()), h.limited(), opt_time(h.first_limited_at()), projection_json(r, h));
   return o;
 }
+
+}  // namespace
+
+std::string opt_time(const std::optional<Instant>& t) { return t ? json_quote(instant_text(*t)) : "null"; }
 
 std::string csv_field(std::string_view s) {
   if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
@@ -93,11 +92,9 @@ std::string csv_field(std::string_view s) {
   return out + "\"";
 }
 
-}  // namespace
-
 std::string render_json(const ReportData& r) {
   std::string out;
-  for (const FleetHour& h : r.hours) out += hour_json(h, r.sources) + "\n";
+  for (const FleetHour& h : r.hours) out += hour_json(h, r) + "\n";
   return out;
 }
 

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "meter/civil.h"
-#include "report/render.h"
+#include "report/render_views.h"
 
 namespace forgemeter::report {
 
@@ -99,7 +99,7 @@ h2{{font-size:15px;margin:24px 0 0}} .key{{font-size:12px;color:#52606d}} .key b
 <p class="sum">{} hours, {} requests, {} replicas' logs, {} exhausted hour{}{}.</p>
 <p class="key">Bars: the fleet's REST requests per hour, stacked by lane (dashed outline: partial hour; shaded slot: an hour without lines); beside them, hatched, its GraphQL requests (GraphQL spends points of its own budget, so they are not held against the line). <b>- - -</b> the installation's core (REST) budget; <b style="color:#334e68">&middot;&middot;&middot;</b> its GraphQL budget (points). <b>&#9660;</b> an hourly budget ran out (or the fleet went over core). <i>&#9675;</i> only a per-minute resource (search, …) ran out: limited for a minute, not the hour.</p>
 {}
-<table><thead><tr><th>hour ending</th><th>requests</th><th>of which GraphQL</th><th>replicas</th><th>lanes</th><th>lowest remaining (hourly)</th><th>core limit</th><th>budgets</th></tr></thead>
+{}{}<table><thead><tr><th>hour ending</th><th>requests</th><th>of which GraphQL</th><th>replicas</th><th>lanes</th><th>lowest remaining (hourly)</th><th>core limit</th><th>budgets</th></tr></thead>
 <tbody>
 {}</tbody></table>
 <h2>Budgets by installation and resource</h2>
@@ -111,7 +111,7 @@ h2{{font-size:15px;margin:24px 0 0}} .key{{font-size:12px;color:#52606d}} .key b
 )",
                      r.hours.size(), total, r.sources.size(), exhausted, exhausted == 1 ? "" : "s",
                      limited == 0 ? std::string() : fmt::format(", {} limited only by a per-minute resource", limited),
-                     render_svg_chart(r), hour_rows(r), budget_rows(r),
+                     render_svg_chart(r), projection_html(r), replica_html(r), hour_rows(r), budget_rows(r),
                      skipped.empty() ? std::string() : "<pre>" + html_escape(skipped) + "</pre>");
 }
 

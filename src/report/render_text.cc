@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "meter/civil.h"
-#include "report/render.h"
+#include "report/render_views.h"
 #include "report/terminal_text.h"
 
 namespace forgemeter::report {
@@ -20,11 +20,6 @@ std::vector<std::string> all_lanes(const std::vector<FleetHour>& hours) {
   return {lanes.begin(), lanes.end()};
 }
 
-namespace {
-
-using Row = std::vector<std::string>;
-
-// Columns right-aligned except the first and the last, two spaces apart.
 // Cells hold text from the logs (source names: file paths, --source-field
 // values): each is made safe for a terminal here, the table's one way out.
 void print_rows(std::string& out, std::vector<Row> rows) {
@@ -51,8 +46,6 @@ void print_rows(std::string& out, std::vector<Row> rows) {
   }
 }
 
-}  // namespace
-
 std::string render_table(const ReportData& r) {
   std::string out;
   if (r.hours.empty()) return "no meter lines found\n";
@@ -76,6 +69,7 @@ std::string render_table(const ReportData& r) {
     rows.push_back(std::move(row));
   }
   print_rows(out, std::move(rows));
+  out += projection_text(r);
 
   out += "\nby host and api\n";
   std::vector<Row> hosts{{"HOUR ENDING", "HOST", "API", "REQUESTS", "ANSWERS"}};

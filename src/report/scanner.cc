@@ -16,6 +16,20 @@ namespace {
 
 constexpr std::string_view kMarker = "forge ";  // every meter line's first word, in text and JSON alike
 
+// The value at a dotted path of objects (`kubernetes.pod_name`), or nullptr.
+const nlohmann::json* at_path(const nlohmann::json& doc, std::string_view path) {
+  const nlohmann::json* at = &doc;
+  for (std::size_t from = 0; from <= path.size();) {
+    const std::size_t dot = std::min(path.find('.', from), path.size());
+    if (!at->is_object()) return nullptr;
+    const auto it = at->find(path.substr(from, dot - from));
+    if (it == at->end()) return nullptr;
+    at = &*it;
+    from = dot + 1;
+  }
+  return at;
+}
+
 }  // namespace
 
 std::optional<std::string> json_string_field(std::string_view record, std::string_view key) {
@@ -23,21 +37,30 @@ std::optional<std::string> json_string_field(std::string_view record, std::strin
   if (open == std::string_view::npos) return std::nullopt;
   const auto doc = nlohmann::json::parse(record.begin() + open, record.end(), nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return std::nullopt;  // also what a parse error gives (`discarded`)
-  const auto it = doc.find(key);
-  if (it == doc.end() || !it->is_string()) return std::nullopt;
-  return it->get<std::string>();
+  const nlohmann::json* at = nullptr;
+  if (const auto it = doc.find(key); it != doc.end())
+    at = &*it;
+  else if (key.find('.') != std::string_view::npos)
+    at = at_path(doc, key);
+  if (at == nullptr || !at->is_string()) return std::nullopt;
+  return at->get<std::string>();
 }
 
 LineTaker::Took LineTaker::take(std::string_view line, std::uint32_t default_source, std::string_view where_name) {
   const auto kind = reader_.scan(line);
   if (kind == LineScan::Kind::none) return Took::none;
   if (kind == LineScan::Kind::malformed) return Took::skipped;
+  const LineView* line_view = &reader_.line();
+  if (filter_ != nullptr) {
+    if (!filter_->apply(*line_view, kept_)) return Took::none;
+    line_view = &kept_;
+  }
   std::uint32_t source = default_source;
   if (!source_field_.empty()) {
     auto name = json_string_field(line, source_field_);
     source = fleet_.source(name ? *name : fmt::format("{} (no \"{}\")", where_name, source_field_));
   }
-  fleet_.add(source, reader_.line());
+  fleet_.add(source, *line_view);
   return Took::summed;
 }
 
@@ -74,7 +97,8 @@ void Scanner::scan_inputs(const std::vector<std::string>& paths) {
     std::uint32_t source = options_.source_field.empty() ? fleet_.source(reader->name()) : 0;
     if (const auto file = reader->plain_file(); threads > 1 && file) {
       const std::uint64_t before = stats_.bytes;
-      scan_in_chunks(*file, reader->name(), ChunkOptions{kMarker, options_.source_field, threads, options_.chunk_bytes},
+      scan_in_chunks(*file, reader->name(),
+                     ChunkOptions{kMarker, options_.source_field, threads, options_.chunk_bytes, &options_.filter},
                      fleet_, stats_);
       reader->check_still_named(stats_.bytes - before);
       continue;

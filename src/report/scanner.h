@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "report/filter.h"
 #include "report/fleet.h"
 
 namespace forgemeter::report {
@@ -33,13 +34,18 @@ struct ScanOptions {
   unsigned threads = 1;
   // Nominal chunk size for the threads; 0 = automatic. Tests use tiny chunks.
   std::size_t chunk_bytes = 0;
+  // The entries summed (filter.h); empty: all.
+  EntryFilter filter{};
 };
 
 // The per-line work of every scan: finds the meter line in one log line and
 // adds it to a Fleet. One per thread.
 class LineTaker {
  public:
-  LineTaker(Fleet& fleet, const std::string& source_field) : fleet_(fleet), source_field_(source_field) {}
+  // `filter`: nullptr or an empty filter sums every entry.
+  LineTaker(Fleet& fleet, const std::string& source_field, const EntryFilter* filter = nullptr)
+      : fleet_(fleet), source_field_(source_field), filter_(filter != nullptr && !filter->empty() ? filter : nullptr) {}
+  // `none` also for a meter line the filter keeps nothing of.
   enum class Took { none, summed, skipped };
   // `default_source`: the input's source id (unused with a source field);
   // `where_name`: the input's name (for the no-field source name).
@@ -50,7 +56,9 @@ class LineTaker {
  private:
   Fleet& fleet_;
   const std::string& source_field_;
+  const EntryFilter* filter_;
   LineReader reader_;
+  LineView kept_;  // the filtered line, its vectors reused
 };
 
 class Scanner {
@@ -71,7 +79,7 @@ class Scanner {
 
   Fleet& fleet_;
   ScanOptions options_;
-  LineTaker taker_{fleet_, options_.source_field};
+  LineTaker taker_{fleet_, options_.source_field, &options_.filter};
   ScanStats stats_;
   std::uint64_t memory_lines_ = 0;
 };
@@ -79,10 +87,14 @@ class Scanner {
 // "file:line: reason", as the skipped-line summary lists them.
 std::string skip_reason(std::string_view where_name, std::uint64_t line_no, std::string_view reason);
 
-// The string value of the top-level key `key` of the JSON object in a log
-// line (from its first '{', so a `kubectl logs --prefix` prefix is skipped);
-// nullopt when there is no valid object, no such key at its top level, or
-// the value is not a string. A nested key of the same name never counts.
+// The string value at `key` of the JSON object in a log line (from its first
+// '{', so a `kubectl logs --prefix` prefix is skipped): the top-level key of
+// that name; else, when `key` has dots, the path they split it into
+// (`kubernetes.pod_name`: key `pod_name` of the object at `kubernetes`). So
+// a top-level key that holds dots itself (a flattened record) is found
+// first, and a nested key of the same name as a plain `key` never counts.
+// nullopt when there is no valid object, no such key, or the value is not a
+// string.
 std::optional<std::string> json_string_field(std::string_view record, std::string_view key);
 
 }  // namespace forgemeter::report

@@ -87,3 +87,37 @@ TEST_CASE("a GraphQL-heavy hour: the REST bar under the core line, the GraphQL b
   MESSAGE("hatch-coloured pixels: " << hatch);
   CHECK(hatch > 600);  // the legend's swatch alone has at most 144
 }
+
+TEST_CASE("the per-replica table under the chart: each replica's totals, as the browser reads them") {
+  if (no_browser()) return;
+  TempDir dir;
+  const std::string page = dir.file("report.html");
+  const std::string fixtures = FIXTURES;
+  const std::vector<std::string> files = {fixtures + "/replica-a.log", fixtures + "/replica-b.json",
+                                          fixtures + "/replica-c.log.gz"};
+  std::vector<std::string> args = {forgemeter_bin(), "report", "--html", page};
+  args.insert(args.end(), files.begin(), files.end());
+  REQUIRE(run_process(args).exit_code == 0);
+
+  auto dump = chromium(dir.file("profile-1"));
+  dump.insert(dump.end(), {"--dump-dom", "file://" + page});
+  auto d = run_process(dump, {.timeout = std::chrono::seconds(120)});
+  REQUIRE(d.exit_code == 0);
+  const std::size_t table = d.out.find(R"(<table class="replicas">)");
+  REQUIRE(table != std::string::npos);
+  CHECK(table > d.out.find("</svg>"));  // under the chart
+  const std::string body = d.out.substr(table, d.out.find("</table>", table) - table);
+  // hours, requests, then the lanes (other, merge-gate-sweeper): replica-a 700+300, b 650+20, c 90.
+  const std::vector<std::string> want = {
+      "<td>" + files[0] +
+          R"(</td><td class="n">2</td><td class="n">1000</td><td class="n">110</td><td class="n">890</td>)",
+      "<td>" + files[1] +
+          R"(</td><td class="n">2</td><td class="n">670</td><td class="n">40</td><td class="n">630</td>)",
+      "<td>" + files[2] +
+          R"(</td><td class="n">1</td><td class="n">90</td><td class="n">10</td><td class="n">80</td>)"};
+  for (const auto& row : want) {
+    CAPTURE(row);
+    CHECK(body.find(row) != std::string::npos);
+  }
+  CHECK(d.out.find(R"(<table class="replica-hours">)") != std::string::npos);
+}

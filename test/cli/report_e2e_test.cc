@@ -8,21 +8,11 @@
 
 #include <zlib.h>
 
-#include "process.h"
+#include "report_run.h"
 
 using namespace forgemeter::test;
 
 namespace {
-
-std::string fixture(const std::string& name) { return std::string(FIXTURES) + "/" + name; }
-
-ProcessResult report(std::vector<std::string> args, ProcessOptions opt = {}) {
-  args.insert(args.begin(), {forgemeter_bin(), "report"});
-  return run_process(args, opt);
-}
-
-const std::vector<std::string> kAll = {fixture("replica-a.log"), fixture("replica-b.json"),
-                                       fixture("replica-c.log.gz")};
 
 std::size_t occurrences(const std::string& hay, const std::string& needle) {
   std::size_t n = 0;
@@ -222,32 +212,31 @@ TEST_CASE("resources, json: a budget object per resource; the hour exhausted onl
   const std::string core_hour = line_with(r.out, R"("hour_ending":"2026-09-30T16:00Z")");
   const std::string graphql_hour = line_with(r.out, R"("hour_ending":"2026-09-30T17:00Z")");
 
-  CHECK(
-      search_hour.find(
-          R"("exhausted":false,"first_exhausted_at":null,"limited":true,"first_limited_at":"2026-09-30T14:02:11Z"})") !=
-      std::string::npos);
+  CHECK(search_hour.find(
+            R"("exhausted":false,"first_exhausted_at":null,"limited":true,"first_limited_at":"2026-09-30T14:02:11Z",)"
+            R"("in_progress":false,"projections":[],"startup_bursts":[]})") != std::string::npos);
   CHECK(search_hour.find(
             R"({"host":"api.github.com","api":"rest","installation":101,"requests":1500,"lowest_remaining":3900,)") !=
         std::string::npos);
-  CHECK(
-      search_hour.find(
-          R"("limit":5000,"over_limit":false,"exhausted_at":null,"resource":"core","hourly":true,"limited_at":null})") !=
-      std::string::npos);
+  CHECK(search_hour.find(
+            R"("limit":5000,"over_limit":false,"exhausted_at":null,"resource":"core","hourly":true,"limited_at":null,)"
+            R"("resets":"2026-09-30T14:50:00Z"})") != std::string::npos);
   CHECK(
       search_hour.find(
           R"({"host":"api.github.com","api":"rest","installation":101,"requests":null,"lowest_remaining":0,"lowest_at":"2026-09-30T14:02:11Z",)") !=
       std::string::npos);
   CHECK(
       search_hour.find(
-          R"("limit":30,"over_limit":false,"exhausted_at":null,"resource":"search","hourly":false,"limited_at":"2026-09-30T14:02:11Z"})") !=
-      std::string::npos);
+          R"("limit":30,"over_limit":false,"exhausted_at":null,"resource":"search","hourly":false,"limited_at":"2026-09-30T14:02:11Z",)"
+          R"("resets":"2026-09-30T14:03:00Z"})") != std::string::npos);
   CHECK(search_hour.find(R"("lowest_remaining":3,"lowest_at":"2026-09-30T14:31:30Z")") != std::string::npos);
-  CHECK(search_hour.find(R"("resource":"code_search","hourly":false,"limited_at":null})") != std::string::npos);
+  CHECK(search_hour.find(
+            R"("resource":"code_search","hourly":false,"limited_at":null,"resets":"2026-09-30T14:32:00Z"})") !=
+        std::string::npos);
 
-  CHECK(
-      core_hour.find(
-          R"("exhausted":true,"first_exhausted_at":"2026-09-30T15:48:09Z","limited":false,"first_limited_at":null})") !=
-      std::string::npos);
+  CHECK(core_hour.find(
+            R"("exhausted":true,"first_exhausted_at":"2026-09-30T15:48:09Z","limited":false,"first_limited_at":null,)"
+            R"("in_progress":false,"projections":[],"startup_bursts":[]})") != std::string::npos);
   CHECK(core_hour.find(R"("requests":5100,"lowest_remaining":0,"lowest_at":"2026-09-30T15:48:09Z")") !=
         std::string::npos);
   CHECK(core_hour.find(R"("limit":5000,"over_limit":true,"exhausted_at":"2026-09-30T15:48:09Z","resource":"core")") !=
@@ -260,8 +249,8 @@ TEST_CASE("resources, json: a budget object per resource; the hour exhausted onl
           R"({"host":"api.github.com","api":"graphql","installation":101,"requests":3800,"lowest_remaining":1000,)") !=
       std::string::npos);
   CHECK(graphql_hour.find(
-            R"("over_limit":false,"exhausted_at":null,"resource":"graphql","hourly":true,"limited_at":null})") !=
-        std::string::npos);
+            R"("over_limit":false,"exhausted_at":null,"resource":"graphql","hourly":true,"limited_at":null,)"
+            R"("resets":"2026-09-30T17:00:00Z"})") != std::string::npos);
   CHECK(graphql_hour.find(R"("installation":101,"requests":2500,"lowest_remaining":3050,)") != std::string::npos);
   CHECK(graphql_hour.find(R"("exhausted":false)") != std::string::npos);
 }

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "forgemeter/lines.h"
-#include "report/render.h"
+#include "report/render_views.h"
 #include "report/scanner.h"
 
 using namespace forgemeter;
@@ -59,8 +59,8 @@ std::string report_text(const std::vector<std::string>& files, const Run& run) {
   scanner.scan_inputs(files);
   ReportData data{fleet.hours(), fleet.source_names(), scanner.stats()};
   return render_table(data) + "\n--\n" + render_json(data) + "\n--\n" + render_csv(data) + "\n--\n" +
-         render_skipped(data.stats) + "\n--\nbytes " + std::to_string(data.stats.bytes) + " lines " +
-         std::to_string(data.stats.lines);
+         render_replica_table(data) + "\n--\n" + render_replica_json(data) + "\n--\n" + render_skipped(data.stats) +
+         "\n--\nbytes " + std::to_string(data.stats.bytes) + " lines " + std::to_string(data.stats.lines);
 }
 
 std::string fixture(const std::string& name) { return std::string(FIXTURES) + "/" + name; }

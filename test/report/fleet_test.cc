@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "report/fleet.h"
-#include "report/render.h"
+#include "report/render_views.h"
 
 using namespace forgemeter;
 using namespace forgemeter::report;
@@ -55,6 +55,13 @@ TEST_CASE("counts sum per hour, lane, host/api and installation across sources")
   CHECK(h.installations.at(0) == 100);
   CHECK(h.budgets.at(BudgetKey{"api.github.com", Api::rest, 101}).requests == 1250);
   CHECK(h.sources == std::vector<std::uint32_t>{a, b});
+  // Per source: which replica spent what, lane by lane.
+  CHECK(h.by_source.at(a).requests == 700);
+  CHECK(h.by_source.at(a).lanes.at("sweeper") == 640);
+  CHECK(h.by_source.at(a).lanes.at("other") == 60);
+  CHECK(h.by_source.at(b).requests == 650);
+  CHECK(h.by_source.at(b).lanes.at("other") == 40);
+  CHECK(hours[1].by_source.count(a) == 0);
   CHECK_FALSE(h.partial());
   CHECK(hours[1].partial());
   CHECK(hours[1].partial_sources == std::vector<std::uint32_t>{b});
@@ -267,7 +274,7 @@ TEST_CASE("absorb(): a log split anywhere and folded gives one fleet's report") 
   };
   auto text = [](const Fleet& f) {
     ReportData d{f.hours(), f.source_names(), {}};
-    return render_json(d) + render_table(d) + render_csv(d);
+    return render_json(d) + render_table(d) + render_csv(d) + render_replica_json(d) + render_replica_csv(d);
   };
   Fleet whole;
   feed(whole, 0, log.size());
@@ -282,4 +289,15 @@ TEST_CASE("absorb(): a log split anywhere and folded gives one fleet's report") 
     CHECK(text(first) == want);
     CHECK(first.lines() == whole.lines());
   }
+}
+
+TEST_CASE("a reading's reset is the first instant with its time of day at or after the reading") {
+  CHECK(reset_after(kH15 - 10min, 15h + 12min) == kH15 + 12min);
+  CHECK(reset_after(kH15 - 10min, 14h + 50min) == kH15 - 10min);
+  const sys_seconds late = sys_days{2026y / 9 / 30} + 23h + 50min;
+  CHECK(reset_after(late, 10min) == sys_days{2026y / 10 / 1} + 10min);
+  Fleet f;
+  f.add(f.source("a"),
+        BudgetLine{kH15, {}, {BudgetEntry{"api.github.com", Api::rest, 101, "", 7, 5000, 14h + 30min, 15h + 10min}}});
+  CHECK(f.hours()[0].budgets.at(kCore101).resets == kH15 + 10min);
 }

@@ -28,3 +28,17 @@ TEST_CASE("source field: no value unless the record is an object with a string t
   CHECK(json_string_field("plain text pod web-1", "pod") == std::nullopt);
   CHECK(json_string_field(R"(["pod","web-1"])", "pod") == std::nullopt);
 }
+
+TEST_CASE("source field: a dotted name is a path of objects when no top-level key holds it whole") {
+  const char* record = R"({"kubernetes":{"pod_name":"web-1","labels":{"app":"x"}},"msg":"m"})";
+  CHECK(json_string_field(record, "kubernetes.pod_name") == "web-1");
+  CHECK(json_string_field(record, "kubernetes.labels.app") == "x");
+  CHECK(json_string_field(record, "kubernetes.labels") == std::nullopt);  // an object, not a string
+  CHECK(json_string_field(record, "kubernetes.missing") == std::nullopt);
+  CHECK(json_string_field(record, "msg.x") == std::nullopt);  // through a string
+  CHECK(json_string_field(record, "kubernetes.") == std::nullopt);
+  CHECK(json_string_field(record, ".kubernetes") == std::nullopt);
+  CHECK(json_string_field(R"({"kubernetes.pod_name":"flat","kubernetes":{"pod_name":"nested"}})",
+                          "kubernetes.pod_name") == "flat");
+  CHECK(json_string_field(R"({"a":{"":{"b":"empty key"}}})", "a..b") == "empty key");  // as JSON allows
+}

@@ -1,0 +1,51 @@
+// render_views.h — the report's views beside the hourly one: which replica
+// spent what (render_replicas.cc), and when a budget will run out
+// (render_projection.cc); and the table and CSV helpers they share with the
+// hourly renderers. Pure functions of a ReportData, like render.h's.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "report/render.h"
+
+namespace forgemeter::report {
+
+using Row = std::vector<std::string>;
+
+// Rows as a terminal table (render_text.cc): columns right-aligned except the
+// first and the last, two spaces apart, text from the logs made safe for a
+// terminal.
+void print_rows(std::string& out, std::vector<Row> rows);
+// A CSV cell, quoted when it must be (render_data.cc).
+std::string csv_field(std::string_view s);
+// A JSON number or null, an ISO instant or null.
+template <class T>
+std::string opt_num(const std::optional<T>& v) {
+  return v ? fmt::to_string(*v) : "null";
+}
+std::string opt_time(const std::optional<Instant>& t);  // render_data.cc
+
+// --- by replica (render_replicas.cc) ---
+
+// One row per hour and source with any line that hour: its requests, per lane.
+std::string render_replica_table(const ReportData& r);
+std::string render_replica_json(const ReportData& r);  // one object per hour and source
+std::string render_replica_csv(const ReportData& r);
+// The HTML section: every replica's totals, then its requests per hour.
+std::string replica_html(const ReportData& r);
+
+// --- the hour in progress and startup bursts (render_projection.cc) ---
+
+// The table's section ("" when there is nothing to say).
+std::string projection_text(const ReportData& r);
+// The JSON keys of an hour: `"in_progress":…,"projections":[…],"startup_bursts":[…]`.
+std::string projection_json(const ReportData& r, const FleetHour& h);
+// The HTML section ("" when there is nothing to say).
+std::string projection_html(const ReportData& r);
+
+}  // namespace forgemeter::report

@@ -1,0 +1,100 @@
+// What a report covers (src/report/filter.h): --since/--until's forms and
+// the hours they keep; the entries --lane, --installation and --host keep.
+#include <doctest/doctest.h>
+
+#include "report/filter.h"
+
+using namespace forgemeter;
+using namespace forgemeter::report;
+using namespace std::chrono;
+
+namespace {
+
+const sys_seconds kDay = sys_days{2026y / 9 / 30};
+
+std::vector<FleetHour> hours_ending(std::vector<int> at) {
+  std::vector<FleetHour> out;
+  for (int h : at) out.emplace_back().hour_ending = kDay + hours(h);
+  return out;
+}
+
+std::vector<int> endings(const std::vector<FleetHour>& hours) {
+  std::vector<int> out;
+  for (const auto& h : hours)
+    out.push_back(static_cast<int>(duration_cast<std::chrono::hours>(h.hour_ending - kDay).count()));
+  return out;
+}
+
+std::vector<int> kept(const char* since, const char* until) {
+  HourRange range;
+  if (since != nullptr) range.since = parse_time_bound(since);
+  if (until != nullptr) range.until = parse_time_bound(until);
+  return endings(within(hours_ending({12, 13, 15, 16, 17}), range));
+}
+
+}  // namespace
+
+TEST_CASE("time bounds: ISO instants, a date, or a duration before the last hour's end") {
+  CHECK(parse_time_bound("2026-09-30T15:00Z")->at == kDay + 15h);
+  CHECK(parse_time_bound("2026-09-30T15:00:30Z")->at == kDay + 15h + 30s);
+  CHECK(parse_time_bound("2026-09-30")->at == kDay);
+  const auto rel = parse_time_bound("-1h30m");
+  REQUIRE(rel);
+  CHECK(!rel->at);
+  CHECK(rel->resolve(kDay + 17h) == kDay + 15h + 30min);
+  for (const char* bad : {"", "-", "6h", "-6", "yesterday", "2026-09-30T15:00", "2026-09-30T15:00Z junk", "2026-13-01",
+                          "2026-09-30T25:00Z", "+6h", "--6h"}) {
+    CAPTURE(bad);
+    CHECK(!parse_time_bound(bad));
+  }
+}
+
+TEST_CASE("within(): an hour is kept when it overlaps [since, until)") {
+  CHECK(kept(nullptr, nullptr) == std::vector<int>{12, 13, 15, 16, 17});
+  CHECK(kept("2026-09-30T15:00Z", nullptr) == std::vector<int>{16, 17});      // the hour ending at since is not
+  CHECK(kept("2026-09-30T14:30Z", nullptr) == std::vector<int>{15, 16, 17});  // the hour holding since is
+  CHECK(kept(nullptr, "2026-09-30T15:00Z") == std::vector<int>{12, 13, 15});  // the hour starting at until is not
+  CHECK(kept(nullptr, "2026-09-30T14:00:01Z") == std::vector<int>{12, 13, 15});
+  CHECK(kept("-2h", nullptr) == std::vector<int>{16, 17});  // the last two hours of the input
+  CHECK(kept("-5h", "-1h") == std::vector<int>{13, 15, 16});
+  CHECK(kept("2026-09-30T17:00Z", nullptr).empty());
+}
+
+TEST_CASE(
+    "the entry filter: lanes, installations and hosts; budgets have no lane, answers neither lane nor installation") {
+  LineView count;
+  count.kind = LineView::Kind::count;
+  count.counts = {{"api.github.com", Api::rest, 101, "sweeper", 5},
+                  {"api.github.com", Api::rest, 0, "other", 7},
+                  {"uploads.github.com", Api::rest, 101, "other", 11}};
+  LineView out;
+  EntryFilter lane{{"other"}, {}, {}};
+  REQUIRE(lane.apply(count, out));
+  CHECK(out.counts.size() == 2);
+  CHECK(out.total == 18);
+  EntryFilter both{{"other"}, {"uploads.github.com"}, {101}};
+  REQUIRE(both.apply(count, out));
+  CHECK(out.total == 11);
+  EntryFilter none{{"board-sync"}, {}, {}};
+  CHECK(!none.apply(count, out));
+
+  LineView budget;
+  budget.kind = LineView::Kind::budget;
+  budget.budgets = {{"api.github.com", Api::rest, 101, "", 10, 5000, 14h, std::nullopt},
+                    {"api.github.com", Api::rest, 202, "", 20, 5000, 14h, std::nullopt}};
+  REQUIRE(lane.apply(budget, out));
+  CHECK(out.budgets.size() == 2);
+  EntryFilter inst{{}, {}, {202}};
+  REQUIRE(inst.apply(budget, out));
+  CHECK(out.budgets.size() == 1);
+  CHECK(out.budgets[0].installation == 202);
+
+  LineView answers;
+  answers.kind = LineView::Kind::answers;
+  answers.answers = {{"api.github.com", Api::rest, {}}, {"uploads.github.com", Api::rest, {}}};
+  CHECK(!lane.apply(answers, out));
+  CHECK(!inst.apply(answers, out));
+  EntryFilter host{{}, {"uploads.github.com"}, {}};
+  REQUIRE(host.apply(answers, out));
+  CHECK(out.answers.size() == 1);
+}
