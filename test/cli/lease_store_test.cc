@@ -245,7 +245,7 @@ TEST_CASE("a password on the command line: one warning line, and the password in
     CHECK(warnings == 1);
     CHECK(has(run.err, "use FORGEMETER_STORE, --store-file FILE or PGPASSFILE"));
     auto status = run_process({forgemeter_bin(), "lease", "status", "--json", "--store", store, name});
-    CHECK(status.exit_code == 0);
+    CHECK_MESSAGE(status.exit_code == 0, "lease status said: " << status.err);  // scrubbed: no password
     for (const auto& text : {run.err, run.out, status.err, status.out}) CHECK_FALSE(has(text, kPassword));
   }
   // A parse error of CLI11 names the stray word: a password split off by missing quotes.
