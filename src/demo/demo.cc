@@ -46,10 +46,7 @@ LaneCounts minus(LaneCounts a, const LaneCounts& b) {
 }
 
 // Blocks until the clock reads `t` (or later).
-void wait_clock(FastClock& clock, UtcMillis t) {
-  auto left = t - clock.now();
-  if (left > Duration::zero()) clock.wait_until(clock.steady_now() + left, std::stop_token{});
-}
+void wait_clock(FastClock& clock, UtcMillis t) { clock.wait_until(clock.steady_at(t), std::stop_token{}); }
 
 Instant seconds(UtcMillis t) { return std::chrono::floor<std::chrono::seconds>(t); }
 
@@ -163,14 +160,16 @@ int run_demo(const DemoArgs& a) {
         rp->searches(plan.hour_start(2), end_freeze, stop.get_token(), plan.hour_start(2) + kBurstAfter, kBurst);
     });
   }
+  // Each boundary counted at the forge: time stops just before it, every request of the hour lands, count, go on.
+  clock.pause_at(h1_freeze);
   clock.resume();
-  // Each boundary counted at the forge: stop time just before it, let every request of the hour land, count, go on.
   wait_clock(clock, h1_freeze);
   clock.freeze();
   hour1_done.wait();
   std::vector<ForgePeriod> periods{
       {"hour 1", seconds(plan.hour_start(1)), seconds(plan.hour_start(2)), forge_lanes(forge)}};
   clock.jump_to(plan.hour_start(2));
+  if (plan.hours >= 2) clock.pause_at(end_freeze);
   clock.resume();
   go.count_down();
   for (int h = 1; h < plan.hours; ++h) print_hour(log, n, h, seconds(plan.hour_start(h + 1)));

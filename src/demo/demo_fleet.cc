@@ -41,9 +41,7 @@ Replica::Replica(int index, std::string name, const DemoPlan& plan, FastClock& c
       offset_(std::chrono::seconds((index * 37) % 50)) {}
 
 bool Replica::wait_until(UtcMillis t, const std::stop_token& stop) {
-  auto left = t - clock_.now();
-  if (left <= Duration::zero()) return !stop.stop_requested();
-  return clock_.wait_until(clock_.steady_now() + left, stop);
+  return clock_.wait_until(clock_.steady_at(t), stop) && !stop.stop_requested();
 }
 
 void Replica::get(const std::string& path, std::optional<std::string_view> lane) {

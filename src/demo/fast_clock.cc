@@ -1,5 +1,6 @@
 #include "demo/fast_clock.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace forgemeter::demo {
@@ -12,7 +13,8 @@ FastClock::FastClock(UtcMillis start, double speed)
 Duration FastClock::elapsed_locked() const {
   if (frozen_) return base_elapsed_;
   auto real = std::chrono::steady_clock::now() - real_base_;
-  return base_elapsed_ + Duration(static_cast<Duration::rep>(static_cast<double>(real.count()) * speed_));
+  const Duration e = base_elapsed_ + Duration(static_cast<Duration::rep>(static_cast<double>(real.count()) * speed_));
+  return pause_at_ ? std::min(e, *pause_at_) : e;
 }
 
 UtcMillis FastClock::now() const {
@@ -33,7 +35,7 @@ bool FastClock::wait_until(SteadyTime deadline, std::stop_token stop) const {
     if (stop.stop_requested()) return false;
     const std::uint64_t gen = generation_;
     auto changed = [&] { return generation_ != gen; };
-    if (frozen_) {
+    if (frozen_ || (pause_at_ && elapsed_locked() >= *pause_at_)) {
       cv_.wait(lock, stop, changed);
     } else {
       auto left = target - base_elapsed_;
@@ -69,6 +71,14 @@ void FastClock::jump_to(UtcMillis t) {
   if (want <= now) return;
   base_elapsed_ = want;
   real_base_ = std::chrono::steady_clock::now();
+  if (pause_at_ && want >= *pause_at_) pause_at_.reset();
+  ++generation_;
+  cv_.notify_all();
+}
+
+void FastClock::pause_at(UtcMillis t) {
+  std::lock_guard lock(mu_);
+  pause_at_ = std::max<Duration>(t - start_wall_, elapsed_locked());  // never backward
   ++generation_;
   cv_.notify_all();
 }

@@ -2,15 +2,19 @@
 //
 // Wall and steady faces move together, `speed` simulated seconds per real
 // second, from `start`. freeze() stops both faces (waiters keep waiting) until
-// resume(); jump_to() moves time forward to an instant and wakes the waiters
-// it reaches. The demo freezes time at an hour's end so that every request of
-// that hour is stamped inside it before it reads the forge's counts.
+// resume(); pause_at() makes time stop by itself at an instant, however late
+// the thread that set it runs; jump_to() moves time forward to an instant and
+// wakes the waiters it reaches. The demo pauses time just before an hour's end
+// so that every request of that hour is stamped inside it before it reads the
+// forge's counts (a freeze() called on waking would come late on a loaded
+// machine: at 1200x, 5 ms of scheduling delay is 6 simulated seconds).
 //
 // Thread-safety: every method may be called from any thread at once.
 #pragma once
 
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 
 #include "forgemeter/clock.h"
 
@@ -26,8 +30,12 @@ class FastClock final : public Clock {
 
   void freeze();
   void resume();
+  // Time reads at most `t` (or now, if later) until jump_to() reaches it or pause_at() moves it.
+  void pause_at(UtcMillis t);
   void jump_to(UtcMillis t);  // forward only; a past instant changes nothing
   double speed() const { return speed_; }
+  // The steady instant at which the wall face reads `t` (the faces move together).
+  SteadyTime steady_at(UtcMillis t) const { return start_steady_ + (t - start_wall_); }
 
  private:
   Duration elapsed_locked() const;  // simulated time since start
@@ -40,7 +48,8 @@ class FastClock final : public Clock {
   std::chrono::steady_clock::time_point real_base_;
   Duration base_elapsed_{};
   bool frozen_ = false;
-  std::uint64_t generation_ = 0;  // bumped on every freeze/resume/jump
+  std::optional<Duration> pause_at_;  // simulated time since start where time stops by itself
+  std::uint64_t generation_ = 0;      // bumped on every freeze/resume/jump/pause
 };
 
 }  // namespace forgemeter::demo

@@ -118,6 +118,7 @@ TEST_CASE("demo: hours printed as they end; report == logs summed here == forge'
   const int exit_code = wait_exit(child.pid, std::chrono::seconds(240));
   const std::string text = read_file(out);
   INFO(read_file(err));
+  INFO(text);  // its comparison table says which lane and hour differ
   REQUIRE(exit_code == 0);
   CHECK(text.find("hour 2, ending 2026-09-30T11:00Z: ") < text.find("the fleet report of those lines"));
 
