@@ -72,7 +72,7 @@ struct Kind {
 };
 
 void BM_lease_calls(benchmark::State& state) {
-  forgemeter::pg::CallBound setup_bound(bound());
+  forgemeter::lease_detail::CallBound setup_bound(bound());
   std::string error;
   auto raw = forgemeter::pg::Connection::open({.conninfo = conninfo(), .application_name = "forgemeter-bench"},
                                               setup_bound, error);
@@ -121,14 +121,14 @@ void BM_lease_calls(benchmark::State& state) {
   auto full_acquire = [&](std::int64_t now_ms) {
     const std::string at = std::to_string(now_ms), until = std::to_string(now_ms + 10'000);
     const char* params[] = {"bench-held", "candidate", at.c_str(), until.c_str()};
-    forgemeter::pg::CallBound b(bound());
+    forgemeter::lease_detail::CallBound b(bound());
     auto out = raw->exec_prepared(forgemeter::pg::kAcquire, params, b);
     return out.ok() && out.rows.count() == 1 && out.rows.text(0, 0) == "f";
   };
   int i = 0, first = 0, hands = 0;
   auto stamp = [&] { return t0 + std::chrono::milliseconds(i); };
   auto bare = [&](const char* statement) {
-    forgemeter::pg::CallBound b(bound());
+    forgemeter::lease_detail::CallBound b(bound());
     return raw->exec_prepared(statement, {}, b).ok();
   };
   std::vector<Kind> kinds = {
@@ -195,7 +195,7 @@ void BM_lease_calls(benchmark::State& state) {
     state.SetIterationTime(round / 1e6);
   }
   double base = 0;
-  forgemeter::pg::CallBound show_bound(bound());
+  forgemeter::lease_detail::CallBound show_bound(bound());
   auto settings = raw->exec_simple(
       "SELECT current_setting('fsync') || ' ' || current_setting('synchronous_commit') || ' ' || "
       "current_setting('full_page_writes')",

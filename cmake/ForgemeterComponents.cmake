@@ -6,6 +6,7 @@
 #   transport  + transport           libcurl
 #   lease      + lease (memory store, campaign)
 #   postgres   + lease/postgres      libpq
+#   etcd       + lease/etcd          libcurl, OpenSSL's libcrypto
 #   elected    + elected (transport + lease)
 #
 # forgemeter_component(<name> ROOMS <room>... [COMPONENTS <component>...]

@@ -1,12 +1,13 @@
-// The examples of forgemeter/campaign.h, memory_store.h, postgres_store.h and
-// elected_lane.h, verbatim between the marks, so they stay code that
-// compiles. All run offline: the memory store's in-process; the PostgreSQL
-// ones are stopped before they campaign, and a PostgresStore connects lazily,
-// so nothing reaches a server.
+// The examples of forgemeter/campaign.h, memory_store.h, postgres_store.h,
+// etcd_store.h and elected_lane.h, verbatim between the marks, so they stay
+// code that compiles. All run offline: the memory store's in-process; the
+// PostgreSQL and etcd ones are stopped before they campaign, and both stores
+// connect lazily, so nothing reaches a server.
 //
 //   build/<dir>/examples/example_lease_headers
 #include <forgemeter/campaign.h>
 #include <forgemeter/elected_lane.h>
+#include <forgemeter/etcd_store.h>
 #include <forgemeter/memory_store.h>
 #include <forgemeter/meter.h>
 #include <forgemeter/postgres_store.h>
@@ -15,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <stop_token>
 #include <string>
@@ -65,19 +67,43 @@ bool memory_store_h() {
   return r.status == forgemeter::LeaseStatus::granted && r.term == 1;
 }
 
-bool postgres_store_h() {
+// What the store examples campaign with: a spec, a stop already requested (so
+// run() returns before it reaches the store) and work that records it ran.
+struct Stopped {
   forgemeter::CampaignSpec spec{.name = "merge-gate-sweeper", .owner = "host-a", .ttl = 3min};
-  std::stop_source stopping;
-  stopping.request_stop();
-  const std::stop_token stop = stopping.get_token();
+  std::stop_source source;
   bool served = false;
-  auto work = [&](forgemeter::Term&) { served = true; };
+  Stopped() { source.request_stop(); }
+  std::function<void(forgemeter::Term&)> work() {
+    return [this](forgemeter::Term&) { served = true; };
+  }
+};
+
+bool postgres_store_h() {
+  Stopped s;
+  const forgemeter::CampaignSpec& spec = s.spec;
+  const std::stop_token stop = s.source.get_token();
+  auto work = s.work();
 
   // --- as in forgemeter/postgres_store.h ---------------------------------------
   forgemeter::PostgresStore store({.conninfo = "host=db.internal dbname=app user=svc"});
   forgemeter::run(store, spec, stop, work);   // forgemeter/campaign.h
   // -----------------------------------------------------------------------------
-  return !served;
+  return !s.served;
+}
+
+bool etcd_store_h() {
+  Stopped s;
+  const forgemeter::CampaignSpec& spec = s.spec;
+  const std::stop_token stop = s.source.get_token();
+  auto work = s.work();
+
+  // --- as in forgemeter/etcd_store.h -------------------------------------------
+  auto options = forgemeter::EtcdStoreOptions::from_uri("etcd://10.0.0.1:2379,10.0.0.2:2379/forgemeter/leases");
+  forgemeter::EtcdStore store(options);
+  forgemeter::run(store, spec, stop, work);   // forgemeter/campaign.h
+  // -----------------------------------------------------------------------------
+  return !s.served && options.endpoints.size() == 2;
 }
 
 namespace elected {
@@ -109,9 +135,11 @@ bool example() {
 
 int main() {
   const bool names = forgemeter::LeaseNames::process().claimed(kSweeperLease), run = campaign::example(),
-             memory = memory_store_h(), postgres = postgres_store_h(), elect = elected::example();
-  std::printf("LeaseNames %s, campaign.h %s, memory_store.h %s, postgres_store.h %s, elected_lane.h %s\n",
+             memory = memory_store_h(), postgres = postgres_store_h(), etcd = etcd_store_h(),
+             elect = elected::example();
+  std::printf("LeaseNames %s, campaign.h %s, memory_store.h %s, postgres_store.h %s, etcd_store.h %s, "
+              "elected_lane.h %s\n",
               names ? "ok" : "FAILED", run ? "ok" : "FAILED", memory ? "ok" : "FAILED", postgres ? "ok" : "FAILED",
-              elect ? "ok" : "FAILED");
-  return names && run && memory && postgres && elect ? 0 : 1;
+              etcd ? "ok" : "FAILED", elect ? "ok" : "FAILED");
+  return names && run && memory && postgres && etcd && elect ? 0 : 1;
 }

@@ -8,9 +8,12 @@
 #include <array>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string_view>
 
 #include "cli/secrets.h"
+#include "cli/store_uri.h"
+#include "forgemeter/etcd_store.h"
 #include "forgemeter/postgres_store.h"
 
 namespace forgemeter::cli {
@@ -96,10 +99,22 @@ std::string tables_unusable(PGconn* conn, Until until) {
   return why;
 }
 
+// etcd: a URI from_uri() refuses, or one question the cluster refuses for good.
+std::string etcd_misconfiguration(const std::string& store, std::chrono::milliseconds bound) {
+  try {
+    EtcdStore etcd(EtcdStoreOptions::from_uri(store));
+    const LeaseResult r = etcd.inspect("forgemeter-store-check", Deadline::after(system_clock(), bound));
+    return r.error.find("permanent") != std::string::npos ? scrub(r.error) : std::string();
+  } catch (const std::invalid_argument& e) {
+    return scrub(e.what());
+  }
+}
+
 }  // namespace
 
 std::string store_misconfiguration(const std::string& store, std::chrono::milliseconds bound) {
   if (store == "memory:") return {};
+  if (is_etcd(store)) return etcd_misconfiguration(store, bound);
   char* err = nullptr;
   PQconninfoOption* opts = PQconninfoParse(store.c_str(), &err);
   if (opts == nullptr) {

@@ -15,6 +15,8 @@
 // Anything else — connection refused, a timeout, the server starting up or
 // shutting down (57P03), too many connections, a name that does not resolve
 // — may pass: the campaign keeps retrying it. So does a store that connects.
+// An etcd:// URI: one inspect; permanent when EtcdStore says so (a URI it
+// cannot read, a wrong password, no permission).
 #pragma once
 
 #include <chrono>

@@ -1,5 +1,6 @@
 // `forgemeter lease run` / `lease status` as processes: on the memory store
-// (one process), and three processes campaigning on the test PostgreSQL.
+// (one process), and three processes campaigning on the test PostgreSQL and
+// on a three-member etcd cluster.
 #include <doctest/doctest.h>
 
 #include <signal.h>
@@ -14,6 +15,9 @@
 
 #include "process.h"
 #include "support/skips.h"
+#ifdef FORGEMETER_TEST_ETCD
+#include "support/etcd_cluster.h"
+#endif
 
 using namespace forgemeter::test;
 using namespace std::chrono;
@@ -40,6 +44,7 @@ bool eventually(P pred, milliseconds timeout) {
 struct Stamp {
   std::string kind, owner;
   std::int64_t ns = 0;
+  std::uint64_t term = 0;  // start lines only
 };
 
 std::vector<Stamp> stamps(const std::string& path) {
@@ -49,7 +54,9 @@ std::vector<Stamp> stamps(const std::string& path) {
   while (std::getline(in, line)) {
     std::istringstream w(line);
     Stamp s;
-    if (w >> s.kind >> s.ns >> s.owner) out.push_back(s);
+    if (!(w >> s.kind >> s.ns >> s.owner)) continue;
+    if (s.kind == "start") w >> s.term;
+    out.push_back(s);
   }
   return out;
 }
@@ -131,17 +138,12 @@ TEST_CASE("lease usage errors and a missing command") {
   CHECK(json.out.find(R"("held":false)") != std::string::npos);
 }
 
-TEST_CASE(
-    "three processes on PostgreSQL: one CMD at a time, SIGKILL hands over, a stalled holder's CMD ends on resume") {
-  const char* pg = std::getenv("FORGEMETER_TEST_PG");
-  if (pg == nullptr || *pg == '\0') {
-    const char* skip = std::getenv("FORGEMETER_SKIP_PG");
-    REQUIRE_MESSAGE((skip != nullptr && std::string(skip) == "1"),
-                    "FORGEMETER_TEST_PG is not set: run through scripts/dev test, or set FORGEMETER_SKIP_PG=1 to skip");
-    MESSAGE("SKIPPED: FORGEMETER_SKIP_PG=1, the PostgreSQL lease test did not run");
-    fmtest::skipped("FORGEMETER_SKIP_PG=1: PostgreSQL-backed tests did not run");
-    return;
-  }
+namespace {
+
+// Three `lease run` processes on one shared store: one CMD at a time, SIGKILL
+// hands over within TTL + retry, a stalled holder's CMD ends on resume, a
+// clean stop hands over within a retry, and terms strictly increase.
+void three_processes(const std::string& pg) {
   TempDir dir;
   const std::string log = dir.file("stamps");
   const std::string name = "cli-e2e-" + std::to_string(getpid()) + "-" + std::to_string(now_ns());
@@ -220,14 +222,63 @@ TEST_CASE(
   // Apart from the stall (for load, not exclusion: lease.h), intervals never overlap:
   // the first ended (SIGKILL) before the second started.
   CHECK(second.ns > killed_at);
-  for (auto& [owner, p] : procs)
-    if (owner != first && p.pid != holder) {
-      kill(p.pid, SIGTERM);
-      CHECK(wait_exit(p.pid, seconds(10)) == 0);  // CMD's trap exits 0, forwarded
-    }
+
+  // A clean stop (SIGTERM) of the holder releases the lease: a fresh candidate
+  // takes over within a retry (its first acquire, or its next poll).
+  procs["p3"] = spawn_process({forgemeter_bin(), "lease", "run", "--store", pg, "--name", name, "--owner", "p3",
+                               "--ttl", "1500ms", "--retry", "500ms", "--", "sh", "-c", kStampScript, "sh", log},
+                              dir.file("p3.out"), dir.file("p3.err"));
+  const std::int64_t stopping = now_ns();
+  kill(procs[third.owner].pid, SIGTERM);
+  CHECK(wait_exit(procs[third.owner].pid, seconds(10)) == 0);  // CMD's trap exits 0, forwarded
+  REQUIRE(eventually([&] { return count_kind(stamps(log), "start") == 4; }, seconds(10)));
+  const Stamp fourth = stamps(log).back();
+  CHECK(fourth.owner == "p3");
+  MESSAGE("handover after a clean stop: " << static_cast<double>(fourth.ns - stopping) / 1e6
+                                          << " ms (bound: retry 500 ms, + 500 ms for the stop and start-up)");
+  CHECK(fourth.ns - stopping <= duration_cast<nanoseconds>(retry + milliseconds(500)).count());
+  kill(procs["p3"].pid, SIGTERM);
+  CHECK(wait_exit(procs["p3"].pid, seconds(10)) == 0);
+
+  // Every start carried a higher term than the one before it; every CMD that started stopped
+  // (the SIGKILLed holder's died with it), and none started before its predecessor stopped.
   auto done = stamps(log);
-  CHECK(count_kind(done, "stop") == 2);
+  CHECK(count_kind(done, "stop") == 3);
+  std::uint64_t last_term = 0;
+  for (const auto& st : done)
+    if (st.kind == "start") {
+      CHECK(st.term > last_term);
+      last_term = st.term;
+    }
 }
+
+}  // namespace
+
+TEST_CASE(
+    "three processes on PostgreSQL: one CMD at a time, SIGKILL and a clean stop hand over, a stalled "
+    "holder's CMD ends on resume") {
+  const char* pg = std::getenv("FORGEMETER_TEST_PG");
+  if (pg == nullptr || *pg == '\0') {
+    const char* skip = std::getenv("FORGEMETER_SKIP_PG");
+    REQUIRE_MESSAGE((skip != nullptr && std::string(skip) == "1"),
+                    "FORGEMETER_TEST_PG is not set: run through scripts/dev test, or set FORGEMETER_SKIP_PG=1 to skip");
+    MESSAGE("SKIPPED: FORGEMETER_SKIP_PG=1, the PostgreSQL lease test did not run");
+    fmtest::skipped("FORGEMETER_SKIP_PG=1: PostgreSQL-backed tests did not run");
+    return;
+  }
+  three_processes(pg);
+}
+
+#ifdef FORGEMETER_TEST_ETCD
+TEST_CASE("three processes on a three-member etcd cluster: the same, through etcd:// URIs") {
+  if (!fmtest::EtcdCluster::available()) {
+    fmtest::skipped("no etcd binary on PATH (Debian package etcd-server): the etcd lease test did not run");
+    return;
+  }
+  fmtest::EtcdCluster cluster(3);
+  three_processes(cluster.uri("/cli-e2e/"));
+}
+#endif
 
 TEST_CASE("lease names and owners reach the terminal escaped; --json keeps them exact") {
   const std::string name = "gate\x1b[2J\x07";

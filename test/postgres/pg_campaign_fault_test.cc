@@ -15,23 +15,23 @@
 #include <thread>
 #include <vector>
 
-#include "campaign_spans.h"
 #include "forgemeter/campaign.h"
 #include "forgemeter/postgres_store.h"
 #include "private_server.h"
+#include "support/campaign_spans.h"
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
 #include "support/pg_wait.h"
 
 using namespace std::chrono_literals;
+using fmtest::SteadyClock;
 using forgemeter::LeaseStatus;
-using pgtest::SteadyClock;
 
-using pgtest::Candidate;
-using pgtest::check_no_overlap;
-using pgtest::ms;
-using pgtest::Span;
-using pgtest::Spans;
+using fmtest::Candidate;
+using fmtest::check_no_overlap;
+using fmtest::ms;
+using fmtest::Span;
+using fmtest::Spans;
 
 TEST_CASE("postgres fault (1): server stopped mid-term and restarted; fail-closed step-down, no overlap") {
   // TTL 1.2 s: renewals every 400 ms, step-down 1000 ms after the last proven
@@ -40,7 +40,7 @@ TEST_CASE("postgres fault (1): server stopped mid-term and restarted; fail-close
   auto server = pgtest::private_server();
   if (!server) return;
   constexpr auto kTtl = 1200ms, kStepDown = kTtl - kTtl / 6;
-  pgtest::MidTerm race(server->conninfo(), {.name = "restart", .ttl = kTtl});
+  fmtest::MidTerm race(pgtest::pg_stores(server->conninfo(), "leases"), {.name = "restart", .ttl = kTtl});
   auto& spans = race.spans;
   const std::string holder = race.holder;
 
@@ -95,7 +95,7 @@ TEST_CASE("postgres fault (4): an attempt stuck on a lock is abandoned at TTL/3 
   REQUIRE(locker.exec("SELECT * FROM \"" + table.name() + "\" WHERE name = 'stuck' FOR UPDATE"));
 
   Spans spans;
-  Candidate a(*pg, table.name(), "cand-a");
+  Candidate a(pgtest::pg_stores(*pg, table.name()), "cand-a");
   a.start({.name = "stuck", .ttl = 900ms}, spans);
   auto unanswered_then_release = [&] {
     auto calls = a.recorder.calls();

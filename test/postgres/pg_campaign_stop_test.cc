@@ -17,9 +17,9 @@
 #include "forgemeter/campaign.h"
 #include "forgemeter/postgres_store.h"
 #include "lease/postgres/canceller.h"
-#include "recording_store.h"
 #include "support/pg_env.h"
 #include "support/pg_wait.h"
+#include "support/recording_store.h"
 
 using namespace std::chrono_literals;
 using forgemeter::LeaseStatus;
@@ -81,7 +81,7 @@ struct Campaigner {
 
   std::string owner, app;
   forgemeter::PostgresStore store;
-  pgtest::RecordingStore recorder;
+  fmtest::RecordingStore recorder;
   std::stop_source stop;
   std::thread thread;
   std::mutex mu;

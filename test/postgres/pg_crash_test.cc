@@ -17,20 +17,20 @@
 #include <string>
 #include <vector>
 
-#include "campaign_spans.h"
 #include "child_process.h"
 #include "forgemeter/postgres_store.h"
 #include "private_server.h"
+#include "support/campaign_spans.h"
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
 #include "support/pg_wait.h"
 
 using namespace std::chrono_literals;
+using fmtest::check_no_overlap;
+using fmtest::ms;
+using fmtest::Spans;
+using fmtest::SteadyClock;
 using forgemeter::LeaseStatus;
-using pgtest::check_no_overlap;
-using pgtest::ms;
-using pgtest::Spans;
-using pgtest::SteadyClock;
 
 namespace {
 
@@ -62,7 +62,7 @@ TEST_CASE("postgres crash: unlogged state lost; quarantined a TTL from the first
   auto server = pgtest::private_server();
   if (!server) return;
   constexpr auto kTtl = 1200ms, kStepDown = kTtl - kTtl / 6;
-  pgtest::MidTerm race(server->conninfo(), {.name = "crash", .ttl = kTtl});
+  fmtest::MidTerm race(pgtest::pg_stores(server->conninfo(), "leases"), {.name = "crash", .ttl = kTtl});
   auto& spans = race.spans;
   const std::string holder = race.holder;
   const std::uint64_t old_term = last_term(spans);

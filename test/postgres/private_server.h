@@ -6,7 +6,10 @@
 
 #include <exception>
 #include <memory>
+#include <string>
 
+#include "forgemeter/postgres_store.h"
+#include "support/campaign_spans.h"
 #include "support/pg_instance.h"
 
 namespace pgtest {
@@ -18,6 +21,14 @@ inline std::unique_ptr<fmtest::PrivatePg> private_server() {
     FAIL("cannot run a private PostgreSQL for this test: " << e.what());
   }
   return nullptr;
+}
+
+// Each candidate's own PostgresStore on `table` of `conninfo`.
+inline fmtest::StoreMaker pg_stores(std::string conninfo, std::string table) {
+  return [conninfo, table](const std::string& owner) -> std::unique_ptr<forgemeter::LeaseStore> {
+    return std::make_unique<forgemeter::PostgresStore>(forgemeter::PostgresStoreOptions{
+        .conninfo = conninfo, .table = table, .max_connections = 2, .application_name = "fm-" + owner});
+  };
 }
 
 }  // namespace pgtest

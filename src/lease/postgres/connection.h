@@ -20,9 +20,13 @@
 #include <string>
 #include <string_view>
 
-#include "lease/postgres/wait.h"
+#include "lease/call_bound.h"
 
 namespace forgemeter::pg {
+
+using lease_detail::CallBound;
+using lease_detail::Ready;
+using lease_detail::wait_socket;
 
 struct ConnectSettings {
   std::string conninfo;  // conninfo string or URI, expanded by libpq

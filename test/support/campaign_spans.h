@@ -1,7 +1,8 @@
-// Test helper for campaigns on PostgresStore under server faults: the terms
-// served, as each campaign's `work` saw its gate (intervals on one monotonic
-// clock, steady_clock; `work` polls Term::valid() every millisecond), and a
-// candidate = a store of its own + a RecordingStore + the campaign's thread.
+// Test helper for campaigns on a shared store (PostgreSQL, etcd) under server
+// faults: the terms served, as each campaign's `work` saw its gate (intervals
+// on one monotonic clock, steady_clock; `work` polls Term::valid() every
+// millisecond), and a candidate = a store of its own + a RecordingStore + the
+// campaign's thread.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -18,11 +19,14 @@
 #include <vector>
 
 #include "forgemeter/campaign.h"
-#include "forgemeter/postgres_store.h"
-#include "recording_store.h"
+#include "forgemeter/lease.h"
+#include "support/recording_store.h"
 #include "support/pg_wait.h"
 
-namespace pgtest {
+namespace fmtest {
+
+// A candidate's own store (its own connections), given the candidate's name.
+using StoreMaker = std::function<std::unique_ptr<forgemeter::LeaseStore>(const std::string& owner)>;
 
 using SteadyClock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
@@ -75,10 +79,7 @@ class Spans {
 };
 
 struct Candidate {
-  Candidate(const std::string& conninfo, const std::string& table, std::string who)
-      : owner(std::move(who)),
-        store({.conninfo = conninfo, .table = table, .max_connections = 2, .application_name = "fm-" + owner}),
-        recorder(store) {}
+  Candidate(const StoreMaker& make, std::string who) : owner(std::move(who)), store(make(owner)), recorder(*store) {}
   void start(const forgemeter::CampaignSpec& base, Spans& spans) {
     auto spec = base;
     spec.owner = owner;
@@ -90,8 +91,8 @@ struct Candidate {
     if (thread.joinable()) thread.join();
   }
   std::string owner;
-  forgemeter::PostgresStore store;
-  pgtest::RecordingStore recorder;
+  std::unique_ptr<forgemeter::LeaseStore> store;
+  RecordingStore recorder;
   std::stop_source stop;
   std::thread thread;
 };
@@ -112,13 +113,12 @@ inline void check_no_overlap(const std::vector<Span>& spans) {
 
 inline double ms(SteadyClock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
-// Three candidates campaigning for `spec.name` on table "leases" of one
-// server, started and run until the first holder is mid-term (two granted
+// Three candidates campaigning for `spec.name`, each on a store `make` gives
+// it, started and run until the first holder is mid-term (two granted
 // renewals).
 struct MidTerm {
-  MidTerm(const std::string& conninfo, const forgemeter::CampaignSpec& spec) {
-    for (int i = 0; i < 3; ++i)
-      cands.push_back(std::make_unique<Candidate>(conninfo, "leases", "cand-" + std::to_string(i)));
+  MidTerm(const StoreMaker& make, const forgemeter::CampaignSpec& spec) {
+    for (int i = 0; i < 3; ++i) cands.push_back(std::make_unique<Candidate>(make, "cand-" + std::to_string(i)));
     for (auto& c : cands) c->start(spec, spans);
     REQUIRE(fmtest::eventually([&] { return !spans.all().empty(); }));
     holder = spans.all().front().owner;
@@ -154,4 +154,4 @@ struct MidTerm {
   Candidate* h = nullptr;
 };
 
-}  // namespace pgtest
+}  // namespace fmtest

@@ -1,4 +1,4 @@
-#include "lease/postgres/wait.h"
+#include "lease/call_bound.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <functional>
 
-namespace forgemeter::pg {
+namespace forgemeter::lease_detail {
 
 CallBound::CallBound(const Deadline& d) : deadline_(d), real_at_(std::chrono::steady_clock::now() + d.remaining()) {
   if (!d.stop.stop_possible() || d.stop.stop_requested()) return;
@@ -64,4 +64,4 @@ Ready wait_socket(int fd, bool for_read, bool for_write, const CallBound& bound)
   }
 }
 
-}  // namespace forgemeter::pg
+}  // namespace forgemeter::lease_detail

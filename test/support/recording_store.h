@@ -11,7 +11,7 @@
 
 #include "forgemeter/lease.h"
 
-namespace pgtest {
+namespace fmtest {
 
 struct RecordedCall {
   std::string op;  // acquire, renew, release, inspect
@@ -61,4 +61,4 @@ class RecordingStore final : public forgemeter::LeaseStore {
   std::vector<RecordedCall> calls_;
 };
 
-}  // namespace pgtest
+}  // namespace fmtest

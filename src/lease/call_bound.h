@@ -1,4 +1,5 @@
-// Internal: the bound of one store call, and waiting on a socket within it.
+// Internal: the bound of one store call (PostgreSQL's, etcd's), and waiting
+// on a socket within it.
 //
 // A CallBound is a call's Deadline measured on two faces — the Deadline's
 // clock and the real monotonic clock (a ManualClock that never moves while a
@@ -16,7 +17,7 @@
 
 #include "forgemeter/clock.h"
 
-namespace forgemeter::pg {
+namespace forgemeter::lease_detail {
 
 class CallBound {
  public:
@@ -51,4 +52,4 @@ enum class Ready { ready, timed_out, stopped, failed };
 // caller stops.
 Ready wait_socket(int fd, bool for_read, bool for_write, const CallBound& bound);
 
-}  // namespace forgemeter::pg
+}  // namespace forgemeter::lease_detail

@@ -1,0 +1,44 @@
+// Internal: the lease contract's rules (forgemeter/lease.h) as pure functions
+// of a lease's record: what acquire, renew and release answer, and the record
+// they leave. The memory store applies them under its mutex; the etcd store
+// applies them to the record it read and writes the result in one
+// compare-and-swap transaction. One place for the rules, so stores cannot
+// drift apart.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "forgemeter/lease.h"
+
+namespace forgemeter::lease_detail {
+
+struct LeaseRecord {
+  std::string holder;  // empty: free
+  UtcMillis expiry{};  // the epoch when free
+  std::uint64_t term = 0;
+
+  bool operator==(const LeaseRecord&) const = default;
+};
+
+struct Step {
+  LeaseStatus status = LeaseStatus::refused;
+  LeaseRecord next;    // the record as the call leaves it
+  bool write = false;  // next differs from the record the step was taken from
+};
+
+// `at` and `until` are already the contract's millisecond stamps
+// (lease_stamp(now), lease_stamp(now) + lease_ttl(ttl)).
+Step acquire_step(const LeaseRecord& current, std::string_view owner, UtcMillis at, UtcMillis until);
+Step renew_step(const LeaseRecord& current, std::string_view owner, UtcMillis until);
+Step release_step(const LeaseRecord& current, std::string_view owner);
+// inspect: granted when held (even past its expiry), not_held when free.
+LeaseStatus inspect_status(const LeaseRecord& current);
+
+LeaseResult answer(LeaseStatus status, const LeaseRecord& record);
+LeaseResult failure(LeaseStatus status, std::string error);
+
+}  // namespace forgemeter::lease_detail
