@@ -69,9 +69,9 @@ TEST_CASE("etcd record: any holder text round-trips; values this store did not w
 
 TEST_CASE("etcd answers: hostile or truncated bodies are errors, never a lease") {
   std::string error;
-  for (const char* body : {"", "{", "[]", R"({"kvs":{}})", R"({"kvs":[{"mod_revision":"x","value":"e30="}]})",
-                           R"({"kvs":[{"mod_revision":"3","value":"%%%%"}]})",
-                           R"({"kvs":[{"mod_revision":"3","value":"e30="}]})"}) {
+  for (const char* body :
+       {"", "{", "[]", R"({"kvs":{}})", R"({"kvs":[{"mod_revision":"x","value":"e30="}]})",
+        R"({"kvs":[{"mod_revision":"3","value":"%%%%"}]})", R"({"kvs":[{"mod_revision":"3","value":"e30="}]})"}) {
     CAPTURE(body);
     error.clear();
     CHECK_FALSE(parse_range(body, error));

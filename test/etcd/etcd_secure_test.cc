@@ -15,10 +15,10 @@
 #include "support/skips.h"
 
 using namespace std::chrono_literals;
+using fmtest::EtcdCluster;
 using forgemeter::EtcdStore;
 using forgemeter::EtcdStoreOptions;
 using forgemeter::LeaseStatus;
-using fmtest::EtcdCluster;
 using forgemeter::test::run_process;
 using forgemeter::test::TempDir;
 
@@ -88,14 +88,14 @@ TEST_CASE("etcd over TLS with client certificates: the CA's client connects; a s
   CHECK(r.error.find("permanent") != std::string::npos);
 }
 
-TEST_CASE("etcd with users: the password works and the token is fetched again when it expires; a wrong one is "
-          "refused for good, never echoed") {
+TEST_CASE(
+    "etcd with users: the password works and the token is fetched again when it expires; a wrong one is "
+    "refused for good, never echoed") {
   EtcdCluster cluster(3, {}, {"--auth-token=simple", "--auth-token-ttl=1"});
-  for (const auto& [path, body] :
-       {std::pair{"/v3/auth/user/add", R"({"name":"root","password":"s3cret-pw"})"},
-        {"/v3/auth/role/add", R"({"name":"root"})"},
-        {"/v3/auth/user/grant", R"({"user":"root","role":"root"})"},
-        {"/v3/auth/enable", "{}"}})
+  for (const auto& [path, body] : {std::pair{"/v3/auth/user/add", R"({"name":"root","password":"s3cret-pw"})"},
+                                   {"/v3/auth/role/add", R"({"name":"root"})"},
+                                   {"/v3/auth/user/grant", R"({"user":"root","role":"root"})"},
+                                   {"/v3/auth/enable", "{}"}})
     REQUIRE_MESSAGE(!cluster.post(0, path, body).empty(), path);
 
   EtcdStore store(EtcdStoreOptions::from_uri("etcd://root:s3cret-pw@" + cluster.uri("/auth/").substr(7)));

@@ -20,8 +20,8 @@
 
 #include "forgemeter/campaign.h"
 #include "forgemeter/lease.h"
-#include "support/recording_store.h"
 #include "support/pg_wait.h"
+#include "support/recording_store.h"
 
 namespace fmtest {
 

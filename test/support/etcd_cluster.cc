@@ -26,7 +26,6 @@ std::size_t collect(char* data, std::size_t size, std::size_t n, void* out) {
   return size * n;
 }
 
-
 }  // namespace
 
 bool EtcdCluster::available() { return !forgemeter::test::find_on_path("etcd").empty(); }
@@ -64,14 +63,12 @@ EtcdCluster::~EtcdCluster() {
 }
 
 std::string EtcdCluster::endpoint(int i) const {
-  return std::string(tls_.cert.empty() ? "http" : "https") + "://127.0.0.1:" +
-         std::to_string(members_[i].client_port);
+  return std::string(tls_.cert.empty() ? "http" : "https") + "://127.0.0.1:" + std::to_string(members_[i].client_port);
 }
 
 std::string EtcdCluster::uri(const std::string& prefix) const {
   std::string out = tls_.cert.empty() ? "etcd://" : "etcds://";
-  for (int i = 0; i < size(); ++i)
-    out += (i ? ",127.0.0.1:" : "127.0.0.1:") + std::to_string(members_[i].client_port);
+  for (int i = 0; i < size(); ++i) out += (i ? ",127.0.0.1:" : "127.0.0.1:") + std::to_string(members_[i].client_port);
   return out + prefix;
 }
 
@@ -187,7 +184,8 @@ int EtcdCluster::leader(std::chrono::milliseconds timeout) const {
 
 std::string EtcdCluster::logs() const {
   std::string out;
-  for (const auto& m : members_) out += "--- " + m.name + "\n" + forgemeter::test::read_file(dir_ + "/" + m.name + ".out");
+  for (const auto& m : members_)
+    out += "--- " + m.name + "\n" + forgemeter::test::read_file(dir_ + "/" + m.name + ".out");
   return out;
 }
 

@@ -8,8 +8,8 @@
 namespace forgemeter::etcd {
 namespace {
 
-using nlohmann::json;
 using lease_detail::LeaseRecord;
+using nlohmann::json;
 
 // A JSON value parsed without exceptions: discarded when the text is not JSON.
 json parsed(std::string_view text) { return json::parse(text.begin(), text.end(), nullptr, false); }
@@ -45,7 +45,7 @@ std::optional<Kv> kv_of(const json& range, std::string& error) {
   const auto rev = int64_field(kv, "mod_revision");
   const json* value = field(kv, "value");
   std::optional<std::string> bytes = value && value->is_string() ? unbase64(value->get_ref<const std::string&>())
-                                                                  : std::optional<std::string>(std::string());
+                                                                 : std::optional<std::string>(std::string());
   if (!rev || !bytes) {
     error = "etcd answered a key-value this store cannot read";
     return std::nullopt;

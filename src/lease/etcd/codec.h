@@ -46,8 +46,7 @@ struct TxnAnswer {
   bool succeeded = false;
   Kv kv;  // succeeded: the record written at the transaction's revision; else the key as it is
 };
-std::optional<TxnAnswer> parse_txn(std::string_view body, const lease_detail::LeaseRecord& written,
-                                   std::string& error);
+std::optional<TxnAnswer> parse_txn(std::string_view body, const lease_detail::LeaseRecord& written, std::string& error);
 std::optional<std::string> parse_token(std::string_view body, std::string& error);
 
 // An error answer ({"error":…,"code":N,"message":…}): the gRPC code and message.

@@ -52,13 +52,11 @@ bool refused_credentials(CURLcode result, std::string_view message) {
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CERTPROBLEM:
     case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_ISSUER_ERROR:
-      return true;
-    default:
-      break;
+    case CURLE_SSL_ISSUER_ERROR: return true;
+    default: break;
   }
-  return message.find("alert") != std::string_view::npos &&
-         (message.find("certificate") != std::string_view::npos || message.find("unknown ca") != std::string_view::npos);
+  return message.find("alert") != std::string_view::npos && (message.find("certificate") != std::string_view::npos ||
+                                                             message.find("unknown ca") != std::string_view::npos);
 }
 
 // Between rounds in which every member failed: up to 50 ms (poll_ms()), or until the stop.
@@ -87,11 +85,11 @@ struct Gateway::Connection {
 
 struct Gateway::Attempt {
   enum class Kind {
-    answered,   // 200: `body`
-    next,       // this member cannot answer now: try the next one
-    token,      // the auth token was refused: fetch another
-    final,      // etcd refused the request for good: `error`
-    over,       // the call's bound passed or it was stopped
+    answered,  // 200: `body`
+    next,      // this member cannot answer now: try the next one
+    token,     // the auth token was refused: fetch another
+    final,     // etcd refused the request for good: `error`
+    over,      // the call's bound passed or it was stopped
   } kind = Kind::next;
   std::string body;
   std::string error;
@@ -134,7 +132,8 @@ Gateway::Attempt Gateway::attempt(Connection& c, std::size_t member, std::string
   const std::string& endpoint = options_.endpoints[member];
   const std::string url = endpoint + std::string(path);
   const auto left = duration_cast<milliseconds>(bound.deadline().remaining());
-  const long timeout_ms = static_cast<long>(std::max<milliseconds::rep>(1, std::min(left, options_.attempt_timeout).count()));
+  const long timeout_ms =
+      static_cast<long>(std::max<milliseconds::rep>(1, std::min(left, options_.attempt_timeout).count()));
   CURL* e = c.easy;
   c.answer.clear();
   curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
@@ -211,8 +210,8 @@ Gateway::Attempt Gateway::token_for(Connection& c, std::size_t member, const std
     std::lock_guard lock(mu_);
     if (!token_.empty() && token_ != stale) return {Attempt::Kind::answered, token_, {}};
   }
-  Attempt a = attempt(c, member, "/v3/auth/authenticate", authenticate_request(options_.user, options_.password),
-                      {}, bound);
+  Attempt a =
+      attempt(c, member, "/v3/auth/authenticate", authenticate_request(options_.user, options_.password), {}, bound);
   if (a.kind == Attempt::Kind::final) a.error = "etcd refused user " + one_line(options_.user) + ": " + a.error;
   if (a.kind != Attempt::Kind::answered) return a;
   std::string error;
@@ -257,7 +256,8 @@ Reply Gateway::post(std::string_view path, const std::string& body, const CallBo
     if (a.kind != Attempt::Kind::next) break;
   }
   checkin(std::move(c));
-  if (!out.ok && errors.empty()) errors = bound.stopped() ? "stopped before the call" : "deadline passed before the call";
+  if (!out.ok && errors.empty())
+    errors = bound.stopped() ? "stopped before the call" : "deadline passed before the call";
   if (!out.ok) out.error = std::move(errors);
   return out;
 }
