@@ -187,7 +187,9 @@ Gateway::Attempt Gateway::attempt(Connection& c, std::size_t member, std::string
   curl_slist_free_all(headers);
 
   if (abandoned)
-    return {Kind::over, {}, bound.stopped() ? "stopped: the caller gave up" : "no answer by the call's deadline"};
+    return {Kind::over,
+            {},
+            endpoint + (bound.stopped() ? ": stopped: the caller gave up" : ": no answer by the call's deadline")};
   if (result != CURLE_OK) {
     const std::string why = endpoint + ": " + one_line(c.error[0] != '\0' ? c.error : curl_easy_strerror(result));
     if (refused_credentials(result, c.error)) return {Kind::final, {}, why + " (permanent: check the TLS files)"};
@@ -239,7 +241,7 @@ Reply Gateway::post(std::string_view path, const std::string& body, const CallBo
   auto c = checkout(bound);
   if (!c) return {false, {}, bound.passed() ? "no connection free by the deadline" : "libcurl could not start"};
   const std::size_t n = options_.endpoints.size(), first = preferred_.load(std::memory_order_relaxed) % n;
-  std::string errors;
+  std::vector<std::string> last(n);  // each member's latest failure: the error stays one short line
   Reply out;
   // Round after round while the call has time: a cluster electing a leader
   // answers again within an election timeout or two.
@@ -252,13 +254,18 @@ Reply Gateway::post(std::string_view path, const std::string& body, const CallBo
       out = {true, std::move(a.body), {}};
       break;
     }
-    errors += (errors.empty() ? "" : "; ") + a.error;
-    if (a.kind != Attempt::Kind::next) break;
+    if (a.kind == Attempt::Kind::final) {  // refused for good: that is the call's answer
+      out.error = std::move(a.error);
+      break;
+    }
+    last[member] = std::move(a.error);
+    if (a.kind != Attempt::Kind::next) break;  // out of time, or stopped
   }
   checkin(std::move(c));
-  if (!out.ok && errors.empty())
-    errors = bound.stopped() ? "stopped before the call" : "deadline passed before the call";
-  if (!out.ok) out.error = std::move(errors);
+  if (out.ok || !out.error.empty()) return out;
+  for (const auto& e : last)
+    if (!e.empty()) out.error += (out.error.empty() ? "" : "; ") + e;
+  if (out.error.empty()) out.error = bound.stopped() ? "stopped before the call" : "deadline passed before the call";
   return out;
 }
 
