@@ -97,7 +97,7 @@ int run_lease(const RunArgs& a) {
       !why.empty())
     throw Failure(
         fmt::format("the lease store refuses this configuration, retrying cannot help: {}; fix the store "
-                    "(user, password, database, options: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
+                    "(user, password, database or prefix, TLS files: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
                     why));
   auto store = open_store(store_text);
   spec.on_loss = OnLoss::stop;

@@ -50,8 +50,8 @@ int run_status(const StatusArgs& a) {
   check_store_kind(store_text);
   if (std::string why = store_misconfiguration(store_text, std::chrono::seconds(10)); !why.empty())
     throw Failure(
-        fmt::format("the lease store refuses this configuration: {}; fix the store (user, password, database, "
-                    "options: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
+        fmt::format("the lease store refuses this configuration: {}; fix the store (user, password, database "
+                    "or prefix, TLS files: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
                     why));
   auto store = open_store(store_text);
   const Clock& clock = system_clock();

@@ -48,7 +48,8 @@ std::string read_store_file(const std::string& path) {
 
 void add_store_options(CLI::App& cmd, StoreOptions& o) {
   auto* store = cmd.add_option("--store", o.store,
-                               "memory: (this process only) or a PostgreSQL conninfo / postgresql:// URI "
+                               "memory: (this process only), a PostgreSQL conninfo / postgresql:// URI, or "
+                               "etcd://HOST:PORT[,HOST:PORT...]/PREFIX (etcds:// for TLS) "
                                "(default: $FORGEMETER_STORE; keep passwords out of it: --store-file, PGPASSFILE)");
   auto* file = cmd.add_option("--store-file", o.store_file,
                               "read the store from the first line of this file (mode 600 or stricter)");
@@ -63,7 +64,7 @@ std::string resolve_store(const StoreOptions& o) {
     if (!store_passwords(store).empty())
       std::fputs(
           "forgemeter: warning: --store carries a password, visible to other users in `ps` and kept in shell "
-          "history; use FORGEMETER_STORE, --store-file FILE or PGPASSFILE (~/.pgpass) instead\n",
+          "history; use FORGEMETER_STORE, --store-file FILE or PGPASSFILE (~/.pgpass, PostgreSQL) instead\n",
           stderr);
     return store;
   }
