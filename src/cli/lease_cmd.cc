@@ -95,10 +95,10 @@ int run_lease(const RunArgs& a) {
   if (std::string why =
           store_misconfiguration(store_text, std::chrono::duration_cast<std::chrono::milliseconds>(check_bound));
       !why.empty())
-    throw Failure(
-        fmt::format("the lease store refuses this configuration, retrying cannot help: {}; fix the store "
-                    "(user, password, database or prefix, TLS files: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
-                    why));
+    throw Failure(fmt::format(
+        "the lease store refuses this configuration, retrying cannot help: {}; fix the store "
+        "(user, password, database or prefix, TLS files: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
+        why));
   auto store = open_store(store_text);
   spec.on_loss = OnLoss::stop;
   spec.on_event = [](const LeaseEvent& e) { say(e.text); };
