@@ -32,13 +32,20 @@ struct MemoryStore::Impl {
     return it == leases.end() ? kFree : it->second;
   }
 
-  // Takes `decide`'s step on the record of `name` under the mutex.
-  template <typename Decide>
-  LeaseResult apply(std::string_view name, Decide decide) {
+  // Takes `step` on the record of `name` in place, under the mutex (a name
+  // never taken gets a record only when the step writes one).
+  template <typename TakeStep>
+  LeaseResult apply(std::string_view name, TakeStep step) {
     std::lock_guard lock(mu);
-    const Step s = decide(find(name));
-    if (s.write) leases.insert_or_assign(std::string(name), s.next);
-    return answer(s.status, s.next);
+    auto it = leases.find(name);
+    if (it != leases.end()) {
+      const Step s = step(it->second);
+      return answer(s.status, it->second);
+    }
+    LeaseRecord fresh;
+    const Step s = step(fresh);
+    if (s.write) leases.emplace(std::string(name), fresh);
+    return answer(s.status, fresh);
   }
 };
 
@@ -50,7 +57,7 @@ LeaseResult MemoryStore::acquire(std::string_view name, std::string_view owner, 
   if (auto e = lease_args_error(name, owner, ttl); !e.empty()) return failure(LeaseStatus::invalid, std::move(e));
   if (deadline.over()) return too_late(deadline);
   const UtcMillis at = lease_stamp(now), until = at + lease_ttl(ttl);
-  return impl_->apply(name, [&](const LeaseRecord& r) { return lease_detail::acquire_step(r, owner, at, until); });
+  return impl_->apply(name, [&](LeaseRecord& r) { return lease_detail::acquire_step(r, owner, at, until); });
 }
 
 LeaseResult MemoryStore::renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
@@ -58,13 +65,13 @@ LeaseResult MemoryStore::renew(std::string_view name, std::string_view owner, Wa
   if (auto e = lease_args_error(name, owner, ttl); !e.empty()) return failure(LeaseStatus::invalid, std::move(e));
   if (deadline.over()) return too_late(deadline);
   const UtcMillis until = lease_stamp(now) + lease_ttl(ttl);
-  return impl_->apply(name, [&](const LeaseRecord& r) { return lease_detail::renew_step(r, owner, until); });
+  return impl_->apply(name, [&](LeaseRecord& r) { return lease_detail::renew_step(r, owner, until); });
 }
 
 LeaseResult MemoryStore::release(std::string_view name, std::string_view owner, const Deadline& deadline) {
   if (auto e = lease_args_error(name, owner); !e.empty()) return failure(LeaseStatus::invalid, std::move(e));
   if (deadline.over()) return too_late(deadline);
-  return impl_->apply(name, [&](const LeaseRecord& r) { return lease_detail::release_step(r, owner); });
+  return impl_->apply(name, [&](LeaseRecord& r) { return lease_detail::release_step(r, owner); });
 }
 
 LeaseResult MemoryStore::inspect(std::string_view name, const Deadline& deadline) {

@@ -1,38 +1,41 @@
 #include "lease/transition.h"
 
-#include <algorithm>
-
 namespace forgemeter::lease_detail {
 namespace {
 
-Step step(LeaseStatus status, const LeaseRecord& current, LeaseRecord next) {
-  const bool write = next != current;
-  return {status, std::move(next), write};
+// Never backward: the later of the stored and the new expiry.
+Step extend(LeaseRecord& r, UtcMillis until) {
+  if (until <= r.expiry) return {LeaseStatus::granted, false};
+  r.expiry = until;
+  return {LeaseStatus::granted, true};
 }
 
 }  // namespace
 
-Step acquire_step(const LeaseRecord& current, std::string_view owner, UtcMillis at, UtcMillis until) {
-  if (current.holder == owner)  // the caller's own, even past its expiry: never backward
-    return step(LeaseStatus::granted, current, {current.holder, std::max(current.expiry, until), current.term});
-  if (current.holder.empty() || current.expiry <= at)  // free, or expired at `at` (inclusive)
-    return step(LeaseStatus::granted, current, {std::string(owner), until, current.term + 1});
-  return {LeaseStatus::refused, current, false};
+Step acquire_step(LeaseRecord& record, std::string_view owner, UtcMillis at, UtcMillis until) {
+  if (record.holder == owner) return extend(record, until);  // the caller's own, even past its expiry
+  if (!record.holder.empty() && record.expiry > at) return {LeaseStatus::refused, false};
+  record.holder.assign(owner);  // free, or expired at `at` (inclusive): changes hands
+  record.expiry = until;
+  ++record.term;
+  return {LeaseStatus::granted, true};
 }
 
-Step renew_step(const LeaseRecord& current, std::string_view owner, UtcMillis until) {
-  if (current.holder.empty() || current.holder != owner) return {LeaseStatus::refused, current, false};
-  return step(LeaseStatus::granted, current, {current.holder, std::max(current.expiry, until), current.term});
+Step renew_step(LeaseRecord& record, std::string_view owner, UtcMillis until) {
+  if (record.holder.empty() || record.holder != owner) return {LeaseStatus::refused, false};
+  return extend(record, until);
 }
 
-Step release_step(const LeaseRecord& current, std::string_view owner) {
-  if (current.holder.empty()) return {LeaseStatus::not_held, current, false};
-  if (current.holder != owner) return {LeaseStatus::lost, current, false};
-  return step(LeaseStatus::released, current, {{}, UtcMillis{}, current.term});  // the term stays: never reused
+Step release_step(LeaseRecord& record, std::string_view owner) {
+  if (record.holder.empty()) return {LeaseStatus::not_held, false};
+  if (record.holder != owner) return {LeaseStatus::lost, false};
+  record.holder.clear();
+  record.expiry = UtcMillis{};  // the term stays: never reused
+  return {LeaseStatus::released, true};
 }
 
-LeaseStatus inspect_status(const LeaseRecord& current) {
-  return current.holder.empty() ? LeaseStatus::not_held : LeaseStatus::granted;
+LeaseStatus inspect_status(const LeaseRecord& record) {
+  return record.holder.empty() ? LeaseStatus::not_held : LeaseStatus::granted;
 }
 
 LeaseResult answer(LeaseStatus status, const LeaseRecord& record) {

@@ -26,17 +26,17 @@ struct LeaseRecord {
 
 struct Step {
   LeaseStatus status = LeaseStatus::refused;
-  LeaseRecord next;    // the record as the call leaves it
-  bool write = false;  // next differs from the record the step was taken from
+  bool write = false;  // the record changed: the store must write it
 };
 
-// `at` and `until` are already the contract's millisecond stamps
-// (lease_stamp(now), lease_stamp(now) + lease_ttl(ttl)).
-Step acquire_step(const LeaseRecord& current, std::string_view owner, UtcMillis at, UtcMillis until);
-Step renew_step(const LeaseRecord& current, std::string_view owner, UtcMillis until);
-Step release_step(const LeaseRecord& current, std::string_view owner);
+// Each takes the call's step on `record` in place: afterwards `record` is the
+// lease as the call leaves it. `at` and `until` are already the contract's
+// millisecond stamps (lease_stamp(now), lease_stamp(now) + lease_ttl(ttl)).
+Step acquire_step(LeaseRecord& record, std::string_view owner, UtcMillis at, UtcMillis until);
+Step renew_step(LeaseRecord& record, std::string_view owner, UtcMillis until);
+Step release_step(LeaseRecord& record, std::string_view owner);
 // inspect: granted when held (even past its expiry), not_held when free.
-LeaseStatus inspect_status(const LeaseRecord& current);
+LeaseStatus inspect_status(const LeaseRecord& record);
 
 LeaseResult answer(LeaseStatus status, const LeaseRecord& record);
 LeaseResult failure(LeaseStatus status, std::string error);

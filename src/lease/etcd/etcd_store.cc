@@ -73,11 +73,11 @@ struct EtcdStore::Impl {
     return etcd::parse_range(r.body, error);
   }
 
-  // Takes `decide`'s step on the lease's record: a write is one transaction
+  // Takes `step` on (a copy of) the lease's record: a write is one transaction
   // that holds only if nobody wrote the key since it was read; otherwise its
   // answer is the key as it is now, and the step is taken again on that.
-  template <typename Decide>
-  LeaseResult change(std::string_view name, const Deadline& deadline, Decide decide) {
+  template <typename TakeStep>
+  LeaseResult change(std::string_view name, const Deadline& deadline, TakeStep step) {
     CallBound bound(deadline);
     if (bound.passed())
       return failed(LeaseStatus::no_answer, bound.stopped() ? "stopped before the call; nothing sent"
@@ -92,25 +92,26 @@ struct EtcdStore::Impl {
         if (!kv) break;
         proven = true;
       }
-      const Step s = decide(kv->record);
+      LeaseRecord next = kv->record;
+      const Step s = step(next);
       if (!s.write) {
         if (proven) {
           remember(name, *kv);
-          return answer(s.status, s.next);
+          return answer(s.status, next);
         }
         kv.reset();  // an answer from memory proves nothing: read it
         continue;
       }
-      const etcd::Reply r = gateway.post("/v3/kv/txn", etcd::txn_request(key, kv->mod_revision, s.next), bound);
+      const etcd::Reply r = gateway.post("/v3/kv/txn", etcd::txn_request(key, kv->mod_revision, next), bound);
       if (!r.ok) {
         error = r.error;
         break;
       }
-      auto t = etcd::parse_txn(r.body, s.next, error);
+      auto t = etcd::parse_txn(r.body, next, error);
       if (!t) break;
       if (t->succeeded) {
         remember(name, t->kv);
-        return answer(s.status, s.next);
+        return answer(s.status, next);
       }
       kv = std::move(t->kv);
       proven = true;
@@ -127,27 +128,24 @@ LeaseResult EtcdStore::acquire(std::string_view name, std::string_view owner, Wa
                                const Deadline& deadline) {
   if (auto why = lease_args_error(name, owner, ttl); !why.empty()) return failed(LeaseStatus::invalid, why);
   const UtcMillis at = lease_stamp(now), until = at + lease_ttl(ttl);
-  return impl_->change(name, deadline,
-                       [&](const LeaseRecord& r) { return lease_detail::acquire_step(r, owner, at, until); });
+  return impl_->change(name, deadline, [&](LeaseRecord& r) { return lease_detail::acquire_step(r, owner, at, until); });
 }
 
 LeaseResult EtcdStore::renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                              const Deadline& deadline) {
   if (auto why = lease_args_error(name, owner, ttl); !why.empty()) return failed(LeaseStatus::invalid, why);
   const UtcMillis until = lease_stamp(now) + lease_ttl(ttl);
-  return impl_->change(name, deadline, [&](const LeaseRecord& r) { return lease_detail::renew_step(r, owner, until); });
+  return impl_->change(name, deadline, [&](LeaseRecord& r) { return lease_detail::renew_step(r, owner, until); });
 }
 
 LeaseResult EtcdStore::release(std::string_view name, std::string_view owner, const Deadline& deadline) {
   if (auto why = lease_args_error(name, owner); !why.empty()) return failed(LeaseStatus::invalid, why);
-  return impl_->change(name, deadline, [&](const LeaseRecord& r) { return lease_detail::release_step(r, owner); });
+  return impl_->change(name, deadline, [&](LeaseRecord& r) { return lease_detail::release_step(r, owner); });
 }
 
 LeaseResult EtcdStore::inspect(std::string_view name, const Deadline& deadline) {
   if (auto why = lease_name_error(name); !why.empty()) return failed(LeaseStatus::invalid, why);
-  return impl_->change(name, deadline, [](const LeaseRecord& r) {
-    return Step{lease_detail::inspect_status(r), r, false};
-  });
+  return impl_->change(name, deadline, [](LeaseRecord& r) { return Step{lease_detail::inspect_status(r), false}; });
 }
 
 }  // namespace forgemeter
