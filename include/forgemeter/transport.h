@@ -63,7 +63,12 @@ struct FORGEMETER_API Request {
   std::string bearer{};            // sent as `Authorization: Bearer <bearer>` to the request's own origin only
   std::optional<std::chrono::milliseconds> connect_timeout{};  // nullopt: TransportOptions'
   std::optional<std::chrono::milliseconds> timeout{};          // whole exchange of one hop
-  std::stop_token stop{};                                      // cancels a retry or pause wait
+  // The whole request (every hop, retry and wait), as curl's -m; nullopt or
+  // <= 0: none. Running out is TransportErrc::timeout; a retry that would wait
+  // past it is not made (the last answer or failure stands); a pause past it
+  // is TransportErrc::installation_paused.
+  std::optional<std::chrono::milliseconds> total_timeout{};
+  std::stop_token stop{};  // cancels a retry or pause wait
 };
 
 // Why an exchange failed. `ok` when it did not.

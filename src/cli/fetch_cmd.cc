@@ -19,6 +19,7 @@
 #include "cli/fetch_requests.h"
 #include "cli/fetch_verbose.h"
 #include "cli/meter_log.h"
+#include "cli/number_arg.h"
 #include "cli/signal_watch.h"
 #include "forgemeter/transport.h"
 #include "report/terminal_text.h"
@@ -138,7 +139,7 @@ TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
   to.max_redirects = a.max_redirs;
   to.retry.enabled = a.retry > 0;
   to.retry.max_retries = a.retry;
-  if (!a.max_time.empty()) to.timeout = seconds_or_duration(a.max_time, "-m/--max-time", true);
+  if (!a.max_time.empty()) to.timeout = std::chrono::milliseconds::zero();  // -m is the whole request's (run_fetch)
   if (!a.connect_timeout.empty())
     to.connect_timeout = seconds_or_duration(a.connect_timeout, "--connect-timeout", false);
   return to;
@@ -150,9 +151,13 @@ int run_fetch(const FetchArgs& a) {
   if (!a.urls_file.empty())
     for (auto& r : read_url_file(a.urls_file, base)) requests.push_back(std::move(r));
   if (requests.empty()) throw UsageError("no URL given (name URLs or --urls FILE)");
+  if (!a.max_time.empty()) {  // as curl's -m: each request's every hop, retry and wait
+    const auto max_time = seconds_or_duration(a.max_time, "-m/--max-time", true);
+    for (Request& r : requests) r.total_timeout = max_time;
+  }
   check_mode(a, requests.size());
   std::optional<WriteOut> write_out;
-  if (!a.write_out.empty()) write_out.emplace(a.write_out);
+  if (!a.write_out.empty()) write_out.emplace(WriteOut::from_argument(a.write_out));
 
   Meter meter({.sink = meter_log_sink(a.meter_log)});  // its lines at its flush (the end of this function)
   std::unique_ptr<Transport> transport;
@@ -184,8 +189,9 @@ constexpr const char* kFetchHelp =
     "Each URL in turn: the final answer's body raw to stdout (or -o FILE; -o - is stdout), with -i its\n"
     "status line and header fields first (raw too), -w's text after it. -v shows each hop on stderr (method,\n"
     "URL, host, status; credential values as ***; control bytes escaped). Redirects are always followed\n"
-    "(up to --max-redirs; -L is accepted). Timeouts: -m per hop (default 60s; 0: none), --connect-timeout\n"
-    "(default 10s), in seconds (5, 2.5) or as 500ms, 1m30s.\n"
+    "(up to --max-redirs; -L is accepted). Timeouts: -m for each URL's whole request, its redirects and\n"
+    "retries included (default: 60s a hop; 0: none), --connect-timeout (default 10s), in seconds (5, 2.5)\n"
+    "or as 500ms, 1m30s.\n"
     "--urls FILE, --parallel N or --summary: one line per request on stdout instead,\n"
     "  <status> <METHOD> <URL> <ms>ms hops=<n> [<host> <status> -> ...][ error=<code>: <message>]\n"
     "The meter's hourly lines go to stderr at exit, -s or not (--meter-log FILE appends them to FILE).\n"
@@ -217,19 +223,22 @@ void add_fetch(CLI::App& root, Action& action) {
   cmd->add_flag("-f,--fail", a->fail, "exit 22, without writing the answer, when its status is 400 or more");
   cmd->add_option("-w,--write-out", a->write_out,
                   "after each answer, on stdout: %{http_code} %{num_redirects} %{time_total} %{url_effective} "
-                  "%{url} %{method} %{size_download} %{exitcode} %{errormsg}, %%, \\n \\r \\t \\\\; an unknown "
-                  "variable is a usage error");
-  cmd->add_option("-m,--max-time", a->max_time, "time allowed for each hop: 5, 2.5 (seconds), 500ms, 1m30s; 0: none");
+                  "%{url} %{method} %{size_download} %{exitcode} %{errormsg} %header{NAME}, %%, \\n \\r \\t \\\\; an "
+                  "unknown variable is a usage error; @FILE reads the format from FILE (@-: stdin)");
+  cmd->add_option("-m,--max-time", a->max_time,
+                  "time allowed for each URL, redirects and retries included: 5, 2.5 (seconds), 500ms, 1m30s; 0: none");
   cmd->add_option("--connect-timeout", a->connect_timeout, "time allowed to connect: 5, 2.5 (seconds), 500ms");
   cmd->add_flag("-L,--location", a->location, "accepted for curl's sake: redirects are always followed");
   cmd->add_option("--resolve", a->resolve, "host:port:address, like curl (repeatable)")->allow_extra_args(false);
   cmd->add_option("--cacert", a->cacert, "PEM file of CAs to verify TLS against instead of the system's");
-  cmd->add_option("--max-redirs", a->max_redirs, "redirect hops to follow (default 10)")->check(CLI::Range(0, 50));
+  cmd->add_option("--max-redirs", a->max_redirs, "redirect hops to follow (default 10)")
+      ->check(whole_number(0, 50, "a redirect count"));
   cmd->add_option("--retry", a->retry,
                   "retries per hop for connection failures, 502/503/504 and secondary rate limits (default 0)")
-      ->check(CLI::Range(0, 10));
+      ->check(whole_number(0, 10, "a retry count"));
   cmd->add_option("--urls", a->urls_file, "file of requests, one a line: METHOD URL [lane=L] [installation=N]");
-  cmd->add_option("--parallel", a->parallel, "requests in flight at once (default 1)")->check(CLI::Range(1, 64));
+  cmd->add_option("--parallel", a->parallel, "requests in flight at once (default 1)")
+      ->check(whole_number(1, 64, "a number of requests in flight"));
   cmd->add_flag("--summary", a->summary, "one summary line per request (as --urls and --parallel print)");
   cmd->add_option("--meter-log", a->meter_log,
                   "append the meter's hourly lines to FILE instead of stderr ('-': stdout)");

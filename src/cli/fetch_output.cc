@@ -1,6 +1,9 @@
 #include "cli/fetch_output.h"
 
 #include <array>
+#include <fstream>
+#include <iostream>
+#include <iterator>
 #include <utility>
 
 #include <fmt/format.h>
@@ -28,7 +31,8 @@ char escaped(char c) noexcept {
 
 constexpr std::string_view kKnownVars =
     "http_code, response_code, num_redirects, time_total, url_effective, url, method, size_download, exitcode, "
-    "errormsg";
+    "errormsg; and %header{name}";
+constexpr std::string_view kHeaderOpener = "%header{";
 
 }  // namespace
 
@@ -62,6 +66,13 @@ WriteOut::WriteOut(std::string_view format) {
     }
     throw UsageError(fmt::format("-w: unknown variable '%{{{}}}' (known: {})", terminal_text(name), kKnownVars));
   };
+  // The name between `open` (just past its '{') and the next '}', or a usage error.
+  const auto braced = [&](std::size_t open, std::string_view opener) {
+    const auto close = format.find('}', open);
+    if (close == std::string_view::npos)
+      throw UsageError(fmt::format("-w: '{}' without its '}}' in '{}'", opener, terminal_text(format)));
+    return format.substr(open, close - open);
+  };
   for (std::size_t i = 0; i < format.size(); ++i) {
     const char next = i + 1 < format.size() ? format[i + 1] : '\0';
     if (format[i] == '\\' && escaped(next) != 0) {
@@ -71,11 +82,14 @@ WriteOut::WriteOut(std::string_view format) {
       text += '%';
       ++i;
     } else if (format[i] == '%' && next == '{') {
-      const auto close = format.find('}', i + 2);
-      if (close == std::string_view::npos)
-        throw UsageError(fmt::format("-w: '%{{' without its '}}' in '{}'", terminal_text(format)));
-      variable(format.substr(i + 2, close - i - 2));
-      i = close;
+      const std::string_view name = braced(i + 2, "%{");
+      variable(name);
+      i += 2 + name.size();
+    } else if (format.substr(i).starts_with(kHeaderOpener)) {
+      const std::string_view name = braced(i + kHeaderOpener.size(), kHeaderOpener);
+      if (!text.empty()) pieces_.push_back({Var::literal, std::exchange(text, {})});
+      pieces_.push_back({Var::header, std::string(name)});
+      i += kHeaderOpener.size() + name.size();
     } else {
       text += format[i];
     }
@@ -97,9 +111,21 @@ std::string WriteOut::expand(const Fetched& f) const {
       case Var::size_download: out += std::to_string(f.res.body.size()); break;
       case Var::exitcode: out += std::to_string(f.exit_code); break;
       case Var::errormsg: out += f.res.error ? terminal_text(f.res.error.message) : std::string(); break;
+      case Var::header: out += terminal_text(f.res.header(p.text).value_or(std::string_view())); break;
     }
   }
   return out;
+}
+
+WriteOut WriteOut::from_argument(const std::string& arg) {
+  if (!arg.starts_with('@')) return WriteOut(arg);
+  const std::string path = arg.substr(1);
+  if (path == "-") return WriteOut(std::string(std::istreambuf_iterator<char>(std::cin), {}));
+  std::ifstream file(path, std::ios::binary);
+  if (!file.is_open())
+    throw UsageError(
+        fmt::format("-w @{}: cannot read the file; check the path and its permissions", terminal_text(path)));
+  return WriteOut(std::string(std::istreambuf_iterator<char>(file), {}));
 }
 
 bool write_all(std::FILE* out, std::string_view bytes) {

@@ -33,12 +33,17 @@ int redirects_followed(const Response& res) noexcept;
 // `-w FORMAT`: text with curl's %{variable}s, `%%` for a percent sign and the
 // escapes \n \r \t \\. Variables: http_code (000 without an answer),
 // response_code, num_redirects, time_total (seconds, 6 decimals), url_effective,
-// url, method, size_download, exitcode, errormsg. An unknown variable or an
-// unclosed %{ is a usage error (said before anything is sent; curl warns and
-// prints nothing for it). Any other % or \ stays as written, as in curl.
+// url, method, size_download, exitcode, errormsg; and `%header{name}`, the
+// final answer's field of that name (any case; empty when it has none). An
+// unknown variable or an unclosed %{ is a usage error (said before anything
+// is sent; curl warns and prints nothing for it). Any other % or \ stays as
+// written, as in curl.
 class WriteOut {
  public:
   explicit WriteOut(std::string_view format);
+  // `-w @FILE` reads the format from FILE, `-w @-` from stdin, as curl does;
+  // anything else is the format itself. UsageError when FILE cannot be read.
+  static WriteOut from_argument(const std::string& arg);
   std::string expand(const Fetched& f) const;
 
  private:
@@ -52,11 +57,12 @@ class WriteOut {
     method,
     size_download,
     exitcode,
-    errormsg
+    errormsg,
+    header
   };
   struct Piece {
     Var var = Var::literal;
-    std::string text;  // Var::literal's
+    std::string text;  // Var::literal's text, Var::header's name
   };
   std::vector<Piece> pieces_;
 };

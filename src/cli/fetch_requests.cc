@@ -1,9 +1,9 @@
 #include "cli/fetch_requests.h"
 
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -11,6 +11,7 @@
 
 #include "cli/errors.h"
 #include "core/duration_text.h"
+#include "core/number_text.h"
 #include "report/terminal_text.h"
 
 namespace forgemeter::cli {
@@ -31,14 +32,9 @@ std::optional<Lane> lane_of(const std::string& name, const std::string& where) {
 // An installation id: digits only, 0 (none) to 2^64-1. A sign, a fraction or
 // a value past the range is a usage error, never wrapped.
 std::uint64_t installation_of(std::string_view text, const std::string& where) {
-  std::uint64_t id = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (text.empty() || text[0] == '+' || ec != std::errc{} || end != text.data() + text.size())
-    throw UsageError(
-        fmt::format("{}: '{}' is not an installation id (a whole number from 0, none, to "
-                    "18446744073709551615)",
-                    where, terminal_text(text)));
-  return id;
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  if (const auto id = core_detail::parse_whole(text, 0, kMax)) return *id;
+  throw UsageError(fmt::format("{}: {}", where, core_detail::whole_problem(text, "an installation id", 0, kMax)));
 }
 
 // A method or URL with a control byte is refused, shown escaped.
@@ -64,15 +60,6 @@ Header header_of(const std::string& h) {
   std::string value = h.substr(colon + 1);
   while (!value.empty() && value.front() == ' ') value.erase(0, 1);
   return {h.substr(0, colon), value};
-}
-
-// Plain seconds as curl writes them: digits with at most one '.', nothing else.
-std::optional<double> plain_seconds(std::string_view text) {
-  if (text.empty() || text.find_first_not_of("0123456789.") != std::string_view::npos) return std::nullopt;
-  double s = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), s);
-  if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  return s;
 }
 
 }  // namespace
@@ -134,7 +121,7 @@ std::vector<Request> read_url_file(const std::string& path, const Request& base)
 std::chrono::milliseconds seconds_or_duration(std::string_view text, std::string_view option, bool allow_zero) {
   constexpr double kMaxMs = 100'000.0 * 3600 * 1000;  // 100000 h, as the lease's durations
   double ms = -1;
-  if (const auto s = plain_seconds(text)) {
+  if (const auto s = core_detail::parse_decimal(text, 0, kMaxMs / 1000)) {  // plain seconds, as curl writes them
     ms = std::ceil(*s * 1000);
   } else if (const auto d = core_detail::parse_duration(text)) {
     ms = std::ceil(std::chrono::duration<double, std::milli>(*d).count());

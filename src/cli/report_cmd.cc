@@ -1,6 +1,5 @@
 // forgemeter report [FILE...]: the fleet's hourly sums from every replica's logs.
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -11,6 +10,7 @@
 
 #include "cli/command.h"
 #include "cli/errors.h"
+#include "cli/number_arg.h"
 #include "core/duration_text.h"
 #include "forgemeter/lane.h"
 #include "meter/civil.h"
@@ -49,19 +49,6 @@ struct ReportArgs {
   std::string burst_within = "10m";
   bool format_given = false;
 };
-
-// A whole number in [lo, hi], checked before CLI11 converts it, so an error
-// says the range the option really takes (not its type's) in our words.
-CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi, const std::string& what) {
-  auto check = [=](std::string& text) -> std::string {
-    std::uint64_t v = 0;
-    const char* end = text.data() + text.size();
-    auto [p, ec] = std::from_chars(text.data(), end, v);
-    if (ec == std::errc() && p == end && v >= lo && v <= hi) return {};
-    return fmt::format("'{}' is not {}: give a whole number from {} to {}", text, what, lo, hi);
-  };
-  return CLI::Validator(check, fmt::format("{}-{}", lo, hi));
-}
 
 TimeBound time_bound(const std::string& option, const std::string& text) {
   if (auto b = parse_time_bound(text)) return *b;

@@ -77,11 +77,11 @@ ReportData report_of(const FleetLog& log, const Names& n, const std::optional<in
 }
 
 // Prints hour `number`'s fleet line once every replica has written it.
-void print_hour(const FleetLog& log, const Names& n, int number, Instant hour_ending) {
+void print_hour(std::FILE* out, const FleetLog& log, const Names& n, int number, Instant hour_ending) {
   log.await_hour(hour_ending, kLinesWithin);  // late: the line says how many replicas it has
   for (const FleetHour& h : report_of(log, n, std::nullopt).hours)
-    if (h.hour_ending == hour_ending) fmt::print("{}\n", hour_line(number, h));
-  std::fflush(stdout);
+    if (h.hour_ending == hour_ending) fmt::print(out, "{}\n", hour_line(number, h));
+  std::fflush(out);
 }
 
 void write_logs(const DemoArgs& a, const FleetLog& log, const Names& n) {
@@ -98,6 +98,8 @@ void write_logs(const DemoArgs& a, const FleetLog& log, const Names& n) {
 }  // namespace
 
 int run_demo(const DemoArgs& a) {
+  // A page or the counts written to stdout ('-') keep it for themselves: the story goes to stderr.
+  std::FILE* const out = a.html == "-" || a.forge_counts == "-" ? stderr : stdout;
   DemoPlan plan;
   plan.replicas = a.replicas;
   plan.hours = a.hours;
@@ -122,14 +124,15 @@ int run_demo(const DemoArgs& a) {
   for (std::size_t i = 0; i < n.replicas.size(); ++i)
     fleet.push_back(std::make_unique<Replica>(static_cast<int>(i), n.replicas[i], plan, clock, forge, log.sink(i)));
 
-  fmt::print("forgemeter-demo: {} replicas, {} simulated hours at {:g}x real time, loopback forge on 127.0.0.1:{}\n",
+  fmt::print(out,
+             "forgemeter-demo: {} replicas, {} simulated hours at {:g}x real time, loopback forge on 127.0.0.1:{}\n",
              plan.replicas, plan.hours, plan.speed, forge.port());
-  fmt::print("installation {}: {} requests an hour; modelled sweep demand, unelected: {} an hour\n", plan.installation,
-             plan.budget, plan.sweep_per_replica_hour() * static_cast<std::uint64_t>(plan.replicas));
-  fmt::print("hour 1 ({}-{}): every replica sweeps; {}: the lane \"{}\" elected through the lease\n\n",
+  fmt::print(out, "installation {}: {} requests an hour; modelled sweep demand, unelected: {} an hour\n",
+             plan.installation, plan.budget, plan.sweep_per_replica_hour() * static_cast<std::uint64_t>(plan.replicas));
+  fmt::print(out, "hour 1 ({}-{}): every replica sweeps; {}: the lane \"{}\" elected through the lease\n\n",
              hour_text(seconds(plan.hour_start(1))), hour_text(seconds(plan.hour_start(2))).substr(11),
              plan.hours >= 2 ? "later hours" : "(no later hour)", kSweepLane);
-  std::fflush(stdout);
+  std::fflush(out);
 
   std::latch hour1_done(std::ptrdiff_t{3} * plan.replicas);
   std::latch go(1);
@@ -172,7 +175,7 @@ int run_demo(const DemoArgs& a) {
   if (plan.hours >= 2) clock.pause_at(end_freeze);
   clock.resume();
   go.count_down();
-  for (int h = 1; h < plan.hours; ++h) print_hour(log, n, h, seconds(plan.hour_start(h + 1)));
+  for (int h = 1; h < plan.hours; ++h) print_hour(out, log, n, h, seconds(plan.hour_start(h + 1)));
   if (plan.hours >= 2) {
     wait_clock(clock, end_freeze);
     clock.freeze();
@@ -184,28 +187,28 @@ int run_demo(const DemoArgs& a) {
                        seconds(end), minus(forge_lanes(forge), periods[0].lanes)});
   clock.jump_to(end);
   for (auto& r : fleet) r->flush();
-  print_hour(log, n, plan.hours, seconds(end));
+  print_hour(out, log, n, plan.hours, seconds(end));
 
   const ReportData data = report_of(log, n, a.lose_log);
-  fmt::print("\n{} logged (each replica logs its own; the report sums them):\n", n.replicas[0]);
-  for (const auto& line : log.lines(0)) fmt::print("  {}\n", line);
-  fmt::print("\nlease events:\n");
-  for (const auto& e : events) fmt::print("  {}\n", e);
-  fmt::print("\nthe fleet report of those lines (forgemeter report):\n\n{}", render_table(data));
+  fmt::print(out, "\n{} logged (each replica logs its own; the report sums them):\n", n.replicas[0]);
+  for (const auto& line : log.lines(0)) fmt::print(out, "  {}\n", line);
+  fmt::print(out, "\nlease events:\n");
+  for (const auto& e : events) fmt::print(out, "  {}\n", e);
+  fmt::print(out, "\nthe fleet report of those lines (forgemeter report):\n\n{}", render_table(data));
   const Comparison c = compare(data.hours, periods);
-  fmt::print("\nthe report beside the forge's own count of what it received:\n{}\n", c.text);
+  fmt::print(out, "\nthe report beside the forge's own count of what it received:\n{}\n", c.text);
   bool hour2_exhausted = false;
-  fmt::print("{}", headline(data.hours, plan.replicas, hour2_exhausted));
+  fmt::print(out, "{}", headline(data.hours, plan.replicas, hour2_exhausted));
   if (!a.logs.empty()) {
     write_logs(a, log, n);
-    fmt::print("replica logs: {}/*.log ('forgemeter report {}/*.log' prints the table above)\n", a.logs, a.logs);
+    fmt::print(out, "replica logs: {}/*.log ('forgemeter report {}/*.log' prints the table above)\n", a.logs, a.logs);
   }
-  if (!a.forge_counts.empty()) write_file(a.forge_counts, forge_counts_json(periods));
+  if (!a.forge_counts.empty()) write_output(a.forge_counts, forge_counts_json(periods));
   if (!a.html.empty()) {
-    write_file(a.html, render_html(data));
-    fmt::print("report page: {}\n", a.html);
+    write_output(a.html, render_html(data));
+    if (a.html != "-") fmt::print(out, "report page: {}\n", a.html);
   }
-  std::fflush(stdout);
+  std::fflush(out);
   if (!c.agree) throw DemoFailed("the fleet report and the forge's own count differ (see above)");
   if (hour2_exhausted) throw DemoFailed("with the sweep's lane elected, hour 2 still ran out of its budget");
   return 0;

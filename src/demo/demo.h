@@ -2,7 +2,8 @@
 // loopback forge and the memory store: hour 1 every replica sweeps and the
 // installation's budget runs out; from hour 2 the sweep's lane is elected.
 //
-// run_demo() prints as it goes (stdout): each hour's fleet line as the hour
+// run_demo() prints as it goes (stdout; stderr when --html or --forge-counts
+// is '-', which then gets stdout to itself): each hour's fleet line as the hour
 // finishes, then the report and its comparison with the forge's own counts;
 // it returns 0, throws DemoFailed when the report and the forge differ or the
 // elected hour still ran out, report::Failure when a file cannot be written.
@@ -17,9 +18,9 @@ namespace forgemeter::demo {
 struct DemoArgs {
   int replicas = 10, hours = 2;
   double speed = 600;
-  std::string html;
+  std::string html;          // a file, or "-": stdout
   std::string logs;          // a directory: each replica's log as <logs>/<replica>.log
-  std::string forge_counts;  // a file: the forge's own counts per period, JSON
+  std::string forge_counts;  // a file (or "-"): the forge's own counts per period, JSON
   // A replica whose log is lost before the report (its lines left out): the
   // report then falls short of the forge, which the demo must say.
   std::optional<int> lose_log;

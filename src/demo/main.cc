@@ -8,9 +8,17 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "cli/number_arg.h"
 #include "demo/demo.h"
+#include "report/terminal_text.h"
 
 namespace {
+
+using forgemeter::cli::decimal_number;
+using forgemeter::cli::whole_number;
+using forgemeter::report::terminal_text;
+
+constexpr std::uint64_t kMaxReplicas = 50;
 
 int run(int argc, char** argv) {
   forgemeter::demo::DemoArgs a;
@@ -21,18 +29,23 @@ int run(int argc, char** argv) {
       "fleet line as the hour ends, then the fleet report beside the forge's own counts (exit 1 if they differ),\n"
       "when the budget ran out, and the hour 1 / hour 2 cost.",
       "forgemeter-demo"};
-  app.add_option("--replicas", a.replicas, "replicas (default 10)")->check(CLI::Range(1, 50));
+  app.add_option("--replicas", a.replicas, "replicas (default 10)")
+      ->check(whole_number(1, kMaxReplicas, "a replica count"));
   app.add_option("--hours", a.hours, "simulated hours; hour 1 unelected, the rest elected (default 2)")
-      ->check(CLI::Range(1, 6));
+      ->check(whole_number(1, 6, "an hour count"));
   app.add_option("--speed", a.speed, "simulated seconds per real second (default 600: two hours in 12 s)")
-      ->check(CLI::Range(10.0, 5000.0));
-  app.add_option("--html", a.html, "also write the fleet report page (HTML with the chart) to this file");
+      ->check(decimal_number(10, 5000, "a speed"));
+  app.add_option("--html", a.html,
+                 "also write the fleet report page (HTML with the chart) to this file ('-': stdout, and the demo's "
+                 "own lines go to stderr)")
+      ->option_text("FILE");
   app.add_option("--logs", a.logs,
                  "also write each replica's log (its meter lines) to DIR/<replica>.log: 'forgemeter report DIR/*.log' "
                  "then prints the demo's table")
       ->option_text("DIR");
   app.add_option("--forge-counts", a.forge_counts,
-                 "also write what the forge itself counted (requests per lane, per hour) to this file, as JSON")
+                 "also write what the forge itself counted (requests per lane, per hour) to this file, as JSON ('-': "
+                 "stdout, as --html)")
       ->option_text("FILE");
   int lose_log = -1;
   auto* lose =
@@ -41,23 +54,27 @@ int run(int argc, char** argv) {
              "leave replica N's lines out of the report, as if its log were lost: shows the report-vs-forge check "
              "failing (exit 1)")
           ->option_text("N")
-          ->check(CLI::NonNegativeNumber);
+          ->check(whole_number(0, kMaxReplicas - 1, "a replica number"));
   try {
     app.parse(argc, argv);
     if (lose->count() > 0) a.lose_log = lose_log;
+    if (a.html == "-" && a.forge_counts == "-")
+      throw CLI::ValidationError("--forge-counts", "'-' is stdout, which --html - already takes; give one a file");
+    if (a.logs == "-")
+      throw CLI::ValidationError("--logs", "takes a directory (one log per replica), not '-'; e.g. --logs /tmp/fleet");
     if (a.lose_log && *a.lose_log >= a.replicas)
       throw CLI::ValidationError(
           "--lose-log", fmt::format("no replica {}: there are {} (0-{})", *a.lose_log, a.replicas, a.replicas - 1));
   } catch (const CLI::Success& e) {  // --help
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "forgemeter-demo: " << e.what() << "; see 'forgemeter-demo --help'\n";
+    std::cerr << "forgemeter-demo: " << terminal_text(e.what()) << "; see 'forgemeter-demo --help'\n";
     return 2;
   }
   try {
     return forgemeter::demo::run_demo(a);
   } catch (const std::exception& e) {
-    std::cerr << "forgemeter-demo: " << e.what() << '\n';
+    std::cerr << "forgemeter-demo: " << terminal_text(e.what()) << '\n';
     return 1;
   }
 }

@@ -63,7 +63,7 @@
 //                                   (with a key: only the first k times)
 //   ANY  /secondary/<key>?fail=<k>&retry_after=<s>  403 secondary rate limit, k times
 //                                   (the route's own; Retry-After always sent)
-//   ANY  /slow/<ms>                 answers after <ms> real milliseconds
+//   ANY  /slow/<ms>[?to=<url>]      answers after <ms> real milliseconds (with `to`: a 302 there)
 //   ANY  /hold/<key>[?max_ms=30000] answers (like /echo) once release(key) was called;
 //                                   500 after max_ms real milliseconds without it
 //   ANY  /hostile?kind=huge|nonnumeric|negative|control|syntax   hostile values in every

@@ -156,6 +156,7 @@ void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& fl
   });
   any(s, R"(/slow/(\d+))", [](const Request& req, Response& res) {
     std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(req.matches[1])));
+    if (req.has_param("to")) return redirect_to(res, req.get_param_value("to"), 302);
     echo(req, res);
   });
   any(s, "/hostile", hostile);

@@ -11,7 +11,7 @@ HopGuards::HopGuards(const TransportOptions& options, const Clock& clock)
     : options_(options), clock_(clock), reserves_(options.reserves) {}
 
 TransportError HopGuards::admit_slowly(const Request& req, HopCounter& counter, bool gate_open, const std::string& url,
-                                       std::uint64_t installation) {
+                                       std::uint64_t installation, SteadyTime deadline) {
   const Lane lane = counter.lane();
   TransportError refused;
   if (!gate_open) {
@@ -26,17 +26,17 @@ TransportError HopGuards::admit_slowly(const Request& req, HopCounter& counter, 
     return refused;
   }
   if (installation == 0 || !pauses_.any()) return {};
-  return wait_out_pause(req, installation);
+  return wait_out_pause(req, installation, deadline);
 }
 
 // Waits while `installation` is paused, unless the pause outlasts what the
-// request may wait (max_pause_wait, and its own timeout).
-TransportError HopGuards::wait_out_pause(const Request& req, std::uint64_t installation) {
+// request may wait (max_pause_wait, its own timeout, its total time).
+TransportError HopGuards::wait_out_pause(const Request& req, std::uint64_t installation, SteadyTime deadline) {
   const Duration timeout = req.timeout.value_or(options_.timeout);
   const Duration most = timeout > Duration::zero() ? std::min<Duration>(options_.max_pause_wait, timeout)
                                                    : Duration(options_.max_pause_wait);
   while (const auto p = pauses_.active(installation, clock_.steady_now())) {
-    if (p->until - clock_.steady_now() > most) {
+    if (p->until - clock_.steady_now() > most || p->until > deadline) {
       std::string until;
       meter::append_time_of_day(until, meter::time_of_day(p->wall_until));
       return {TransportErrc::installation_paused, "installation " + std::to_string(installation) +

@@ -36,12 +36,14 @@ class HopGuards {
   void ungate(Lane lane) { gates_.ungate(lane); }
 
   // Whether a hop of `req` to `url`, charged to `installation`, may be put on
-  // the wire now, after waiting out any pause of its installation. A refusal
-  // is recorded through `counter` and the error says why.
-  TransportError admit(const Request& req, HopCounter& counter, const std::string& url, std::uint64_t installation) {
+  // the wire now, after waiting out any pause of its installation that ends
+  // before `deadline` (the request's total time). A refusal is recorded
+  // through `counter` and the error says why.
+  TransportError admit(const Request& req, HopCounter& counter, const std::string& url, std::uint64_t installation,
+                       SteadyTime deadline) {
     const bool gate_open = gates_.allows(counter.lane());  // asked once: a gate is the caller's code
     if (gate_open && reserves_.empty() && (installation == 0 || !pauses_.any())) return {};  // the usual case
-    return admit_slowly(req, counter, gate_open, url, installation);
+    return admit_slowly(req, counter, gate_open, url, installation, deadline);
   }
 
   // Learns from the answer `counter` holds (status `status`, body `body`) to
@@ -50,8 +52,8 @@ class HopGuards {
 
  private:
   TransportError admit_slowly(const Request& req, HopCounter& counter, bool gate_open, const std::string& url,
-                              std::uint64_t installation);
-  TransportError wait_out_pause(const Request& req, std::uint64_t installation);
+                              std::uint64_t installation, SteadyTime deadline);
+  TransportError wait_out_pause(const Request& req, std::uint64_t installation, SteadyTime deadline);
 
   const TransportOptions& options_;
   const Clock& clock_;

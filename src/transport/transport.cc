@@ -29,13 +29,9 @@ struct Exchange {
         handle(h),
         lane(r.lane.value_or(current_lane())),
         counter(*opt.meter, lane, r.installation, r.url, h.state().checked_origin),
-        settings{&opt,
-                 resolve,
-                 false,
-                 r.connect_timeout.value_or(opt.connect_timeout),
-                 r.timeout.value_or(opt.timeout),
-                 &h.state().body,
-                 h.state().error},
+        hop_timeout(r.timeout.value_or(opt.timeout)),
+        settings{&opt,        resolve,         false,          r.connect_timeout.value_or(opt.connect_timeout),
+                 hop_timeout, &h.state().body, h.state().error},
         hop(first_hop(r)) {
     counter.use_cache(&h.state().hop);
     counter.use_body(&h.state().body);
@@ -57,7 +53,9 @@ struct Exchange {
   HandlePool::Handle& handle;
   const Lane lane;
   HopCounter counter;  // views req.url and the checked origin: neither changes while the handle is ours
-  const ConnectionSettings settings;
+  const std::chrono::milliseconds hop_timeout;  // 0: none
+  ConnectionSettings settings;                  // its timeout shrinks to what is left of a total_timeout
+  SteadyTime deadline = SteadyTime::max();      // the total_timeout's end
   HopLine hop;
   std::string location;  // a redirect hop's URL (hop.url then points here)
   int redirects = 0;     // followed so far
@@ -98,6 +96,18 @@ TransportError follow_redirect(Exchange& x, const char* location, int max_redire
   return {};
 }
 
+// With a total_timeout: the hop's own timeout cut to what is left of it, or
+// the error when nothing is left.
+TransportError fit_to_deadline(Exchange& x, SteadyTime now) {
+  if (x.deadline == SteadyTime::max()) return {};
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(x.deadline - now);
+  if (left <= std::chrono::milliseconds::zero())
+    return {TransportErrc::timeout, "the request's total time (" + std::to_string(x.req.total_timeout->count()) +
+                                        " ms) ran out before " + one_line(*x.hop.url) + " was sent"};
+  x.settings.timeout = x.hop_timeout > std::chrono::milliseconds::zero() ? std::min(x.hop_timeout, left) : left;
+  return {};
+}
+
 }  // namespace
 
 std::optional<std::string_view> Response::header(std::string_view name) const noexcept { return headers.find(name); }
@@ -130,12 +140,14 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
   curl_slist* headers =
       hop_headers(x.handle.state(), x.req, x.counter.on_own_origin(url), x.hop.with_body, x.lane, options.lane_header);
   for (int retries = 0;; ++retries) {
-    if (TransportError refused = guards.admit(x.req, x.counter, url, installation)) return refused;
+    if (TransportError refused = guards.admit(x.req, x.counter, url, installation, x.deadline)) return refused;
+    if (TransportError late = fit_to_deadline(x, clock.steady_now())) return late;
     prepare_handle(x.handle, x.settings, x.hop, headers, x.req.body);
     HopResult r = perform_hop(x, installation, retries);
     RetryDecision d = decide_retry(options.retry, r.outcome);
-    if (!d.retry) return r.failure ? std::move(r.failure) : std::move(d.error);
-    if (!clock.wait_until(clock.steady_now() + d.wait, x.req.stop))
+    const SteadyTime retry_at = d.retry ? clock.steady_now() + d.wait : SteadyTime::max();
+    if (!d.retry || retry_at >= x.deadline) return r.failure ? std::move(r.failure) : std::move(d.error);
+    if (!clock.wait_until(retry_at, x.req.stop))
       return {TransportErrc::cancelled, "cancelled while waiting to retry " + one_line(url)};
   }
 }
@@ -179,6 +191,8 @@ Response Transport::perform(const Request& req) {
     return res;
   }
   Exchange x(impl_->options, impl_->resolve.get(), req, handle);
+  if (req.total_timeout && *req.total_timeout > std::chrono::milliseconds::zero())
+    x.deadline = impl_->clock.steady_now() + *req.total_timeout;
   for (;;) {  // the request's own hop, then each redirect's
     if (TransportError end = impl_->send_hop(x)) return x.respond(std::move(end));
     const char* location = redirect_location(x);

@@ -59,6 +59,39 @@ TEST_CASE("an unknown command or option: the nearest spelling, exit 2") {
   }
 }
 
+TEST_CASE("a number out of its range: our words and the range the option takes, exit 2, nothing run") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string said;
+  };
+  for (const Case& c : {
+           Case{{"fetch", "--retry", "99", "http://127.0.0.1:1/"},
+                "forgemeter: --retry: '99' is not a retry count: give a whole number from 0 to 10; see 'forgemeter "
+                "fetch --help'\n"},
+           Case{{"fetch", "--max-redirs", "-1", "http://127.0.0.1:1/"},
+                "forgemeter: --max-redirs: '-1' is not a redirect count: give a whole number from 0 to 50"},
+           Case{
+               {"fetch", "--parallel", "2.5", "http://127.0.0.1:1/"},
+               "forgemeter: --parallel: '2.5' is not a number of requests in flight: give a whole number from 1 to 64"},
+           Case{{"fetch", "--installation", "+7", "http://127.0.0.1:1/"},
+                "forgemeter: --installation: '+7' is not an installation id: give a whole number from 0 to "
+                "18446744073709551615"},
+           Case{{"report", "--budget", "0", "/dev/null"},
+                "forgemeter: --budget: '0' is not a budget: give a whole number from 1 to 18446744073709551615"},
+           Case{{"report", "--threads", "99999999999999999999", "/dev/null"},
+                "forgemeter: --threads: '99999999999999999999' is not a thread count: give a whole number from 0 to "
+                "1024"},
+       }) {
+    CAPTURE(c.args);
+    auto r = cli(c.args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind(c.said, 0) == 0);  // the message first, the whole of stderr
+    CHECK(r.err.find('\n') == r.err.size() - 1);
+    CHECK(printable(r.err));
+    CHECK(r.out.empty());
+  }
+}
+
 TEST_CASE("a mistyped word reaches the terminal without its control bytes") {
   auto r = cli({"re\x1b[2Jport\x07"});
   CHECK(r.exit_code == 2);

@@ -183,12 +183,19 @@ TEST_CASE("fetch -f: an HTTP error exits 22 without writing the answer; without 
 }
 
 TEST_CASE(
-    "fetch: curl's exit codes for a redirect loop (47), a connection dropped mid-body (56), a scheme never sent (3)") {
+    "fetch: curl's exit codes for a redirect loop (47), a connection dropped mid-body (56), a scheme never sent (3), "
+    "a name that does not resolve (6), a TLS handshake that fails (35)") {
   testforge::Forge forge;
+  // A 64-byte label is past DNS's 63: the resolver refuses the name without sending a query.
+  const std::string unresolvable = "http://" + std::string(64, 'a') + ".invalid/";
+  // TLS spoken to the forge's plain-HTTP listener: the handshake fails on its first answer.
+  const std::string tls_to_plain = "https://127.0.0.1:" + std::to_string(forge.port()) + "/repos/o/r";
   const std::vector<std::pair<std::vector<std::string>, int>> cases = {
       {{"--max-redirs", "2", forge.url("api.forge.test", "/loop")}, 47},
       {{forge.url("api.forge.test", "/drop")}, 56},
       {{"ftp://127.0.0.1/"}, 3},
+      {{unresolvable}, 6},
+      {{tls_to_plain}, 35},
   };
   for (const auto& [extra, code] : cases) {
     auto args = fetch_args(forge);
@@ -222,6 +229,18 @@ TEST_CASE("fetch -w: http_code, num_redirects, url_effective, time_total after a
   CHECK(more.out.substr(bar - 7, 1) == ".");  // six decimals, as curl prints it
   CHECK(more.out.substr(bar) == "|GET|" + std::to_string(kRepoBody.size()) + "|%|0\t");
 
+  // %header{name}: the final answer's field, any case; empty when it has none. -w @FILE reads the format.
+  TempDir dir;
+  write_file(dir.file("format"), "%header{content-type}|%header{X-None}|%{http_code}\\n");
+  auto headers = run_process(with(fetch_args(forge), {"-s", "-o", "/dev/null", "-w", "@" + dir.file("format"),
+                                                      forge.url("api.forge.test", "/repos/o/r")}));
+  CHECK(headers.exit_code == 0);
+  CHECK(headers.out == "application/json||200\n");
+  auto unread =
+      run_process(with(fetch_args(forge), {"-w", "@" + dir.file("none"), forge.url("api.forge.test", "/repos/o/r")}));
+  CHECK(unread.exit_code == 2);
+  CHECK(unread.err.find("-w @" + dir.file("none") + ": cannot read the file") != std::string::npos);
+
   // Without an answer: 000, curl's exit code, the error.
   auto none = run_process(with(fetch_args(forge), {"-s", "-w", "%{http_code} %{exitcode}", "http://127.0.0.1:1/"}));
   CHECK(none.exit_code == 7);
@@ -242,6 +261,34 @@ TEST_CASE("fetch -m ends a request the forge holds, with curl's 28, in the secon
     CHECK(took < milliseconds(500 + 4000));  // the margin: process start-up and exit, under ASan too
     CHECK(forge.truth().by_host().at("api.forge.test:" + std::to_string(forge.port())) >= 1);  // it was sent
   }
+}
+
+TEST_CASE("fetch -m bounds each URL's whole request, as curl's: its redirects and retries included") {
+  testforge::Forge forge;
+  // Two hops of 400 ms each: each fits in 600 ms, the two do not.
+  const std::string chain = forge.url("api.forge.test", "/slow/400?to=/slow/400");
+  milliseconds took{};
+  const auto cut = timed(with(fetch_args(forge), {"-m", "600ms", chain}), took);
+  INFO(cut.err);
+  CHECK(cut.exit_code == 28);
+  CHECK(cut.out.empty());
+  CHECK(took >= milliseconds(600));
+  CHECK(took < milliseconds(600 + 4000));  // the margin: process start-up and exit, under ASan too
+  CHECK(forge.truth().total() == 2);       // both hops were sent; the second ran out of time
+
+  const auto whole = run_process(with(fetch_args(forge), {"-m", "30", "-w", "%{num_redirects}", chain}));
+  CHECK(whole.exit_code == 0);
+  CHECK(whole.out == R"({"method":"GET","body_bytes":0})" + std::string("1"));
+
+  // A retry whose wait (Retry-After: 5 s) would pass -m is not made: the answer at hand stands, at once.
+  const auto limited =
+      timed(with(fetch_args(forge), {"-f", "--retry", "3", "-m", "2", "-w", "%{http_code}",
+                                     forge.url("api.forge.test", "/secondary/m?fail=3&retry_after=5")}),
+            took);
+  CHECK(limited.exit_code == 22);
+  CHECK(limited.out == "403");
+  CHECK(took < milliseconds(2000));
+  CHECK(forge.truth().total() == 2 + 2 + 1);
 }
 
 TEST_CASE("fetch --connect-timeout ends a connect that gets no answer, with curl's 28") {

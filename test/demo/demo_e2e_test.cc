@@ -169,14 +169,47 @@ TEST_CASE("demo: hours printed as they end; report == logs summed here == forge'
   CHECK(page.find(R"(<g class="exhausted">)") != std::string::npos);
 }
 
-TEST_CASE("demo: a lost log makes the demo's own check say DIFFER and exit 1") {
+TEST_CASE("demo: a lost log makes the demo's own check say DIFFER and exit 1; --html - has stdout to itself") {
   TempDir dir;
   auto r = run_process({FORGEMETER_DEMO_BIN, "--replicas", "3", "--hours", "1", "--speed", "1200", "--lose-log", "1",
-                        "--logs", dir.file("logs")},
+                        "--logs", dir.file("logs"), "--html", "-"},
                        {.timeout = std::chrono::seconds(120)});
   CHECK(r.exit_code == 1);
-  CHECK(r.out.find("all lanes") != std::string::npos);
-  CHECK(r.out.find("DIFFER") != std::string::npos);
+  CHECK(r.err.find("all lanes") != std::string::npos);  // the demo's own lines go to stderr
+  CHECK(r.err.find("DIFFER") != std::string::npos);
   CHECK(r.err.find("differ") != std::string::npos);
+  CHECK(r.out.rfind("<!DOCTYPE html>", 0) == 0);  // stdout holds the page and nothing else
+  CHECK(r.out.ends_with("</html>\n"));
+  CHECK(r.out.find("hour 1, ending") == std::string::npos);
   CHECK(logs_in(dir.file("logs")).size() == 2);  // the lost one is not written either
+}
+
+TEST_CASE("demo: a number out of its range or a '-' it cannot take: our words, exit 2, nothing run") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string said;
+  };
+  for (const Case& c : {
+           Case{{"--replicas", "0"},
+                "forgemeter-demo: --replicas: '0' is not a replica count: give a whole number from 1 to 50; see "
+                "'forgemeter-demo --help'\n"},
+           Case{{"--speed", "1e3"}, "forgemeter-demo: --speed: '1e3' is not a speed: give a number from 10 to 5000"},
+           Case{{"--lose-log", "50"},
+                "forgemeter-demo: --lose-log: '50' is not a replica number: give a whole number from 0 to 49"},
+           Case{{"--hours", "\x1b[2J"},
+                "forgemeter-demo: --hours: '\\x1b[2J' is not an hour count: give a whole number from 1 to 6"},
+           Case{{"--logs", "-"}, "forgemeter-demo: --logs: takes a directory (one log per replica), not '-'"},
+           Case{{"--html", "-", "--forge-counts", "-"},
+                "forgemeter-demo: --forge-counts: '-' is stdout, which --html - already takes; give one a file"},
+       }) {
+    CAPTURE(c.args);
+    auto args = c.args;
+    args.insert(args.begin(), FORGEMETER_DEMO_BIN);
+    auto r = run_process(args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind(c.said, 0) == 0);  // the message first, the whole of stderr
+    CHECK(r.err.find('\n') == r.err.size() - 1);
+    CHECK(r.err.find('\x1b') == std::string::npos);
+    CHECK(r.out.empty());
+  }
 }
