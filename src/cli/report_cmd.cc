@@ -5,6 +5,10 @@
 #include <limits>
 #include <memory>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -50,6 +54,17 @@ struct ReportArgs {
   bool format_given = false;
 };
 
+// The scan frees each piece's sums once they are folded in, and glibc would
+// hand that memory back to the kernel at once, only to fault it in again for
+// the next piece: on a VM the page faults were a quarter of the report's time.
+// Keeping 64 MiB at the heap's top (touched pages only count): the 1 GB bench
+// 0.206-0.223 s -> 0.19-0.199 s. Process-wide, so here and not in the library.
+void keep_freed_memory() {
+#ifdef __GLIBC__
+  mallopt(M_TOP_PAD, 64 << 20);
+#endif
+}
+
 TimeBound time_bound(const std::string& option, const std::string& text) {
   if (auto b = parse_time_bound(text)) return *b;
   throw UsageError(
@@ -91,6 +106,7 @@ std::chrono::seconds burst_within(const ReportArgs& a) {
 }
 
 int run_report(const ReportArgs& a) {
+  keep_freed_memory();
   const bool html_to_stdout = a.html == "-";
   if (html_to_stdout && a.format_given && a.format != "html")
     throw UsageError(fmt::format("--html - and --format {} both write to stdout; choose one", a.format));

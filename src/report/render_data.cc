@@ -1,4 +1,5 @@
 // JSON lines and CSV: the machine-readable report (schemas in src/report/README.md).
+#include <iterator>
 #include <utility>
 
 #include <fmt/format.h>
@@ -107,25 +108,35 @@ std::string render_csv(const ReportData& r) {
   for (const auto& l : lanes) out += ",lane:" + csv_field(l);
   for (const auto& name : resources) out += ",lowest:" + csv_field(name) + ",limited_at:" + csv_field(name);
   out += "\n";
+  // A long log has thousands of rows: one buffer, written in place (the
+  // realistic 1 GB bench: 9,660 rows, a fifth of the render was regrowing it).
+  out.reserve(out.size() + r.hours.size() * (100 + 12 * lanes.size() + 40 * resources.size()));
+  auto to = std::back_inserter(out);
   for (const FleetHour& h : r.hours) {
     const BudgetView* low = h.lowest_budget();
     bool over = false;
     for (const auto& [key, b] : h.budgets) over = over || b.over();
     auto limit = hour_limit(h);
     auto first = h.first_exhausted_at();
-    out += fmt::format("{},{},{},{},{},{},{},{},{}", hour_text(h.hour_ending), h.requests, h.sources.size(),
-                       h.partial(), low ? fmt::to_string(*low->lowest) : "", low ? instant_text(low->lowest_at) : "",
-                       limit ? fmt::to_string(*limit) : "", over, first ? instant_text(*first) : "");
+    fmt::format_to(to, "{},{},{},{},", hour_text(h.hour_ending), h.requests, h.sources.size(), h.partial());
+    if (low) fmt::format_to(to, "{},{}", *low->lowest, instant_text(low->lowest_at));
+    else out += ',';
+    out += ',';
+    if (limit) fmt::format_to(to, "{}", *limit);
+    fmt::format_to(to, ",{},", over);
+    if (first) out += instant_text(*first);
     for (const auto& l : lanes) {
       auto it = h.lanes.find(l);
-      out += "," + (it == h.lanes.end() ? std::string("0") : fmt::to_string(it->second));
+      fmt::format_to(to, ",{}", it == h.lanes.end() ? 0 : it->second);
     }
     for (const auto& name : resources) {
       auto s = resource_summary(h, name);
-      out += fmt::format(",{},{}", s && s->lowest ? fmt::to_string(*s->lowest) : "",
-                         s && s->limited_at ? instant_text(*s->limited_at) : "");
+      out += ',';
+      if (s && s->lowest) fmt::format_to(to, "{}", *s->lowest);
+      out += ',';
+      if (s && s->limited_at) out += instant_text(*s->limited_at);
     }
-    out += "\n";
+    out += '\n';
   }
   return out;
 }
