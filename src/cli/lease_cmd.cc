@@ -92,13 +92,7 @@ int run_lease(const RunArgs& a) {
     throw Failure(fmt::format("cannot run '{}': not found or not executable; check the command and PATH", a.cmd[0]));
   check_store_kind(store_text);
   const auto check_bound = std::min<Duration>(std::chrono::seconds(10), spec.ttl / 3);
-  if (std::string why =
-          store_misconfiguration(store_text, std::chrono::duration_cast<std::chrono::milliseconds>(check_bound));
-      !why.empty())
-    throw Failure(fmt::format(
-        "the lease store refuses this configuration, retrying cannot help: {}; fix the store "
-        "(user, password, database or prefix, TLS files: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
-        why));
+  require_workable_store(store_text, std::chrono::duration_cast<std::chrono::milliseconds>(check_bound));
   auto store = open_store(store_text);
   spec.on_loss = OnLoss::stop;
   spec.on_event = [](const LeaseEvent& e) { say(e.text); };

@@ -48,11 +48,7 @@ std::string status_json(const std::string& name, const LeaseResult& r, bool held
 int run_status(const StatusArgs& a) {
   const std::string store_text = resolve_store(a.store);
   check_store_kind(store_text);
-  if (std::string why = store_misconfiguration(store_text, std::chrono::seconds(10)); !why.empty())
-    throw Failure(
-        fmt::format("the lease store refuses this configuration: {}; fix the store (user, password, database "
-                    "or prefix, TLS files: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
-                    why));
+  require_workable_store(store_text, std::chrono::seconds(10));
   auto store = open_store(store_text);
   const Clock& clock = system_clock();
   LeaseResult r = store->inspect(a.name, Deadline::after(clock, std::chrono::seconds(10)));

@@ -11,6 +11,9 @@
 #include <stdexcept>
 #include <string_view>
 
+#include <fmt/format.h>
+
+#include "cli/errors.h"
 #include "cli/secrets.h"
 #include "cli/store_uri.h"
 #include "forgemeter/etcd_store.h"
@@ -146,6 +149,14 @@ std::string store_misconfiguration(const std::string& store, std::chrono::millis
   if (st == PGRES_POLLING_OK) return scrub(tables_unusable(conn.get(), until));
   auto [permanent, text] = classify(PQerrorMessage(conn.get()));
   return permanent ? scrub(text) : std::string();
+}
+
+void require_workable_store(const std::string& store, std::chrono::milliseconds bound) {
+  if (std::string why = store_misconfiguration(store, bound); !why.empty())
+    throw Failure(fmt::format(
+        "the lease store refuses this configuration, retrying cannot help: {}; fix the store "
+        "(user, password, database or prefix, TLS files: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
+        why));
 }
 
 }  // namespace forgemeter::cli

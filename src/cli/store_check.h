@@ -28,4 +28,8 @@ namespace forgemeter::cli {
 // else why it never will: one line, passwords scrubbed.
 std::string store_misconfiguration(const std::string& store, std::chrono::milliseconds bound);
 
+// store_misconfiguration() as the commands act on it: throws Failure with
+// its text and where the store is configured; returns when it may work.
+void require_workable_store(const std::string& store, std::chrono::milliseconds bound);
+
 }  // namespace forgemeter::cli

@@ -119,8 +119,10 @@ std::string render_csv(const ReportData& r) {
     auto limit = hour_limit(h);
     auto first = h.first_exhausted_at();
     fmt::format_to(to, "{},{},{},{},", hour_text(h.hour_ending), h.requests, h.sources.size(), h.partial());
-    if (low) fmt::format_to(to, "{},{}", *low->lowest, instant_text(low->lowest_at));
-    else out += ',';
+    if (low)
+      fmt::format_to(to, "{},{}", *low->lowest, instant_text(low->lowest_at));
+    else
+      out += ',';
     out += ',';
     if (limit) fmt::format_to(to, "{}", *limit);
     fmt::format_to(to, ",{},", over);

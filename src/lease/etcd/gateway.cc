@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "lease/error_text.h"
 #include "lease/etcd/codec.h"
 
 namespace forgemeter::etcd {
@@ -18,7 +19,7 @@ using std::chrono::milliseconds;
 constexpr std::size_t kMaxAnswer = 1 << 20;  // a lease's answers are a few hundred bytes
 
 // gRPC codes etcd answers with.
-constexpr int kInvalidArgument = 3, kDeadlineExceeded = 4, kUnavailable = 14, kUnauthenticated = 16;
+constexpr int kDeadlineExceeded = 4, kUnavailable = 14, kUnauthenticated = 16;
 
 void global_init() {
   static const CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -38,11 +39,7 @@ std::size_t collect(char* data, std::size_t size, std::size_t n, void* out) noex
 }
 
 // Error texts end up in log lines: one line, no control bytes, bounded.
-std::string one_line(std::string_view s) {
-  std::string out;
-  for (char c : s.substr(0, 300)) out.push_back(static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c);
-  return out;
-}
+std::string one_line(std::string_view s) { return lease_detail::one_line(s, 300); }
 
 // TLS failures no retry cures: the member's certificate is not trusted, our
 // own files are unusable, or the member refused our certificate (an alert

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "lease/error_text.h"
 #include "lease/postgres/connection.h"
 #include "lease/postgres/pool.h"
 #include "lease/postgres/proven.h"
@@ -13,6 +14,7 @@
 namespace forgemeter {
 namespace {
 
+using lease_detail::one_line;
 using std::chrono::duration_cast;
 using std::chrono::milliseconds;
 
@@ -23,14 +25,6 @@ std::string to_ms(WallTime t) { return std::to_string(lease_stamp(t).time_since_
 
 std::string plus_ms(WallTime t, Duration ttl) {
   return std::to_string((lease_stamp(t) + lease_ttl(ttl)).time_since_epoch().count());
-}
-
-// Error texts end up in log lines: one line, no control bytes.
-std::string one_line(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) out.push_back(static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c);
-  return out;
 }
 
 LeaseResult failed(LeaseStatus status, std::string_view why) {
