@@ -63,10 +63,11 @@ struct FORGEMETER_API Request {
   std::string bearer{};            // sent as `Authorization: Bearer <bearer>` to the request's own origin only
   std::optional<std::chrono::milliseconds> connect_timeout{};  // nullopt: TransportOptions'
   std::optional<std::chrono::milliseconds> timeout{};          // whole exchange of one hop
-  // The whole request (every hop, retry and wait), as curl's -m; nullopt or
-  // <= 0: none. Running out is TransportErrc::timeout; a retry that would wait
-  // past it is not made (the last answer or failure stands); a pause past it
-  // is TransportErrc::installation_paused.
+  // The whole request (every hop, retry and wait), as curl's -m, measured on
+  // TransportOptions::clock; nullopt or <= 0: none. Running out is
+  // TransportErrc::timeout; a retry that would wait past it is not made (the
+  // answer or failure at hand stands; a secondary limit's is
+  // secondary_rate_limited), a pause past it is installation_paused.
   std::optional<std::chrono::milliseconds> total_timeout{};
   std::stop_token stop{};  // cancels a retry or pause wait
 };

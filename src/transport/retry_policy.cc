@@ -33,14 +33,15 @@ RetryDecision decide_retry(const RetryPolicy& policy, const HopOutcome& o) {
   }
   if (o.secondary && o.error == TransportErrc::ok) {
     const auto wait = o.secondary_wait, max = policy.max_retry_after;
-    if (may_retry && wait <= max) {
+    if (may_retry && wait <= max && wait < o.time_left) {
       d.retry = true;
       d.wait = wait;
       return d;
     }
     const std::string why = !policy.enabled ? "; retries are off"
                             : wait > max    ? ", over the maximum of " + std::to_string(max.count()) + "s"
-                                            : "; retries exhausted";
+                            : !may_retry    ? "; retries exhausted"
+                                            : ", past the request's total_timeout";
     d.error = {TransportErrc::secondary_rate_limited,
                "HTTP " + std::to_string(o.status) + ": secondary rate limit (" +
                    (o.retry_after_given ? "Retry-After " : "no Retry-After: wait ") + std::to_string(wait.count()) +
@@ -52,8 +53,8 @@ RetryDecision decide_retry(const RetryPolicy& policy, const HopOutcome& o) {
       o.error == TransportErrc::connect_failed || o.error == TransportErrc::connection_dropped;
   const bool gateway = o.error == TransportErrc::ok && (o.status == 502 || o.status == 503 || o.status == 504);
   if (connection_failed || gateway) {
-    d.retry = true;
     d.wait = backoff(policy, o.retries_done);
+    d.retry = d.wait < o.time_left;  // else the answer or failure at hand stands
   }
   return d;
 }

@@ -28,6 +28,8 @@ struct HopOutcome {
   std::chrono::seconds secondary_wait{};
   bool retry_after_given = false;
   int retries_done = 0;  // for this hop
+  // What is left of the request's total_timeout: a wait as long is not made.
+  Duration time_left = Duration::max();
 };
 
 struct RetryDecision {

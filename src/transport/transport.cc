@@ -144,10 +144,10 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
     if (TransportError late = fit_to_deadline(x, clock.steady_now())) return late;
     prepare_handle(x.handle, x.settings, x.hop, headers, x.req.body);
     HopResult r = perform_hop(x, installation, retries);
+    if (x.deadline != SteadyTime::max()) r.outcome.time_left = x.deadline - clock.steady_now();
     RetryDecision d = decide_retry(options.retry, r.outcome);
-    const SteadyTime retry_at = d.retry ? clock.steady_now() + d.wait : SteadyTime::max();
-    if (!d.retry || retry_at >= x.deadline) return r.failure ? std::move(r.failure) : std::move(d.error);
-    if (!clock.wait_until(retry_at, x.req.stop))
+    if (!d.retry) return r.failure ? std::move(r.failure) : std::move(d.error);
+    if (!clock.wait_until(clock.steady_now() + d.wait, x.req.stop))
       return {TransportErrc::cancelled, "cancelled while waiting to retry " + one_line(url)};
   }
 }

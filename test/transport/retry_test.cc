@@ -124,6 +124,34 @@ TEST_CASE("a secondary rate limit waits Retry-After when within the maximum") {
   CHECK(too_long.hops.size() == 1);
 }
 
+TEST_CASE("total_timeout: a retry whose wait would pass it is not made; one that fits is") {
+  RecordingClock clock;  // its steady time stands still: only the waits asked for count
+  Rig rig({}, {.clock = &clock, .retry = on()});
+  Request r{.url = rig.url("api.forge.test", "/secondary/t1?fail=1&retry_after=7"), .total_timeout = seconds(5)};
+  auto cut = rig.transport().perform(r);
+  CHECK(cut.status == 403);
+  CHECK(cut.error.code == TransportErrc::secondary_rate_limited);
+  CHECK(cut.error.message.find("past the request's total_timeout") != std::string::npos);
+  CHECK(cut.hops.size() == 1);
+  CHECK(clock.waits().empty());
+
+  r.url = rig.url("api.forge.test", "/secondary/t2?fail=1&retry_after=3");
+  auto fits = rig.transport().perform(r);
+  CHECK(fits.ok());
+  CHECK(fits.status == 200);
+  CHECK(fits.hops.size() == 2);
+  REQUIRE(clock.waits().size() == 1);
+  CHECK(clock.waits()[0] == seconds(3));
+
+  // A 503's backoff (50-100 ms) past what is left: the 503 stands, not retried.
+  r.url = rig.url("api.forge.test", "/flaky/t3?fail=1");
+  r.total_timeout = milliseconds(40);
+  auto gateway = rig.transport().perform(r);
+  CHECK(gateway.status == 503);
+  CHECK(gateway.hops.size() == 1);
+  CHECK(clock.waits().size() == 1);
+}
+
 TEST_CASE("a spent primary budget is never retried, and the error says so") {
   RecordingClock clock;
   Rig rig({}, {.clock = &clock, .retry = on()});

@@ -107,6 +107,9 @@ TEST_CASE("a pause longer than max_pause_wait, or the request's timeout, fails a
   Request short_timeout = get(rig, "/repos/o/r", 10);
   short_timeout.timeout = seconds(5);
   CHECK(t->perform(short_timeout).error.code == TransportErrc::installation_paused);
+  Request short_total = get(rig, "/repos/o/r", 10);
+  short_total.total_timeout = seconds(5);  // the pause (30 s) outlasts the whole request's time
+  CHECK(t->perform(short_total).error.code == TransportErrc::installation_paused);
   CHECK(received_from(rig, 9) == 1);
   CHECK(received_from(rig, 10) == 1);
   CHECK(rig.counted().total == 2);
