@@ -1,6 +1,7 @@
 // The terminal table and the skipped-line summary.
 #include <algorithm>
-#include <set>
+#include <string_view>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -14,10 +15,15 @@ using meter::clock_text;
 using meter::hour_text;
 
 std::vector<std::string> all_lanes(const std::vector<FleetHour>& hours) {
-  std::set<std::string, LaneOrder> lanes;
+  // Every hour names the same few lanes: a hash set finds them again cheaply,
+  // and only the distinct ones are sorted.
+  std::unordered_set<std::string_view> seen;
+  std::vector<std::string> lanes;
   for (const FleetHour& h : hours)
-    for (const auto& [lane, n] : h.lanes) lanes.insert(lane);
-  return {lanes.begin(), lanes.end()};
+    for (const auto& [lane, n] : h.lanes)
+      if (seen.insert(lane).second) lanes.push_back(lane);
+  std::sort(lanes.begin(), lanes.end(), LaneOrder());
+  return lanes;
 }
 
 // Cells hold text from the logs (source names: file paths, --source-field
