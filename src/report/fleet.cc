@@ -20,7 +20,7 @@ bool lower(std::uint64_t remaining, Instant at, std::uint64_t than, Instant than
   return remaining != than ? remaining < than : at < than_at;
 }
 
-std::optional<Instant> earliest(const std::map<BudgetKey, BudgetView>& budgets,
+std::optional<Instant> earliest(const FlatMap<BudgetKey, BudgetView>& budgets,
                                 std::optional<Instant> BudgetView::*field) {
   std::optional<Instant> first;
   for (const auto& [key, b] : budgets)

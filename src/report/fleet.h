@@ -40,6 +40,7 @@
 #include "forgemeter/line_view.h"
 #include "forgemeter/lines.h"
 #include "report/budget_view.h"
+#include "report/flat_map.h"
 #include "report/interner.h"
 #include "report/small_map.h"
 
@@ -58,25 +59,29 @@ struct LaneOrder {
 
 using AnswerCounts = std::array<std::uint64_t, kAnswerClasses>;
 
+// Requests per lane, in report order.
+using LaneSums = FlatMap<std::string, std::uint64_t, LaneOrder>;
+
 // One source's requests in an hour.
 struct SourceHour {
   std::uint64_t requests = 0;
-  std::map<std::string, std::uint64_t, LaneOrder> lanes;  // every API
+  LaneSums lanes;  // every API
 };
 
+// The hour's maps are sorted vectors (flat_map.h): a long log has thousands of hours.
 struct FleetHour {
   Instant hour_ending{};
   std::uint64_t requests = 0;
-  std::map<std::string, std::uint64_t, LaneOrder> lanes;          // every API
-  std::map<std::string, std::uint64_t, LaneOrder> graphql_lanes;  // the GraphQL requests among them (lanes with any)
-  std::map<HostApi, std::uint64_t> hosts;
-  std::map<std::uint64_t, std::uint64_t> installations;  // 0 = none
-  std::map<BudgetKey, BudgetView> budgets;
-  std::map<HostApi, AnswerCounts> answers;
-  std::vector<std::uint32_t> sources;             // sorted, distinct
-  std::vector<std::uint32_t> partial_sources;     // sorted, distinct: sources with a noted line
-  std::map<std::uint32_t, SourceHour> by_source;  // sources with requests (a budget-only source has none)
-  std::uint64_t lines = 0;                        // meter lines summed into this hour
+  LaneSums lanes;          // every API
+  LaneSums graphql_lanes;  // the GraphQL requests among them (lanes with any)
+  FlatMap<HostApi, std::uint64_t> hosts;
+  FlatMap<std::uint64_t, std::uint64_t> installations;  // 0 = none
+  FlatMap<BudgetKey, BudgetView> budgets;
+  FlatMap<HostApi, AnswerCounts> answers;
+  std::vector<std::uint32_t> sources;            // sorted, distinct
+  std::vector<std::uint32_t> partial_sources;    // sorted, distinct: sources with a noted line
+  FlatMap<std::uint32_t, SourceHour> by_source;  // sources with requests (a budget-only source has none)
+  std::uint64_t lines = 0;                       // meter lines summed into this hour
 
   Instant hour_start() const { return hour_ending - std::chrono::hours(1); }
   bool partial() const { return !partial_sources.empty(); }
