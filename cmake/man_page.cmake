@@ -42,11 +42,19 @@ foreach(cmd IN LISTS top)
   endif()
 endforeach()
 
+# The page's footer wants "forgemeter X.Y.Z", not the whole --version line
+# with every library's version after it.
+execute_process(COMMAND "${BIN}" --version OUTPUT_VARIABLE version_line RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT version_line MATCHES "^forgemeter ([^ \n]+)")
+  message(FATAL_ERROR "${BIN} --version failed (${rc}) or did not start with 'forgemeter X.Y.Z'")
+endif()
+set(version "${CMAKE_MATCH_1}")
+
 get_filename_component(dir "${OUT}" DIRECTORY)
 set(include "${dir}/forgemeter.h2m")
 file(WRITE "${include}" "[COMMANDS]\n${body}\n[SEE ALSO]\nThe project's README.md, and \\fBcurl\\fR(1) for fetch's options.\n")
 execute_process(
-  COMMAND "${HELP2MAN}" --no-info --section=1
+  COMMAND "${HELP2MAN}" --no-info --section=1 "--version-string=${version}"
           "--name=forge HTTP metering and leader leases for replicated services"
           "--include=${include}" "--output=${OUT}" "${BIN}"
   RESULT_VARIABLE rc ERROR_VARIABLE err)

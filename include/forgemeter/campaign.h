@@ -67,10 +67,14 @@ struct FORGEMETER_API LeaseEvent {
 
 FORGEMETER_API std::string_view to_string(LeaseEvent::Kind k) noexcept;  // "elected", "renewed_late", ...
 
+// The TTLs a campaign takes: renewals every TTL/3 need at least 1 ms.
+inline constexpr std::chrono::milliseconds kMinCampaignTtl{3};
+inline constexpr std::chrono::hours kMaxCampaignTtl{24 * 366};
+
 struct FORGEMETER_API CampaignSpec {
   std::string name{};               // the lease; see lease.h for what a name may be
   std::string owner{};              // this candidate, unique among candidates (make_owner_id())
-  Duration ttl{};                   // at least 3 ms (docs/lease-timing.md), at most 366 days
+  Duration ttl{};                   // kMinCampaignTtl to kMaxCampaignTtl (docs/lease-timing.md)
   std::optional<Duration> retry{};  // nullopt: ttl / 3; a value must be > 0 and < ttl
   // The serving window W: how long after the SENDING of its last proven call
   // a term may serve (D at run() below). nullopt: T − ⌈T/6⌉. A value must be

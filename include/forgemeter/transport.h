@@ -51,7 +51,8 @@ using Header = std::pair<std::string, std::string>;  // name, value
 // One request. Redirects are followed up to TransportOptions::max_redirects
 // hops, only to http and https; POST becomes GET (body dropped) on 301/302/303
 // and stays POST on 307/308. The credential rule: `bearer` and any
-// Authorization, Cookie or Proxy-Authorization header go only to the scheme,
+// Authorization, Cookie, Proxy-Authorization, PRIVATE-TOKEN or JOB-TOKEN
+// header (GitLab's tokens), any case, go only to the scheme,
 // host and port of `url`; a hop elsewhere is sent without them.
 struct FORGEMETER_API Request {
   std::string method = "GET";

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <mutex>
 #include <optional>
@@ -146,6 +147,9 @@ TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
 }
 
 int run_fetch(const FetchArgs& a) {
+  // As curl: a reader that went away (`fetch URL | head -c 10`) is a write
+  // error (exit 23, the meter's lines still written), not a silent death.
+  std::signal(SIGPIPE, SIG_IGN);
   const Request base = base_request(a.request);
   std::vector<Request> requests = requests_for(a.urls, base);
   if (!a.urls_file.empty())
@@ -236,7 +240,8 @@ void add_fetch(CLI::App& root, Action& action) {
   cmd->add_option("--retry", a->retry,
                   "retries per hop for connection failures, 502/503/504 and secondary rate limits (default 0)")
       ->check(whole_number(0, 10, "a retry count"));
-  cmd->add_option("--urls", a->urls_file, "file of requests, one a line: METHOD URL [lane=L] [installation=N]");
+  cmd->add_option("--urls", a->urls_file,
+                  "file of requests ('-': stdin), one a line: METHOD URL [lane=L] [installation=N]");
   cmd->add_option("--parallel", a->parallel, "requests in flight at once (default 1)")
       ->check(whole_number(1, 64, "a number of requests in flight"));
   cmd->add_flag("--summary", a->summary, "one summary line per request (as --urls and --parallel print)");

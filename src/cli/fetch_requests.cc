@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -88,8 +89,10 @@ std::vector<Request> requests_for(const std::vector<std::string>& urls, const Re
 }
 
 std::vector<Request> read_url_file(const std::string& path, const Request& base) {
-  std::ifstream f(path);
-  if (!f) throw Failure(fmt::format("cannot read --urls file '{}'; check the path", path));
+  std::ifstream file;
+  if (path != "-") file.open(path);
+  if (path != "-" && !file) throw Failure(fmt::format("cannot read --urls file '{}'; check the path", path));
+  std::istream& f = path == "-" ? std::cin : file;
   std::vector<Request> out;
   std::string line;
   for (int n = 1; std::getline(f, line); ++n) {

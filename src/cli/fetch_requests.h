@@ -28,7 +28,7 @@ Request base_request(const RequestArgs& a);
 // One request per URL given on the command line.
 std::vector<Request> requests_for(const std::vector<std::string>& urls, const Request& base);
 
-// `--urls FILE`: one request per line, `METHOD URL [lane=L] [installation=N]`; blank lines and # comments skipped.
+// `--urls FILE` (`-`: stdin): one request per line, `METHOD URL [lane=L] [installation=N]`; blank lines and # comments skipped.
 std::vector<Request> read_url_file(const std::string& path, const Request& base);
 
 // `-m 5`, `--connect-timeout 2.5` (seconds, as curl reads them) or the tool's

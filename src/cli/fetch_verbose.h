@@ -14,7 +14,8 @@
 // follows the Transport's rule, transport/redirect_policy.h), not read off
 // the wire: the request headers shown are the ones given with -H and
 // --bearer-file, on the hops they went to. Values of credential headers
-// (Authorization, Cookie, Proxy-Authorization, the bearer; Set-Cookie of the
+// (Authorization, Cookie, Proxy-Authorization, PRIVATE-TOKEN, JOB-TOKEN, the
+// bearer; Set-Cookie of the
 // answer) and a password in a URL are shown as ***. Every line is
 // terminal-safe (report/terminal_text.h): a forge's control bytes are escaped.
 #pragma once

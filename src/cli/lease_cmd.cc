@@ -30,15 +30,15 @@ namespace {
 
 using core_detail::duration_text;
 
-// A duration option: any form duration_text() prints, 1 ms up to 100000 h.
-Duration duration_arg(std::string_view text, std::string_view option) {
-  constexpr Duration kMax = std::chrono::hours(100'000);
+// A duration option: any form duration_text() prints, in [min, max].
+Duration duration_arg(std::string_view text, std::string_view option, Duration min = std::chrono::milliseconds(1),
+                      Duration max = std::chrono::hours(100'000)) {
   const auto d = core_detail::parse_duration(text);
-  if (!d || *d < std::chrono::milliseconds(1) || *d > kMax)
+  if (!d || *d < min || *d > max)
     throw UsageError(
-        fmt::format("{} wants a duration from 1ms to 100000h written like 90s, 1m30s, 1.5s, 250ms or 1h "
+        fmt::format("{} wants a duration from {} to {} written like 90s, 1m30s, 1.5s, 250ms or 1h "
                     "(got '{}')",
-                    option, text));
+                    option, duration_text(min), duration_text(max), text));
   return *d;
 }
 
@@ -77,7 +77,7 @@ int run_lease(const RunArgs& a) {
   CampaignSpec spec;
   spec.name = a.name;
   spec.owner = a.owner.empty() ? make_owner_id() : a.owner;
-  spec.ttl = duration_arg(a.ttl, "--ttl");
+  spec.ttl = duration_arg(a.ttl, "--ttl", kMinCampaignTtl, kMaxCampaignTtl);
   spec.retry = a.retry.empty() ? spec.ttl / 3 : duration_arg(a.retry, "--retry");
   if (!a.serve_for.empty()) spec.serve_for = duration_arg(a.serve_for, "--serve-for");
   Duration grace =

@@ -13,6 +13,7 @@
 #include "cli/store_check.h"
 #include "cli/store_uri.h"
 #include "core/duration_text.h"
+#include "report/output.h"
 #include "report/terminal_text.h"
 
 namespace forgemeter::cli {
@@ -70,7 +71,7 @@ int run_status(const StatusArgs& a) {
     out = fmt::format("lease \"{}\": held by {}, expired at {} ({} ago; anyone may take it), term {}", a.name, r.holder,
                       iso_ms(r.expiry), duration_text(std::chrono::milliseconds(-left)), r.term);
   }
-  std::puts(terminal_text(scrub(out)).c_str());  // names and holders are anyone's text
+  report::write_stdout(terminal_text(scrub(out)) + "\n");  // names and holders are anyone's text
   return kExitOk;
 }
 

@@ -1,9 +1,15 @@
 // forgemeter — the command: fleet report from logs, a command under a lease,
-// and metered fetch. Exit codes: 0 ok, 1 failure, 2 usage.
+// and metered fetch. Exit codes: 0 ok, 1 failure, 2 usage (and each
+// command's own, in its --help).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <new>
+#include <optional>
+#include <sstream>
+#include <string>
 #include <string_view>
 
 #include <curl/curl.h>
@@ -13,9 +19,11 @@
 
 #include "cli/command.h"
 #include "cli/errors.h"
+#include "cli/fetch_exit.h"
 #include "cli/secrets.h"
 #include "cli/words.h"
 #include "forgemeter/version.h"
+#include "report/output.h"
 #include "report/terminal_text.h"
 
 namespace {
@@ -40,12 +48,25 @@ std::string version_text() {
   return fmt::format("forgemeter {} ({}; libpq {}.{})", forgemeter::version(), curl_version(), pq / 10000, pq % 10000);
 }
 
+// As GNU's close_stdout: output that could not be written (a full disk, a
+// pipe closed while SIGPIPE is ignored) is a failure said on stderr, never a
+// silent 0. The error of the failed flush, or "a write failed" for an
+// earlier one whose errno is gone.
+std::optional<std::string> stdout_error() {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return std::nullopt;
+  return !flushed && errno != 0 ? std::strerror(errno) : "a write failed";
+}
+
 int run(int argc, char** argv) {
   using namespace forgemeter::cli;
   using forgemeter::report::terminal_text;
   CLI::App app{
       "forgemeter: forge HTTP metering and leader leases for replicated services.\n"
-      "Exit codes: 0 ok, 1 failure, 2 usage error.",
+      "Exit codes: 0 ok, 1 failure, 2 usage error; report --fail-on-exhausted 3 for a spent hour; fetch curl's\n"
+      "(see forgemeter fetch --help); lease run its CMD's.",
       "forgemeter"};
   app.set_version_flag("-V,--version", version_text, "print the version (and libcurl's, libpq's) and exit");
   app.require_subcommand(1);
@@ -67,8 +88,16 @@ int run(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
-  } catch (const CLI::Success& e) {  // --help
-    return app.exit(e);
+  } catch (const CLI::Success& e) {  // --help, --version
+    std::ostringstream out;
+    const int code = app.exit(e, out, std::cerr);
+    try {
+      forgemeter::report::write_stdout(out.str());
+    } catch (const std::exception& failed) {
+      complain(fmt::format("forgemeter: {}", failed.what()));
+      return kExitFailure;
+    }
+    return code;
   } catch (const CLI::ParseError& e) {
     // An unknown word (or a missing command) says so in the user's terms,
     // with the nearest spelling; the parser's text serves for the rest.
@@ -86,7 +115,13 @@ int run(int argc, char** argv) {
     return kExitUsage;
   }
   try {
-    return action();
+    const int code = action();
+    // fetch said its own (curl's 23) when the answer could not be written.
+    if (const auto why = stdout_error(); why && code != kExitWriteError) {
+      complain(fmt::format("forgemeter: cannot write to stdout: {}", *why));
+      return code == kExitOk ? kExitFailure : code;
+    }
+    return code;
   } catch (const UsageError& e) {
     complain(fmt::format("forgemeter: {}; see '{}'", e.what(), help_hint(app)));
     return kExitUsage;

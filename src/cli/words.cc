@@ -1,6 +1,7 @@
 #include "cli/words.h"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -74,6 +75,22 @@ std::string command_path(const CLI::App* at) {
   return path;
 }
 
+// curl options fetch leaves out on purpose, and what to use instead: a
+// curl user's first guesses deserve more than a near spelling.
+std::optional<std::string_view> not_offered(std::string_view command, std::string_view option) {
+  static constexpr std::array<std::array<std::string_view, 3>, 6> kWhy{{
+      {"fetch", "-k", "TLS is always verified: give the forge's CA with --cacert FILE"},
+      {"fetch", "--insecure", "TLS is always verified: give the forge's CA with --cacert FILE"},
+      {"fetch", "-u", "give the credential with --bearer-file FILE, or -H 'Authorization: ...'"},
+      {"fetch", "--user", "give the credential with --bearer-file FILE, or -H 'Authorization: ...'"},
+      {"fetch", "-I", "-i shows the answer's status line and header fields before its body"},
+      {"fetch", "--head", "-i shows the answer's status line and header fields before its body"},
+  }};
+  for (const auto& [cmd, opt, why] : kWhy)
+    if (cmd == command && opt == option) return why;
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> closest(std::string_view word, const std::vector<std::string>& candidates) {
@@ -94,11 +111,15 @@ std::optional<std::string> unknown_word_message(const CLI::App& root) {
     return fmt::format("a command is needed{}: {}", where, fmt::join(commands, ", "));
   }
   const std::string& word = left.front();
+  if (word == "--")  // `lease run NAME --` and nothing after it
+    return fmt::format("nothing follows '--'{}: give the command to run after it", where);
   const bool option = word.size() > 1 && word[0] == '-';
   if (!option && commands.empty()) return fmt::format("unexpected argument '{}'{}", word, where);
   std::string msg = fmt::format("unknown {} '{}'{}", option ? "option" : "command", word, where);
-  const auto guess = closest(option ? std::string_view(word).substr(0, word.find('=')) : std::string_view(word),
-                             option ? option_words(*at) : commands);
+  const std::string_view name = option ? std::string_view(word).substr(0, word.find('=')) : std::string_view(word);
+  if (const auto why = option ? not_offered(at->get_name(), name) : std::nullopt) return msg + "; " + std::string(*why);
+  // One letter away from any short option is no spelling mistake: no guess for those.
+  const auto guess = name.size() == 2 && option ? std::nullopt : closest(name, option ? option_words(*at) : commands);
   if (guess) msg += fmt::format("; did you mean '{}'?", *guess);
   return msg;
 }

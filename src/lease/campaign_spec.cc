@@ -16,10 +16,10 @@ std::string campaign_spec_error(const CampaignSpec& spec) {
   using core_detail::duration_text;
   if (auto e = lease_args_error(spec.name, spec.owner); !e.empty()) return "campaign: " + e;
   const auto ttl = lease_ttl(spec.ttl);
-  if (ttl < 3ms)
-    return fmt::format("campaign: TTL {} is under 3ms (renewals every TTL/3 need at least 1ms)",
-                       duration_text(spec.ttl));
-  if (ttl > days(366)) return fmt::format("campaign: TTL {} is over 366 days", duration_text(spec.ttl));
+  if (ttl < kMinCampaignTtl)
+    return fmt::format("campaign: TTL {} is under {} (renewals every TTL/3 need at least 1ms)", duration_text(spec.ttl),
+                       duration_text(kMinCampaignTtl));
+  if (ttl > kMaxCampaignTtl) return fmt::format("campaign: TTL {} is over 366 days", duration_text(spec.ttl));
   if (spec.retry && (*spec.retry <= Duration::zero() || *spec.retry >= spec.ttl))
     return fmt::format("campaign: retry {} must be above zero and under the TTL {} (leave it unset for TTL/3)",
                        duration_text(*spec.retry), duration_text(spec.ttl));

@@ -20,8 +20,8 @@ void write_file(const std::string& path, std::string_view text) {
 }
 
 void write_stdout(std::string_view text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+    throw Failure(fmt::format("cannot write to stdout: {}", std::strerror(errno)));
 }
 
 void write_output(const std::string& path, std::string_view text) {

@@ -1,6 +1,7 @@
 // output.h — a rendered report written out, and the format names the
 // commands offer. Errors: write_file() throws Failure naming the path and
-// what to do; write_stdout() does not fail (a closed stdout is the reader's).
+// what to do; write_stdout() throws Failure saying why stdout took no more (a
+// full disk; a closed pipe, when SIGPIPE is ignored).
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,8 @@
 // hop_headers.h — the header lines a hop is sent with.
 //
 // The caller's headers as given, but credentials — the bearer and any
-// Authorization, Cookie or Proxy-Authorization header — only on a hop to the
+// credential header (redirect_policy.h: Authorization, Cookie, GitLab's
+// PRIVATE-TOKEN, …) — only on a hop to the
 // request's own origin; the lane in the Transport's lane header, if it has
 // one; and an empty `Expect:` with a body, so libcurl asks for no
 // 100-continue round trip.

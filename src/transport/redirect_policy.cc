@@ -49,7 +49,8 @@ std::string next_method(int status, const std::string& method) {
 }
 
 bool is_credential_header(std::string_view name) noexcept {
-  for (std::string_view c : {"Authorization", "Cookie", "Proxy-Authorization"})
+  // GitLab's API tokens travel in headers of their own (PRIVATE-TOKEN, JOB-TOKEN).
+  for (std::string_view c : {"Authorization", "Cookie", "Proxy-Authorization", "PRIVATE-TOKEN", "JOB-TOKEN"})
     if (name.size() == c.size() && strncasecmp(name.data(), c.data(), c.size()) == 0) return true;
   return false;
 }

@@ -32,7 +32,9 @@ bool is_redirect(int status) noexcept;
 // GET on 301/302/303; 307/308 keep the method.
 std::string next_method(int status, const std::string& method);
 
-// Headers that carry credentials: never sent to a different origin.
+// Headers that carry credentials, any case: Authorization, Cookie,
+// Proxy-Authorization, GitLab's PRIVATE-TOKEN and JOB-TOKEN. Never sent to a
+// different origin.
 bool is_credential_header(std::string_view name) noexcept;
 
 }  // namespace forgemeter::transport_detail

@@ -47,6 +47,15 @@ TEST_CASE("an unknown command or option: the nearest spelling, exit 2") {
            Case{{"report", "--formt", "csv"},
                 "forgemeter: unknown option '--formt' for 'forgemeter report'; did you mean '--format'?\n"},
            Case{{"xyzzy"}, "forgemeter: unknown command 'xyzzy'; see 'forgemeter --help'\n"},
+           // curl's options fetch leaves out say what to use instead; a short option gets no near-miss guess
+           Case{{"fetch", "-k", "https://127.0.0.1:1/"},
+                "forgemeter: unknown option '-k' for 'forgemeter fetch'; TLS is always verified: give the forge's CA "
+                "with --cacert FILE; see 'forgemeter fetch --help'\n"},
+           Case{{"fetch", "-Z", "http://127.0.0.1:1/"},
+                "forgemeter: unknown option '-Z' for 'forgemeter fetch'; see 'forgemeter fetch --help'\n"},
+           Case{{"lease", "run", "--store", "memory:", "x", "--"},
+                "forgemeter: nothing follows '--' for 'forgemeter lease run': give the command to run after it; see "
+                "'forgemeter lease run --help'\n"},
            Case{{}, "forgemeter: a command is needed: report, lease, fetch; see 'forgemeter --help'\n"},
            Case{{"lease"},
                 "forgemeter: a command is needed for 'forgemeter lease': run, status; see 'forgemeter lease --help'\n"},
@@ -124,6 +133,33 @@ TEST_CASE("lease run NAME -- CMD: one name rule with lanes; --name kept") {
   CHECK(none.exit_code == 2);
 }
 
+TEST_CASE("durations: the forms the tool prints are accepted; the range said is the one taken") {
+  const auto ran = cli({"lease", "run", "--store", "memory:", "--ttl", "1m30s", "--grace", "500ms", "x", "--", "true"});
+  CHECK(ran.exit_code == 0);
+  CHECK(ran.err.find("elected (term 1, TTL 1m30s)") != std::string::npos);
+  for (const std::string ttl : {"2ms", "8785h", "1.5", "90"}) {
+    CAPTURE(ttl);
+    const auto r = cli({"lease", "run", "--store", "memory:", "--ttl", ttl, "x", "--", "true"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("forgemeter: --ttl wants a duration from 3ms to 8784h written like 90s, 1m30s", 0) == 0);
+  }
+}
+
+TEST_CASE("stdout that cannot be written (a full disk) is a failure, said on stderr, not a silent 0") {
+  TempDir dir;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"report", FIXTURES "/replica-a.log"},
+        std::vector<std::string>{"report", "--format", "json", FIXTURES "/replica-a.log"},
+        std::vector<std::string>{"--version"}, std::vector<std::string>{"report", "--help"}}) {
+    CAPTURE(args);
+    std::vector<std::string> argv{forgemeter_bin()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto child = spawn_process(argv, "/dev/full", dir.file("err"));
+    CHECK(wait_exit(child.pid, std::chrono::seconds(30)) == 1);
+    CHECK(read_file(dir.file("err")) == "forgemeter: cannot write to stdout: No space left on device\n");
+  }
+}
+
 TEST_CASE("man -l reads the generated page: every command has its section") {
   const std::string page = FORGEMETER_MAN_PAGE;
   if (page.empty()) FAIL("no man page was built: help2man was not found when CMake configured (apt install help2man)");
@@ -137,6 +173,13 @@ TEST_CASE("man -l reads the generated page: every command has its section") {
     CHECK_MESSAGE(r.out.find(part) != std::string::npos, part);
   CHECK(r.out.find("\\e") == std::string::npos);  // roff escapes were rendered, not printed
   CHECK(r.out.find(".SS") == std::string::npos);
+  // The footer: our name and version, not the libraries' versions after them.
+  std::string footer = r.out.substr(0, r.out.find_last_not_of(" \n") + 1);
+  footer = footer.substr(footer.rfind('\n') + 1);
+  const std::string version = cli({"--version"}).out;
+  CHECK(footer.rfind(version.substr(0, version.find(' ', std::string_view("forgemeter ").size())), 0) == 0);
+  CHECK(footer.find("FORGEMETER(1)") != std::string::npos);
+  CHECK(footer.find("libcurl") == std::string::npos);
 }
 
 TEST_CASE("bash completion: commands, options, files and the command after --") {

@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <thread>
 
 #include <signal.h>
 #include <unistd.h>
@@ -125,24 +127,31 @@ TEST_CASE(
 TEST_CASE("fetch -v: each hop of a redirect chain on stderr, credentials as ***, never their values") {
   testforge::Forge forge;
   TempDir dir;
-  const std::string bearer = "s3cr3t-bearer-4711", cookie = "c00kie-secret-99", proxy = "pr0xy-secret-7";
+  const std::string bearer = "s3cr3t-bearer-4711", cookie = "c00kie-secret-99", proxy = "pr0xy-secret-7",
+                    gitlab = "glpat-s3cret-42";
   write_file(dir.file("token"), bearer + "\n");
   const std::string port = std::to_string(forge.port());
-  auto r =
-      run_process(with(fetch_args(forge), {"-v", "--bearer-file", dir.file("token"), "-H", "Cookie: session=" + cookie,
-                                           "-H", "Proxy-Authorization: Basic " + proxy, "-H", "X-Visible: shown",
-                                           forge.url("api.forge.test", "/chain/2")}));
+  auto r = run_process(
+      with(fetch_args(forge), {"-v", "--bearer-file", dir.file("token"), "-H", "Cookie: session=" + cookie, "-H",
+                               "Proxy-Authorization: Basic " + proxy, "-H", "PRIVATE-TOKEN: " + gitlab, "-H",
+                               "X-Visible: shown", forge.url("api.forge.test", "/chain/2")}));
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out == R"({"method":"GET","body_bytes":0})");
-  for (const auto& secret : {bearer, cookie, proxy}) {
+  // GitLab's token header is a credential too: shown as ***, and the server got it on its origin only.
+  const auto got = forge.truth().requests();
+  REQUIRE(got.size() == 3);
+  CHECK(got[0].header("PRIVATE-TOKEN") == gitlab);
+  CHECK_FALSE(got[1].has_header("PRIVATE-TOKEN"));
+  CHECK_FALSE(got[2].has_header("PRIVATE-TOKEN"));
+  for (const auto& secret : {bearer, cookie, proxy, gitlab}) {
     CHECK(r.err.find(secret) == std::string::npos);
     CHECK(r.out.find(secret) == std::string::npos);
   }
   const auto at = [&](const std::string& text) { return r.err.find(text); };
   const auto hop1 = at("* hop 1 of 3: api.forge.test:" + port + "\n> GET " + forge.url("api.forge.test", "/chain/2") +
                        "\n> Authorization: Bearer ***\n> Cookie: ***\n> Proxy-Authorization: ***\n"
-                       "> X-Visible: shown\n< 302\n");
+                       "> PRIVATE-TOKEN: ***\n> X-Visible: shown\n< 302\n");
   const auto hop2 = at("* hop 2 of 3: uploads.forge.test:" + port + " (another origin: no credentials sent)\n> GET " +
                        forge.url("uploads.forge.test", "/chain/1?status=302") + "\n> X-Visible: shown\n< 302\n");
   const auto hop3 =
@@ -163,6 +172,29 @@ TEST_CASE("fetch: a forge's control bytes reach stdout raw with -i (data) and es
   CHECK(r.out.find("X-RateLimit-Limit: 12\x01\x1b[31m") != std::string::npos);
   CHECK(r.err.find("< X-RateLimit-Limit: 12\\x01\\x1b[31m\\x7f") != std::string::npos);
   CHECK_FALSE(has_control_byte(r.err));
+}
+
+TEST_CASE("fetch into a pipe whose reader is gone: curl's 23 and the meter's lines, not a silent SIGPIPE") {
+  testforge::Forge forge;
+  TempDir dir;
+  const std::string closed = dir.file("closed");
+  // The reader closes its end, says so, and leaves; only then does the forge answer.
+  auto args = with(fetch_args(forge), {forge.url("api.forge.test", "/hold/pipe")});
+  args.insert(
+      args.begin(),
+      {find_on_path("bash"), "-c",
+       R"(closed=$1; shift; "$@" | { exec 0<&-; : > "$closed"; }; echo "exit ${PIPESTATUS[0]}" >&2)", "bash", closed});
+  const auto child = spawn_process(args, dir.file("out"), dir.file("err"));
+  REQUIRE(forge.await_held("pipe", 1, std::chrono::seconds(30)));
+  for (int i = 0; i < 3000 && !std::filesystem::exists(closed); ++i) std::this_thread::sleep_for(milliseconds(10));
+  REQUIRE(std::filesystem::exists(closed));  // polled: a file the shell writes, no event to wait on
+  forge.release("pipe");
+  CHECK(wait_exit(child.pid, std::chrono::seconds(30)) == 0);
+  const std::string err = read_file(dir.file("err"));
+  INFO(err);
+  CHECK(err.find("forgemeter: (23) cannot write the answer to stdout") != std::string::npos);
+  CHECK(err.find("forge HTTP: 1 requests in the hour ending ") != std::string::npos);
+  CHECK(err.ends_with("exit 23\n"));
 }
 
 TEST_CASE("fetch -f: an HTTP error exits 22 without writing the answer; without -f it is an answer like any") {

@@ -44,6 +44,13 @@ TEST_CASE("fetch: one line per request; the meter's counts per host equal the fo
   std::uint64_t total = 0;
   for (const auto& [h, n] : truth) total += n;
   CHECK(total == 24);  // 20 + 1 + 3 hops
+
+  // `--urls -` reads the same list from stdin.
+  auto from_stdin = fetch_args(forge);
+  from_stdin.insert(from_stdin.end(), {"--urls", "-"});
+  auto piped = run_process(from_stdin, {.stdin_data = urls});
+  CHECK(piped.exit_code == 0);
+  CHECK(std::count(piped.out.begin(), piped.out.end(), '\n') == 21);
 }
 
 TEST_CASE("fetch --summary errors: a refused connection is exit 1 with the error; a bad lane is usage") {

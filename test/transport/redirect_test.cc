@@ -167,10 +167,19 @@ TEST_CASE("a hostile Location never reaches an error message raw") {
 
 // The caller's own credential headers, in any spelling, stay on their origin
 // (not only the bearer the Transport adds): the names are compared without case.
-TEST_CASE("a caller's own Authorization, Cookie and Proxy-Authorization, any case, stay on their origin") {
+TEST_CASE(
+    "a caller's own Authorization, Cookie, Proxy-Authorization and GitLab tokens, any case, stay on their origin") {
   const std::vector<forgemeter::Header> spellings[] = {
-      {{"Authorization", "token caller-own"}, {"COOKIE", "session=s3cret"}, {"Proxy-Authorization", "Basic eA=="}},
-      {{"authorization", "token caller-own"}, {"cookie", "session=s3cret"}, {"PROXY-AUTHORIZATION", "Basic eA=="}},
+      {{"Authorization", "token caller-own"},
+       {"COOKIE", "session=s3cret"},
+       {"Proxy-Authorization", "Basic eA=="},
+       {"PRIVATE-TOKEN", "glpat-s3cret"},
+       {"JOB-TOKEN", "job-s3cret"}},
+      {{"authorization", "token caller-own"},
+       {"cookie", "session=s3cret"},
+       {"PROXY-AUTHORIZATION", "Basic eA=="},
+       {"Private-Token", "glpat-s3cret"},
+       {"job-token", "job-s3cret"}},
   };
   for (const auto& headers : spellings) {
     CAPTURE(headers.front().first);
@@ -191,6 +200,8 @@ TEST_CASE("a caller's own Authorization, Cookie and Proxy-Authorization, any cas
       CHECK(got[i].has_header("Authorization") == origin);
       CHECK(got[i].has_header("Cookie") == origin);
       CHECK(got[i].has_header("Proxy-Authorization") == origin);
+      CHECK(got[i].has_header("PRIVATE-TOKEN") == origin);
+      CHECK(got[i].has_header("JOB-TOKEN") == origin);
       CHECK(got[i].header("X-Other") == "kept");
       if (origin) CHECK(got[i].header("Authorization") == "token caller-own");
     }
