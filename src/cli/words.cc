@@ -91,6 +91,23 @@ std::optional<std::string_view> not_offered(std::string_view command, std::strin
   return std::nullopt;
 }
 
+// The values an option takes when it names them (CLI::IsMember shows them in
+// its type as `TEXT:{table,json,csv,html}`, as --help prints it); none for a
+// file, a number or free text.
+std::vector<std::string> choices(const CLI::Option& opt) {
+  const std::string type = opt.get_type_name();
+  const auto open = type.find(":{");
+  if (open == std::string::npos || !type.ends_with('}')) return {};
+  std::vector<std::string> out;
+  std::string_view list = std::string_view(type).substr(open + 2, type.size() - open - 3);
+  for (std::size_t at = 0; at <= list.size();) {
+    const auto comma = std::min(list.find(',', at), list.size());
+    out.emplace_back(list.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::string> closest(std::string_view word, const std::vector<std::string>& candidates) {
@@ -127,21 +144,23 @@ std::optional<std::string> unknown_word_message(const CLI::App& root) {
 std::string completion_candidates(const CLI::App& root, const std::vector<std::string>& words) {
   const CLI::App* at = &root;
   const std::string cur = words.empty() ? std::string() : words.back();
-  bool wants_value = false;  // the previous word is an option that takes one
+  const CLI::Option* wants_value = nullptr;  // the previous word is an option that takes one
   for (std::size_t i = 0; i + 1 < words.size(); ++i) {
     const std::string& w = words[i];
-    if (wants_value) {
-      wants_value = false;
+    if (wants_value != nullptr) {
+      wants_value = nullptr;
     } else if (w == "--") {
       return "__commands__\n";
     } else if (w.size() > 1 && w[0] == '-') {
-      wants_value = takes_value(option_named(*at, w), w);
+      const CLI::Option* opt = option_named(*at, w);
+      wants_value = takes_value(opt, w) ? opt : nullptr;
     } else if (const CLI::App* sub = command_named(*at, w)) {
       at = sub;
     }
   }
-  if (wants_value) return "__files__\n";
-  std::vector<std::string> pool = !cur.empty() && cur[0] == '-' ? option_words(*at) : command_words(*at);
+  std::vector<std::string> pool = wants_value != nullptr          ? choices(*wants_value)
+                                  : !cur.empty() && cur[0] == '-' ? option_words(*at)
+                                                                  : command_words(*at);
   if (pool.empty()) return "__files__\n";
   std::string out;
   for (const auto& w : pool)

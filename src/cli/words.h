@@ -26,7 +26,8 @@ std::optional<std::string> unknown_word_message(const CLI::App& root);
 
 // Shell completion: the candidates for the last of `words` (the words after
 // the program's name, the last one being completed, possibly empty), one per
-// line, or the single line `__files__` when a file name is wanted there, or
+// line (an option's own values, like --format's, after it), or the single
+// line `__files__` when a file name is wanted there, or
 // `__commands__` after `--` (a command to run).
 std::string completion_candidates(const CLI::App& root, const std::vector<std::string>& words);
 

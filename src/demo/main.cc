@@ -9,12 +9,15 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/number_arg.h"
+#include "cli/words.h"
 #include "demo/demo.h"
+#include "forgemeter/version.h"
 #include "report/terminal_text.h"
 
 namespace {
 
 using forgemeter::cli::decimal_number;
+using forgemeter::cli::unknown_word_message;
 using forgemeter::cli::whole_number;
 using forgemeter::report::terminal_text;
 
@@ -29,6 +32,8 @@ int run(int argc, char** argv) {
       "fleet line as the hour ends, then the fleet report beside the forge's own counts (exit 1 if they differ),\n"
       "when the budget ran out, and the hour 1 / hour 2 cost.",
       "forgemeter-demo"};
+  app.set_version_flag("-V,--version", std::string("forgemeter-demo ") + std::string(forgemeter::version()),
+                       "print the version and exit");
   app.add_option("--replicas", a.replicas, "replicas (default 10)")
       ->check(whole_number(1, kMaxReplicas, "a replica count"));
   app.add_option("--hours", a.hours, "simulated hours; hour 1 unelected, the rest elected (default 2)")
@@ -65,10 +70,13 @@ int run(int argc, char** argv) {
     if (a.lose_log && *a.lose_log >= a.replicas)
       throw CLI::ValidationError(
           "--lose-log", fmt::format("no replica {}: there are {} (0-{})", *a.lose_log, a.replicas, a.replicas - 1));
-  } catch (const CLI::Success& e) {  // --help
+  } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "forgemeter-demo: " << terminal_text(e.what()) << "; see 'forgemeter-demo --help'\n";
+    const auto said = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr ? unknown_word_message(app) : std::nullopt;
+    const bool guessed = said && said->find("did you mean") != std::string::npos;  // as forgemeter says it
+    std::cerr << "forgemeter-demo: " << terminal_text(said.value_or(e.what()))
+              << (guessed ? "\n" : "; see 'forgemeter-demo --help'\n");
     return 2;
   }
   try {

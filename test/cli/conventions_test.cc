@@ -188,6 +188,9 @@ TEST_CASE("bash completion: commands, options, files and the command after --") 
   CHECK(complete("lease ''", 2) == "run\nstatus\n");
   CHECK(complete("lease run --gr", 3) == "--grace\n");
   CHECK(complete("report --for", 2) == "--format\n");
+  // an option that names its values offers them, not files
+  CHECK(complete("report --format ''", 3) == "table\njson\ncsv\nhtml\n");
+  CHECK(complete("report --by r", 3) == "replica\n");
   // a file after an option that takes a value, and as report's FILE
   CHECK(complete("report --html " + std::string(FORGEMETER_COMPLETION_DIR) + "/forgemeter.b", 3) ==
         std::string(FORGEMETER_COMPLETION_DIR) + "/forgemeter.bash\n");

@@ -184,7 +184,18 @@ TEST_CASE("demo: a lost log makes the demo's own check say DIFFER and exit 1; --
   CHECK(logs_in(dir.file("logs")).size() == 2);  // the lost one is not written either
 }
 
-TEST_CASE("demo: a number out of its range or a '-' it cannot take: our words, exit 2, nothing run") {
+TEST_CASE("demo: --version and -V say the demo's name and version, exit 0") {
+  const std::string ours = run_process({FORGEMETER_BIN, "--version"}).out;  // "forgemeter X.Y.Z (libcurl/…"
+  const std::size_t from = std::string_view("forgemeter ").size();
+  const std::string version = ours.substr(from, ours.find(' ', from) - from);
+  for (const char* flag : {"--version", "-V"}) {
+    const auto r = run_process({FORGEMETER_DEMO_BIN, flag});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == "forgemeter-demo " + version + "\n");
+  }
+}
+
+TEST_CASE("demo: a number out of its range, a '-' it cannot take, a mistyped option: our words, exit 2, nothing run") {
   struct Case {
     std::vector<std::string> args;
     std::string said;
@@ -199,6 +210,8 @@ TEST_CASE("demo: a number out of its range or a '-' it cannot take: our words, e
            Case{{"--hours", "\x1b[2J"},
                 "forgemeter-demo: --hours: '\\x1b[2J' is not an hour count: give a whole number from 1 to 6"},
            Case{{"--logs", "-"}, "forgemeter-demo: --logs: takes a directory (one log per replica), not '-'"},
+           Case{{"--replica", "3"}, "forgemeter-demo: unknown option '--replica'; did you mean '--replicas'?\n"},
+           Case{{"extra"}, "forgemeter-demo: unexpected argument 'extra'; see 'forgemeter-demo --help'\n"},
            Case{{"--html", "-", "--forge-counts", "-"},
                 "forgemeter-demo: --forge-counts: '-' is stdout, which --html - already takes; give one a file"},
        }) {
