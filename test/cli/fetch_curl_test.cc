@@ -122,6 +122,14 @@ TEST_CASE(
   std::uint64_t lines = 0;
   CHECK(meter_counts(read_file(log), lines) == forge.truth().by_host());
   CHECK(lines >= 2);
+
+  // --meter-log -: the lines go to stdout, after the answer.
+  auto to_stdout =
+      run_process(with(fetch_args(forge), {"-s", "--meter-log", "-", forge.url("api.forge.test", "/repos/o/r")}));
+  CHECK(to_stdout.exit_code == 0);
+  CHECK(to_stdout.err.empty());
+  REQUIRE(to_stdout.out.rfind(kRepoBody, 0) == 0);
+  CHECK(only_meter_lines(to_stdout.out.substr(kRepoBody.size())));
 }
 
 TEST_CASE("fetch -v: each hop of a redirect chain on stderr, credentials as ***, never their values") {

@@ -135,6 +135,16 @@ TEST_CASE("startup burst: a budget out within --burst-within of its reset is fla
                     R"("window_start":"2026-09-30T14:00:00Z","out_at":"2026-09-30T14:04:00Z","after_seconds":240}])") !=
       std::string::npos);
   CHECK(json.out.find(R"("startup_bursts":[]})") != std::string::npos);  // the second hour
+  // The page lists it under "When will it run out?", marked as a burst, the other hour not.
+  auto html = report({"--format", "html", log});
+  REQUIRE(html.exit_code == 0);
+  const auto item = html.out.find("<li class=burst");
+  REQUIRE(item != std::string::npos);
+  CHECK(html.out.find("<h2>When will it run out?</h2>") < item);
+  CHECK(html.out.find(">hour ending 2026-09-30T15:00Z: installation 101 ran out at 14:04:00Z, 4m after its reset at "
+                      "14:00:00Z (startup burst)</li>",
+                      item) != std::string::npos);
+  CHECK(html.out.find("<li class=burst", item + 1) == std::string::npos);
   auto narrow = report({"--burst-within", "3m", log});
   CHECK(narrow.out.find("startup burst") == std::string::npos);
   CHECK(report({"--burst-within", "2h", log}).exit_code == 2);
