@@ -17,16 +17,14 @@ function(candidates out)  # the words `forgemeter __complete ARGN ""` offers
   set(${out} "${words}" PARENT_SCOPE)
 endfunction()
 
-# roff: a backslash is \e, a line may not begin with a dot or a quote.
+# A command's section, in roff, from the program (`forgemeter __man CMD…`:
+# the --help texts laid out for roff to fill; src/cli/man_section.h).
 function(section path out)
-  execute_process(COMMAND "${BIN}" ${path} --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
+  execute_process(COMMAND "${BIN}" __man ${path} OUTPUT_VARIABLE roff RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${BIN} ${path} --help failed (${rc})")
+    message(FATAL_ERROR "${BIN} __man ${path} failed (${rc})")
   endif()
-  string(REPLACE "\\" "\\e" help "${help}")
-  string(REGEX REPLACE "(^|\n)([.'])" "\\1\\\\&\\2" help "${help}")
-  string(REPLACE ";" " " title "${path}")
-  set(${out} "${${out}}.SS \"forgemeter ${title}\"\n.nf\n${help}.fi\n" PARENT_SCOPE)
+  set(${out} "${${out}}${roff}" PARENT_SCOPE)
 endfunction()
 
 set(body "")
@@ -61,3 +59,8 @@ execute_process(
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "help2man failed (${rc}): ${err}")
 endif()
+# No hyphenation anywhere (the man macros turn it on again at each paragraph
+# unless HY is 0): an option or a URL broken at a line's end reads as another.
+file(READ "${OUT}" page)
+string(REGEX REPLACE "(\n\\.TH [^\n]*\n)" "\\1.nr HY 0\n.nh\n" page "${page}")
+file(WRITE "${OUT}" "${page}")

@@ -92,7 +92,8 @@ int run_lease(const RunArgs& a) {
     throw Failure(fmt::format("cannot run '{}': not found or not executable; check the command and PATH", a.cmd[0]));
   check_store_kind(store_text);
   const auto check_bound = std::min<Duration>(std::chrono::seconds(10), spec.ttl / 3);
-  require_workable_store(store_text, std::chrono::duration_cast<std::chrono::milliseconds>(check_bound));
+  require_workable_store(store_text, std::chrono::duration_cast<std::chrono::milliseconds>(check_bound),
+                         /*would_retry=*/true);
   auto store = open_store(store_text);
   spec.on_loss = OnLoss::stop;
   spec.on_event = [](const LeaseEvent& e) { say(e.text); };

@@ -49,7 +49,7 @@ std::string status_json(const std::string& name, const LeaseResult& r, bool held
 int run_status(const StatusArgs& a) {
   const std::string store_text = resolve_store(a.store);
   check_store_kind(store_text);
-  require_workable_store(store_text, std::chrono::seconds(10));
+  require_workable_store(store_text, std::chrono::seconds(10), /*would_retry=*/false);
   auto store = open_store(store_text);
   const Clock& clock = system_clock();
   LeaseResult r = store->inspect(a.name, Deadline::after(clock, std::chrono::seconds(10)));

@@ -20,6 +20,7 @@
 #include "cli/command.h"
 #include "cli/errors.h"
 #include "cli/fetch_exit.h"
+#include "cli/man_section.h"
 #include "cli/secrets.h"
 #include "cli/words.h"
 #include "forgemeter/version.h"
@@ -84,6 +85,13 @@ int run(int argc, char** argv) {
   // (share/bash-completion/completions/forgemeter), from this very parser.
   if (argc >= 2 && std::string_view(argv[1]) == "__complete") {
     std::fputs(completion_candidates(app, std::vector<std::string>(argv + 2, argv + argc)).c_str(), stdout);
+    return kExitOk;
+  }
+  // `forgemeter __man COMMAND…`: that command's section of the man page (cmake/man_page.cmake).
+  if (argc >= 2 && std::string_view(argv[1]) == "__man") {
+    const auto section = man_section(app, std::vector<std::string>(argv + 2, argv + argc));
+    if (!section) return kExitUsage;
+    std::fputs(section->c_str(), stdout);
     return kExitOk;
   }
   try {

@@ -151,12 +151,12 @@ std::string store_misconfiguration(const std::string& store, std::chrono::millis
   return permanent ? scrub(text) : std::string();
 }
 
-void require_workable_store(const std::string& store, std::chrono::milliseconds bound) {
+void require_workable_store(const std::string& store, std::chrono::milliseconds bound, bool would_retry) {
   if (std::string why = store_misconfiguration(store, bound); !why.empty())
     throw Failure(fmt::format(
-        "the lease store refuses this configuration, retrying cannot help: {}; fix the store "
+        "the lease store refuses this configuration{}: {}; fix the store "
         "(user, password, database or prefix, TLS files: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
-        why));
+        would_retry ? ", retrying cannot help" : "", why));
 }
 
 }  // namespace forgemeter::cli

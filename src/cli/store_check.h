@@ -30,6 +30,8 @@ std::string store_misconfiguration(const std::string& store, std::chrono::millis
 
 // store_misconfiguration() as the commands act on it: throws Failure with
 // its text and where the store is configured; returns when it may work.
-void require_workable_store(const std::string& store, std::chrono::milliseconds bound);
+// `would_retry`: the command would otherwise keep retrying (lease run), so
+// the message says that retrying cannot help.
+void require_workable_store(const std::string& store, std::chrono::milliseconds bound, bool would_retry);
 
 }  // namespace forgemeter::cli

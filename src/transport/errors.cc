@@ -1,5 +1,7 @@
 #include "transport/errors.h"
 
+#include <string_view>
+
 namespace forgemeter {
 
 std::string_view to_string(TransportErrc code) noexcept {
@@ -79,8 +81,12 @@ std::string one_line(std::string_view s) {
 std::string curl_message(CURLcode rc, const char* error_buffer) {
   std::string detail = error_buffer && *error_buffer ? one_line(error_buffer) : std::string();
   while (!detail.empty() && (detail.back() == '?' || detail.back() == ' ')) detail.pop_back();
-  std::string base = "libcurl error " + std::to_string(static_cast<int>(rc)) + ": " + curl_easy_strerror(rc);
-  return detail.empty() ? base : detail + " (" + base + ")";
+  const std::string number = "libcurl error " + std::to_string(static_cast<int>(rc));
+  const std::string_view said = curl_easy_strerror(rc);
+  if (detail.empty()) return number + ": " + std::string(said);
+  // libcurl's own text often ends with the code's description already: not twice.
+  if (detail.find(said) != std::string::npos) return detail + " (" + number + ")";
+  return detail + " (" + number + ": " + std::string(said) + ")";
 }
 
 }  // namespace transport_detail

@@ -15,7 +15,8 @@ TransportErrc classify(CURLcode rc) noexcept;
 // TLS, a timeout there): still one attempt, with no answer.
 bool fails_before_sending(CURLcode rc) noexcept;
 
-// "<what libcurl said> (libcurl error <n>: <curl_easy_strerror>)", one line.
+// "<what libcurl said> (libcurl error <n>: <curl_easy_strerror>)", one line;
+// the description once, when libcurl's text already holds it.
 std::string curl_message(CURLcode rc, const char* error_buffer);
 
 // Makes `s` safe for one line of text: control bytes become '?'.

@@ -3,6 +3,8 @@
 // the generated man page read by man(1), and the bash completion loaded in bash.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "process.h"
 
 using namespace forgemeter::test;
@@ -180,6 +182,21 @@ TEST_CASE("man -l reads the generated page: every command has its section") {
   CHECK(footer.rfind(version.substr(0, version.find(' ', std::string_view("forgemeter ").size())), 0) == 0);
   CHECK(footer.find("FORGEMETER(1)") != std::string::npos);
   CHECK(footer.find("libcurl") == std::string::npos);
+
+  // Filled by roff at the reader's width: nothing runs past 80 columns, and an
+  // option reads as typed (ASCII hyphens, each option a tagged paragraph).
+  auto narrow = run_process({find_on_path("man"), "-l", page},
+                            ProcessOptions{{}, {{"MANPAGER", "cat"}, {"MANWIDTH", "80"}, {"LC_ALL", "C.UTF-8"}}});
+  REQUIRE(narrow.exit_code == 0);
+  std::size_t longest = 0, at = 0;
+  for (std::size_t end; (end = narrow.out.find('\n', at)) != std::string::npos; at = end + 1) {
+    std::size_t columns = 0;  // UTF-8: count the bytes that start a character
+    for (std::size_t i = at; i < end; ++i) columns += (static_cast<unsigned char>(narrow.out[i]) & 0xC0) != 0x80;
+    longest = std::max(longest, columns);
+  }
+  CHECK(longest <= 80);
+  CHECK(narrow.out.find("       --fail-on-exhausted\n") != std::string::npos);
+  CHECK(narrow.out.find("\xE2\x80\x90") == std::string::npos);  // no U+2010 HYPHEN where a '-' was typed
 }
 
 TEST_CASE("bash completion: commands, options, files and the command after --") {

@@ -107,6 +107,10 @@ TEST_CASE("a refused connection is one attempt with no answer, charged to the UR
   auto res = rig.transport().perform(r);
   CHECK(res.error.code == TransportErrc::connect_failed);
   CHECK(res.error.message.find("libcurl error 7") != std::string::npos);
+  const std::string said = "Couldn't connect to server";  // libcurl's description of 7: said once
+  const auto first = res.error.message.find(said);
+  CHECK(first != std::string::npos);
+  CHECK(res.error.message.find(said, first + 1) == std::string::npos);
   REQUIRE(res.hops.size() == 1);
   CHECK(res.hops[0].status == kNoAnswer);
   const auto c = rig.counted();
