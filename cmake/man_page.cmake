@@ -1,9 +1,10 @@
 # cmake -P man_page.cmake -DBIN=<forgemeter> -DHELP2MAN=<help2man> -DOUT=<forgemeter.1>
 #
 # forgemeter.1 from the program's own --help texts: help2man makes the page
-# from `forgemeter --help` and `--version`; every command's --help becomes a
-# section of its own, the commands found by asking the program
-# (`forgemeter __complete … ""`), so the page follows the parser.
+# from `forgemeter --help` and `--version`; every command gets a section of
+# its own, roff the program makes from the same texts (`forgemeter __man
+# CMD…`), the commands found by asking the program (`forgemeter __complete
+# … ""`), so the page follows the parser.
 cmake_minimum_required(VERSION 3.20)
 
 function(candidates out)  # the words `forgemeter __complete ARGN ""` offers
