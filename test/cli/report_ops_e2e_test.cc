@@ -190,3 +190,71 @@ TEST_CASE("number errors say the accepted range in our words") {
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("'-3' is not an installation id") != std::string::npos);
 }
+
+TEST_CASE("--since not before --until (both instants, or both relative): a usage error, nothing read") {
+  for (const auto& [since, until] : std::vector<std::pair<std::string, std::string>>{
+           {"2026-09-30T16:00Z", "2026-09-30T15:00Z"},
+           {"2026-09-30T15:00Z", "2026-09-30T15:00Z"},
+           {"2026-09-30T17:00+02:00", "2026-09-30T15:00:00.000Z"},  // the same instant, written two ways
+           {"-1h", "-2h"}}) {
+    CAPTURE(since);
+    auto r = report(with({"--since", since, "--until", until}, {"/nonexistent/forgemeter.log"}));
+    CHECK(r.exit_code == 2);  // not 1: the range was refused before the file was opened
+    CHECK(r.err.rfind(
+              fmt::format("forgemeter: --since {} is not before --until {}: no hour can be reported", since, until),
+              0) == 0);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("--since and --until as logs and ISO 8601 write them: a fraction, an offset instead of Z") {
+  CHECK(hours({"--since", "2026-09-30T17:00+02:00"}) == Hours{{"2026-09-30T16:00Z", "410"}});
+  CHECK(hours({"--since", "2026-09-30T10:00:00-05:00"}) == Hours{{"2026-09-30T16:00Z", "410"}});
+  CHECK(hours({"--until", "2026-09-30T15:00:00.000Z"}) == Hours{{"2026-09-30T15:00Z", "1350"}});
+  // Half a second into the hour ending 16:00Z: that hour overlaps [.., until).
+  CHECK(hours({"--until", "2026-09-30T15:00:00.5Z"}) ==
+        Hours{{"2026-09-30T15:00Z", "1350"}, {"2026-09-30T16:00Z", "410"}});
+  auto bad = report(with({"--until", "2026-09-30T15:00+0200"}));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("2026-09-30T15:00:00.5Z, 2026-09-30T17:00+02:00") != std::string::npos);  // the forms taken
+}
+
+TEST_CASE("filters that leave no hour: said on stderr with the input's hours, exit 0; machine formats stay parseable") {
+  const std::string a = fixture("replica-a.log");  // hours ending 15:00Z and 16:00Z, no malformed line
+  auto r = report({"--since", "2026-09-30T16:00Z", a});
+  CHECK(r.exit_code == 0);  // an empty window is no failure for cron
+  CHECK(r.out.empty());     // not "no meter lines found": the input has them
+  CHECK(r.err ==
+        "forgemeter: no hour matches the filters (--since 2026-09-30T16:00Z): the input's hours end "
+        "2026-09-30T15:00Z-2026-09-30T16:00Z\n");
+  // The entry filters too (the lines are dropped before they are summed), named as given.
+  r = report({"--lane", "board-sync", "--installation", "202", a});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "forgemeter: no hour matches the filters (--lane board-sync --installation 202): the input's hours end "
+        "2026-09-30T15:00Z-2026-09-30T16:00Z\n");
+  r = report({"--by", "replica", "--until", "2026-09-30T13:00Z", "--fail-on-exhausted", a});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("no hour matches the filters (--until 2026-09-30T13:00Z)") != std::string::npos);
+  // CSV keeps its header, JSON lines have no line: what a parser of each expects.
+  r = report({"--format", "csv", "--since", "2026-09-30T16:00Z", a});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "hour_ending,requests,replicas,partial,lowest_remaining,lowest_at,limit,over_limit,exhausted_at\n");
+  CHECK(r.err.find("no hour matches the filters") != std::string::npos);
+  r = report({"--format", "json", "--host", "example.com", a});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("no hour matches the filters (--host example.com)") != std::string::npos);
+  // One hour in the input: said so.
+  r = report({"--since", "2026-09-30T16:00Z", fixture("replica-c.log.gz")});
+  CHECK(r.err.find("the input's only hour ends 2026-09-30T16:00Z\n") != std::string::npos);
+  // Input with no meter line at all keeps its words, filters or not.
+  for (const auto& options : {std::vector<std::string>{}, std::vector<std::string>{"--since", "-1h"}}) {
+    r = report(options, {.stdin_data = "2026-09-30T15:00:00Z INFO nothing metered here\n"});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == "no meter lines found\n");
+    CHECK(r.err.empty());
+  }
+}
