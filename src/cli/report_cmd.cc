@@ -53,6 +53,7 @@ struct ReportArgs {
   bool fail_on_exhausted = false;
   std::string burst_within = "10m";
   bool format_given = false;
+  bool html_given = false, source_field_given = false;  // an empty value is no value
 };
 
 // The scan frees each piece's sums once they are folded in, and glibc would
@@ -112,6 +113,14 @@ void say_filtered_out(const ReportArgs& a, const HourSpan& read) {
       stderr);
 }
 
+// The files written at the end are opened at the start too: an unwritable
+// one fails before the scan, not after the table.
+void check_outputs(const ReportArgs& a) {
+  if (a.html_given && a.html.empty()) throw UsageError("--html needs a file name ('-': stdout)");
+  if (a.source_field_given && a.source_field.empty()) throw UsageError("--source-field needs a key name");
+  if (!a.html.empty() && a.html != "-") check_writable(a.html);
+}
+
 ScanOptions scan_options(const ReportArgs& a) {
   ScanOptions so{a.source_field, a.threads, a.chunk_bytes, {}};
   for (const std::string& lane : a.lanes) {  // a name no line can hold would match nothing, silently
@@ -152,6 +161,7 @@ int run_report(const ReportArgs& a) {
   const HourRange range = hour_range(a);
   const Instant now = report_now(a);
   const auto burst = burst_within(a);
+  check_outputs(a);
   FleetOptions fo;
   if (a.budget > 0) fo.budget = a.budget;
   Fleet fleet(fo);
@@ -260,6 +270,8 @@ void add_report(CLI::App& root, Action& action) {
   cmd->add_option("--chunk-bytes", args->chunk_bytes)->group("");
   cmd->callback([args, cmd, &action] {
     args->format_given = cmd->count("--format") > 0;
+    args->html_given = cmd->count("--html") > 0;
+    args->source_field_given = cmd->count("--source-field") > 0;
     action = [args] { return run_report(*args); };
   });
 }

@@ -258,3 +258,40 @@ TEST_CASE("filters that leave no hour: said on stderr with the input's hours, ex
     CHECK(r.err.empty());
   }
 }
+
+TEST_CASE("--html FILE that cannot be written fails before the scan; an existing file is left as it was") {
+  TempDir dir;
+  auto r = report(with({"--html", "/nonexistent/dir/x.html"}));
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());  // no table first
+  CHECK(r.err.rfind("forgemeter: cannot write '/nonexistent/dir/x.html': No such file or directory", 0) == 0);
+  r = report(with({"--html", dir.path()}));  // a directory
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("cannot write '" + dir.path() + "': Is a directory") != std::string::npos);
+  // Checked, not truncated: a scan that fails leaves an old page whole, and creates no new one.
+  const std::string old_page = dir.file("old.html"), new_page = dir.file("new.html");
+  write_file(old_page, "the old page");
+  for (const std::string& page : {old_page, new_page}) {
+    r = report({"--html", page, "/nonexistent/forgemeter.log"});
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("cannot open '/nonexistent/forgemeter.log'") != std::string::npos);
+  }
+  CHECK(read_file(old_page) == "the old page");
+  CHECK(access(new_page.c_str(), F_OK) != 0);
+  // A path that can be written is written, over the old page.
+  r = report(with({"--html", old_page}));
+  CHECK(r.exit_code == 0);
+  CHECK(read_file(old_page).starts_with("<!DOCTYPE html>"));
+}
+
+TEST_CASE("an empty --html or --source-field is a usage error") {
+  auto r = report(with({"--html", ""}));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("forgemeter: --html needs a file name ('-': stdout); see 'forgemeter report --help'", 0) == 0);
+  CHECK(r.out.empty());
+  r = report(with({"--source-field", ""}));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("forgemeter: --source-field needs a key name; see 'forgemeter report --help'", 0) == 0);
+  CHECK(r.out.empty());
+}
