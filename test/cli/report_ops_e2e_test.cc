@@ -1,6 +1,8 @@
 // `forgemeter report` as an operator uses it, as a process: by replica
-// (checked against each file's own report), the filters, the exit code of
-// --fail-on-exhausted, nested --source-field keys, `--html -`, number errors.
+// (checked against each file's own report, and its table), the filters (and
+// what is said when they leave no hour), the exit code of
+// --fail-on-exhausted, nested --source-field keys, `--html -` and an
+// unwritable --html FILE, number errors.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -294,4 +296,35 @@ TEST_CASE("an empty --html or --source-field is a usage error") {
   CHECK(r.exit_code == 2);
   CHECK(r.err.rfind("forgemeter: --source-field needs a key name; see 'forgemeter report --help'", 0) == 0);
   CHECK(r.out.empty());
+}
+
+TEST_CASE(
+    "--by replica, the table: each replica's values per hour and in total, counts right-aligned in every column") {
+  TempDir dir;
+  const std::string log = dir.file("pods.json");
+  write_file(log,
+             R"({"pod":"web-1","log":"forge HTTP: 1205 requests in the hour ending 2026-10-01T10:00Z \u2014 )"
+             R"(api.github.com rest installation 7 other=1200, api.github.com rest installation 7 sweeper=5"})"
+             "\n"
+             R"({"pod":"web-22","log":"forge HTTP: 40 requests in the hour ending 2026-10-01T10:00Z \u2014 )"
+             R"(api.github.com rest installation 7 sweeper=40"})"
+             "\n"
+             R"({"pod":"web-1","log":"forge HTTP: 7 requests in the hour ending 2026-10-01T11:00Z (until 10:20:00Z, )"
+             R"(stopping) \u2014 api.github.com rest installation 7 sweeper=7"})"
+             "\n");
+  auto r = report({"--by", "replica", "--source-field", "pod", log});
+  REQUIRE(r.exit_code == 0);
+  // The totals' last column is a lane: its counts end under its header's end
+  // like every other count, not at its start.
+  CHECK(r.out ==
+        "HOUR ENDING        REPLICA  REQUESTS  other  sweeper  NOTES\n"
+        "2026-10-01T10:00Z    web-1      1205   1200        5\n"
+        "2026-10-01T10:00Z   web-22        40      -       40\n"
+        "2026-10-01T11:00Z    web-1         7      -        7  partial\n"
+        "\n"
+        "by replica, all hours\n"
+        "REPLICA  HOURS  REQUESTS  other  sweeper\n"
+        "web-1        2      1212   1200       12\n"
+        "web-22       1        40      -       40\n");
+  CHECK(r.err.empty());
 }
