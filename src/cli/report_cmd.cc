@@ -253,7 +253,8 @@ void add_report(CLI::App& root, Action& action) {
   cmd->add_option("--by", args->by, "rows per hour (default) or per hour and replica: which source spent what")
       ->check(CLI::IsMember({"hour", "replica"}));
   cmd->add_option("--html", args->html,
-                  "also write a self-contained HTML page with the chart to this file ('-': stdout)");
+                  "also write a self-contained HTML page with the chart to this file ('-': stdout)")
+      ->option_text("FILE");
   cmd->add_option("--budget", args->budget,
                   "the installations' hourly core (REST) limit (default: the ' of N' the budget lines report);\n"
                   "other resources keep theirs")
