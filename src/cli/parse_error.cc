@@ -1,6 +1,7 @@
 #include "cli/parse_error.h"
 
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -12,11 +13,11 @@ namespace {
 // The option of that name on the deepest subcommand the parser reached, or
 // on one above it (an option of the root is valid under every subcommand).
 const CLI::Option* find_option(const CLI::App& root, const std::string& name) {
-  std::vector<const CLI::App*> path{&root};
+  std::vector<const CLI::App*> deepest_first{&root};
   for (auto subs = root.get_subcommands(); !subs.empty(); subs = subs.front()->get_subcommands())
-    path.push_back(subs.front());
-  for (auto at = path.rbegin(); at != path.rend(); ++at)
-    if (const CLI::Option* opt = (*at)->get_option_no_throw(name)) return opt;
+    deepest_first.insert(deepest_first.begin(), subs.front());
+  for (const CLI::App* at : deepest_first)
+    if (const CLI::Option* opt = at->get_option_no_throw(name)) return opt;
   return nullptr;
 }
 
