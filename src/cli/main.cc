@@ -21,6 +21,7 @@
 #include "cli/errors.h"
 #include "cli/fetch_exit.h"
 #include "cli/man_section.h"
+#include "cli/parse_error.h"
 #include "cli/secrets.h"
 #include "cli/words.h"
 #include "forgemeter/version.h"
@@ -111,7 +112,7 @@ int run(int argc, char** argv) {
     // with the nearest spelling; the parser's text serves for the rest.
     const bool words =
         dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr || dynamic_cast<const CLI::RequiredError*>(&e) != nullptr;
-    const auto said = words ? unknown_word_message(app) : std::nullopt;
+    const auto said = words ? unknown_word_message(app) : missing_value_message(app, e);
     if (said && said->find("did you mean") != std::string::npos)
       complain("forgemeter: " + *said);
     else

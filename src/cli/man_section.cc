@@ -45,8 +45,10 @@ class RoffFormatter final : public CLI::Formatter {
   std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode) const override {
     std::string out = paragraph(app->get_description());
     out += ".PP\n" + roff(make_usage(app, std::move(name)));
-    options(out, app, "Arguments", [](const CLI::Option* o) { return o->get_positional(); }, true);
-    options(out, app, "Options", [](const CLI::Option* o) { return o->nonpositional(); }, false);
+    options(
+        out, app, "Arguments", [](const CLI::Option* o) { return o->get_positional(); }, true);
+    options(
+        out, app, "Options", [](const CLI::Option* o) { return o->nonpositional(); }, false);
     return out;
   }
 

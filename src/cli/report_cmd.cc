@@ -22,6 +22,7 @@
 #include "report/output.h"
 #include "report/render.h"
 #include "report/scanner.h"
+#include "report/terminal_text.h"
 
 namespace forgemeter::cli {
 
@@ -52,6 +53,7 @@ struct ReportArgs {
   bool fail_on_exhausted = false;
   std::string burst_within = "10m";
   bool format_given = false;
+  bool html_given = false, source_field_given = false;  // an empty value is no value
 };
 
 // The scan frees each piece's sums once they are folded in, and glibc would
@@ -68,9 +70,55 @@ void keep_freed_memory() {
 TimeBound time_bound(const std::string& option, const std::string& text) {
   if (auto b = parse_time_bound(text)) return *b;
   throw UsageError(
-      fmt::format("{} '{}' is no instant: give 2026-09-30T15:00Z, 2026-09-30T15:00:00Z, 2026-09-30, "
-                  "or a duration before the end of the last hour seen like -6h or -1h30m",
+      fmt::format("{} '{}' is no instant: give 2026-09-30T15:00Z, 2026-09-30T15:00:00.5Z, 2026-09-30T17:00+02:00, "
+                  "2026-09-30, or a duration before the end of the last hour seen like -6h or -1h30m",
                   option, text));
+}
+
+HourRange hour_range(const ReportArgs& a) {
+  HourRange range;
+  if (!a.since.empty()) range.since = time_bound("--since", a.since);
+  if (!a.until.empty()) range.until = time_bound("--until", a.until);
+  if (never_overlaps(range))
+    throw UsageError(
+        fmt::format("--since {} is not before --until {}: no hour can be reported; give a --since "
+                    "earlier than --until",
+                    a.since, a.until));
+  return range;
+}
+
+// The filters as given, for the report they left empty.
+std::string filters_text(const ReportArgs& a) {
+  std::vector<std::string> parts;
+  if (!a.since.empty()) parts.push_back("--since " + a.since);
+  if (!a.until.empty()) parts.push_back("--until " + a.until);
+  for (const auto& lane : a.lanes) parts.push_back("--lane " + lane);
+  for (auto id : a.installations) parts.push_back(fmt::format("--installation {}", id));
+  for (const auto& host : a.hosts) parts.push_back("--host " + host);
+  return join(parts, " ");
+}
+
+// Meter lines were read and the filters kept none: said on stderr, so that
+// the table does not claim the logs are empty and JSON and CSV stay what a
+// parser expects (no object; the header). Still exit 0: an empty window is
+// no failure for cron.
+void say_filtered_out(const ReportArgs& a, const HourSpan& read) {
+  const std::string held =
+      *read.first == *read.last
+          ? fmt::format("the input's only hour ends {}", hour_text(*read.first))
+          : fmt::format("the input's hours end {}-{}", hour_text(*read.first), hour_text(*read.last));
+  std::fputs(
+      (terminal_text(fmt::format("forgemeter: no hour matches the filters ({}): {}", filters_text(a), held)) + "\n")
+          .c_str(),
+      stderr);
+}
+
+// The files written at the end are opened at the start too: an unwritable
+// one fails before the scan, not after the table.
+void check_outputs(const ReportArgs& a) {
+  if (a.html_given && a.html.empty()) throw UsageError("--html needs a file name ('-': stdout)");
+  if (a.source_field_given && a.source_field.empty()) throw UsageError("--source-field needs a key name");
+  if (!a.html.empty() && a.html != "-") check_writable(a.html);
 }
 
 ScanOptions scan_options(const ReportArgs& a) {
@@ -95,7 +143,7 @@ Instant report_now(const ReportArgs& a) {
   const auto b = parse_time_bound(a.now);
   if (!b || !b->at)
     throw UsageError(fmt::format("--now '{}' is no instant: give 2026-09-30T14:35Z or 2026-09-30T14:35:00Z", a.now));
-  return *b->at;
+  return std::chrono::floor<std::chrono::seconds>(*b->at);
 }
 
 std::chrono::seconds burst_within(const ReportArgs& a) {
@@ -110,11 +158,10 @@ int run_report(const ReportArgs& a) {
   const bool html_to_stdout = a.html == "-";
   if (html_to_stdout && a.format_given && a.format != "html")
     throw UsageError(fmt::format("--html - and --format {} both write to stdout; choose one", a.format));
-  HourRange range;
-  if (!a.since.empty()) range.since = time_bound("--since", a.since);
-  if (!a.until.empty()) range.until = time_bound("--until", a.until);
+  const HourRange range = hour_range(a);
   const Instant now = report_now(a);
   const auto burst = burst_within(a);
+  check_outputs(a);
   FleetOptions fo;
   if (a.budget > 0) fo.budget = a.budget;
   Fleet fleet(fo);
@@ -127,7 +174,10 @@ int run_report(const ReportArgs& a) {
                     hour_text(*hour)));
   ReportData data{within(fleet.hours(), range), fleet.source_names(), scanner.stats(), now, burst};
   const View view = a.by == "replica" ? View::replica : View::hour;
-  write_stdout(render_format(data, html_to_stdout ? "html" : a.format, view));
+  const std::string format = html_to_stdout ? "html" : a.format;
+  const bool filtered_out = data.hours.empty() && data.stats.read.first;
+  if (filtered_out) say_filtered_out(a, data.stats.read);
+  if (!filtered_out || format != "table") write_stdout(render_format(data, format, view));
   if (!a.html.empty() && !html_to_stdout) write_file(a.html, render_html(data));
   std::string skipped = render_skipped(data.stats);
   if (!skipped.empty()) std::fputs(skipped.c_str(), stderr);
@@ -152,9 +202,10 @@ int run_report(const ReportArgs& a) {
 
 void add_filter_options(CLI::App* cmd, ReportArgs& a) {
   cmd->add_option("--since", a.since,
-                  "report the hours from this instant on (inclusive): 2026-09-30T15:00Z, 2026-09-30, or relative to\n"
-                  "the end of the last hour seen, like -6h (the last 6 hours). An hour is kept when any of it is\n"
-                  "in [--since, --until): the hour holding --since is kept, one starting at --until is not");
+                  "report the hours from this instant on (inclusive): 2026-09-30T15:00Z, 2026-09-30T15:00:00.5Z,\n"
+                  "2026-09-30T17:00+02:00 (an offset instead of Z), 2026-09-30, or relative to the end of the last\n"
+                  "hour seen, like -6h (the last 6 hours). An hour is kept when any of it is in [--since, --until):\n"
+                  "the hour holding --since is kept, one starting at --until is not; --since must be before --until");
   cmd->add_option("--until", a.until, "report the hours before this instant (exclusive); same forms as --since");
   // Each takes one value (repeat the option for more), so the FILEs after it stay files.
   cmd->add_option("--lane", a.lanes,
@@ -202,7 +253,8 @@ void add_report(CLI::App& root, Action& action) {
   cmd->add_option("--by", args->by, "rows per hour (default) or per hour and replica: which source spent what")
       ->check(CLI::IsMember({"hour", "replica"}));
   cmd->add_option("--html", args->html,
-                  "also write a self-contained HTML page with the chart to this file ('-': stdout)");
+                  "also write a self-contained HTML page with the chart to this file ('-': stdout)")
+      ->option_text("FILE");
   cmd->add_option("--budget", args->budget,
                   "the installations' hourly core (REST) limit (default: the ' of N' the budget lines report);\n"
                   "other resources keep theirs")
@@ -219,6 +271,8 @@ void add_report(CLI::App& root, Action& action) {
   cmd->add_option("--chunk-bytes", args->chunk_bytes)->group("");
   cmd->callback([args, cmd, &action] {
     args->format_given = cmd->count("--format") > 0;
+    args->html_given = cmd->count("--html") > 0;
+    args->source_field_given = cmd->count("--source-field") > 0;
     action = [args] { return run_report(*args); };
   });
 }

@@ -30,6 +30,7 @@ struct PieceResult {
   std::uint64_t lines = 0, skipped = 0;
   std::vector<std::pair<std::uint64_t, std::string>> reasons;  // (offset in the file of the line, reason)
   std::uint64_t bytes = 0;                                     // the last piece: where the file ended
+  HourSpan read;
   std::exception_ptr error;
 };
 
@@ -62,6 +63,7 @@ void read_piece(const Piece& piece, const LogReader::PlainFile& file, const Chun
         }
       });
   if (piece.last) r.bytes = from + read;
+  r.read = taker.read();
 }
 
 // The pieces, who reads which next, and which are done.
@@ -169,6 +171,7 @@ void scan_in_chunks(const LogReader::PlainFile& file, const std::string& name, c
       stats.lines += r->lines;
       stats.skipped += r->skipped;
       stats.bytes += r->bytes;
+      stats.read.add(r->read);
       for (const auto& [offset, why] : r->reasons) {
         if (stats.reasons.size() >= kFirstReasons) break;
         try {

@@ -1,3 +1,11 @@
+// GCC 12 warns that date::parse's fraction of a second may be read
+// uninitialised: it is read only when the stream did not fail, which the
+// inlined code cannot see. The warning points into <chrono>, so it is turned
+// off for the whole file, before any include.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 #include "report/filter.h"
 
 #include <algorithm>
@@ -12,12 +20,26 @@ namespace forgemeter::report {
 
 namespace {
 
-std::optional<Instant> parse_instant(std::string_view text) {
-  for (const char* format : {"%FT%TZ", "%FT%RZ", "%F"}) {
+// date::parse does not check that the instant fits its duration's count:
+// the year is checked first, so nanoseconds since 1970 cannot wrap.
+bool year_fits(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  date::year_month_day day{};
+  in >> date::parse("%F", day);
+  return !in.fail() && day.year() >= date::year{1678} && day.year() <= date::year{2261};
+}
+
+std::optional<BoundInstant> parse_instant(std::string_view text) {
+  if (!year_fits(text)) return std::nullopt;
+  // %T reads the seconds with any fraction (to nanoseconds); %Ez an offset
+  // as +02:00 or -05:00, which date::parse subtracts to give UTC.
+  for (const char* format : {"%FT%TZ", "%FT%RZ", "%FT%T%Ez", "%FT%R%Ez", "%F"}) {
     std::istringstream in{std::string(text)};
-    Instant t;
-    in >> date::parse(format, t);
-    if (!in.fail() && in.peek() == std::char_traits<char>::eof()) return t;
+    BoundInstant t;
+    std::chrono::minutes offset{0};
+    in >> date::parse(format, t, offset);
+    if (!in.fail() && in.peek() == std::char_traits<char>::eof() && std::chrono::abs(offset) < std::chrono::hours(24))
+      return t;
   }
   return std::nullopt;
 }
@@ -56,6 +78,14 @@ std::vector<FleetHour> within(std::vector<FleetHour> hours, const HourRange& ran
     return (since && h.hour_ending <= *since) || (until && h.hour_start() >= *until);
   });
   return hours;
+}
+
+bool never_overlaps(const HourRange& range) {
+  if (!range.since || !range.until) return false;
+  const TimeBound &since = *range.since, &until = *range.until;
+  if (since.at && until.at) return *since.at >= *until.at;
+  if (!since.at && !until.at) return since.before_last <= until.before_last;
+  return false;
 }
 
 bool EntryFilter::apply(const LineView& in, LineView& out) const {

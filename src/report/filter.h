@@ -23,17 +23,24 @@
 
 namespace forgemeter::report {
 
+// An instant a bound names, to the nanosecond a log writes: `--until
+// 15:00:00.5Z` must keep the hour that starts at 15:00:00Z.
+using BoundInstant = std::chrono::sys_time<std::chrono::nanoseconds>;
+
 // A bound of --since/--until: an instant, or a duration before the end of the
 // last hour the input holds.
 struct TimeBound {
-  std::optional<Instant> at;
+  std::optional<BoundInstant> at;
   std::chrono::seconds before_last{0};
-  Instant resolve(Instant last_hour_ending) const { return at ? *at : last_hour_ending - before_last; }
+  BoundInstant resolve(Instant last_hour_ending) const { return at ? *at : last_hour_ending - before_last; }
 };
 
-// `2026-09-30T15:00Z`, `2026-09-30T15:00:00Z`, `2026-09-30` (its 00:00Z), or
-// `-` and a duration as the tool writes them (`-6h`, `-90m`, `-1h30m`);
-// nullopt for anything else.
+// An ISO 8601 instant as logs write it: `2026-09-30T15:00Z`,
+// `2026-09-30T15:00:00Z`, seconds with a fraction (`15:00:00.000Z`, up to
+// nanoseconds), a UTC offset instead of Z (`2026-09-30T17:00+02:00`,
+// `…T10:00:00-05:00`); a date, `2026-09-30` (its 00:00Z); or `-` and a
+// duration as the tool writes them (`-6h`, `-90m`, `-1h30m`). Years 1678 to
+// 2261 (what 64-bit nanoseconds since 1970 hold); nullopt for anything else.
 std::optional<TimeBound> parse_time_bound(std::string_view text);
 
 // The hours that overlap [since, until): an hour [start, ending) is kept when
@@ -43,6 +50,10 @@ struct HourRange {
   std::optional<TimeBound> since, until;
 };
 std::vector<FleetHour> within(std::vector<FleetHour> hours, const HourRange& range);
+// True when [since, until) holds no instant whatever the input: both bounds
+// are instants, or both are relative to the same end, and since is not
+// before until. (One of each is only known once the input is read.)
+bool never_overlaps(const HourRange& range);
 
 // Keeps the entries of the chosen lanes, installations and hosts (any of the
 // values given for one; every kind given must match). A budget entry names

@@ -1,7 +1,7 @@
 // output.h — a rendered report written out, and the format names the
-// commands offer. Errors: write_file() throws Failure naming the path and
-// what to do; write_stdout() throws Failure saying why stdout took no more (a
-// full disk; a closed pipe, when SIGPIPE is ignored).
+// commands offer. Errors: write_file() and check_writable() throw Failure
+// naming the path and what to do; write_stdout() throws Failure saying why
+// stdout took no more (a full disk; a closed pipe, when SIGPIPE is ignored).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,9 @@
 namespace forgemeter::report {
 
 void write_file(const std::string& path, std::string_view text);
+// Fails as write_file() would fail to open `path`, before any work is done;
+// it leaves the file as it was (an existing one untouched, none created).
+void check_writable(const std::string& path);
 void write_stdout(std::string_view text);
 // write_file(), or write_stdout() for "-".
 void write_output(const std::string& path, std::string_view text);

@@ -26,6 +26,35 @@ std::vector<std::string> all_lanes(const std::vector<FleetHour>& hours) {
   return lanes;
 }
 
+namespace {
+
+bool is_count(std::string_view cell) {
+  return !cell.empty() && std::all_of(cell.begin(), cell.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Columns of counts (every cell under the header a count or "-", at least
+// one a count): their digits line up on the right wherever the column
+// stands, the last one included.
+std::vector<bool> count_columns(const std::vector<Row>& rows) {
+  std::vector<bool> counts, seen;
+  for (std::size_t r = 1; r < rows.size(); ++r)
+    for (std::size_t i = 0; i < rows[r].size(); ++i) {
+      if (counts.size() <= i) {
+        counts.resize(i + 1, true);
+        seen.resize(i + 1, false);
+      }
+      const std::string& cell = rows[r][i];
+      if (is_count(cell))
+        seen[i] = true;
+      else if (cell != "-")
+        counts[i] = false;
+    }
+  for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = counts[i] && seen[i];
+  return counts;
+}
+
+}  // namespace
+
 // Cells hold text from the logs (source names: file paths, --source-field
 // values): each is made safe for a terminal here, the table's one way out.
 void print_rows(std::string& out, std::vector<Row> rows) {
@@ -38,11 +67,13 @@ void print_rows(std::string& out, std::vector<Row> rows) {
       if (width.size() <= i) width.push_back(0);
       width[i] = std::max(width[i], r[i].size());
     }
+  const std::vector<bool> counts = count_columns(rows);
   for (const Row& r : rows) {
     std::string line;
     for (std::size_t i = 0; i < r.size(); ++i) {
       if (i > 0) line += "  ";
-      if (i == 0 || i + 1 == r.size())
+      const bool count = i < counts.size() && counts[i];
+      if (!count && (i == 0 || i + 1 == r.size()))
         line += fmt::format("{:<{}}", r[i], i + 1 == r.size() ? 0 : width[i]);
       else
         line += fmt::format("{:>{}}", r[i], width[i]);

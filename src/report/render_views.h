@@ -17,9 +17,10 @@ namespace forgemeter::report {
 
 using Row = std::vector<std::string>;
 
-// Rows as a terminal table (render_text.cc): columns right-aligned except the
-// first and the last, two spaces apart, text from the logs made safe for a
-// terminal.
+// Rows as a terminal table (render_text.cc), two spaces apart: columns of
+// counts right-aligned wherever they stand; the others right-aligned too,
+// except the first and the last (text, left); text from the logs made safe
+// for a terminal.
 void print_rows(std::string& out, std::vector<Row> rows);
 // A CSV cell, quoted when it must be (render_data.cc).
 std::string csv_field(std::string_view s);

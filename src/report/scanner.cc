@@ -51,6 +51,7 @@ LineTaker::Took LineTaker::take(std::string_view line, std::uint32_t default_sou
   if (kind == LineScan::Kind::none) return Took::none;
   if (kind == LineScan::Kind::malformed) return Took::skipped;
   const LineView* line_view = &reader_.line();
+  read_.add(line_view->hour_ending);
   if (filter_ != nullptr) {
     if (!filter_->apply(*line_view, kept_)) return Took::none;
     line_view = &kept_;
@@ -113,6 +114,7 @@ void Scanner::scan_inputs(const std::vector<std::string>& paths) {
     if (!result.problem.empty()) stats_.problems.push_back(result.problem);
     reader->check_still_named(result.bytes);
   }
+  stats_.read.add(taker_.read());
 }
 
 void Scanner::scan_line_from(std::string_view line, std::string_view source_name) {
@@ -121,6 +123,7 @@ void Scanner::scan_line_from(std::string_view line, std::string_view source_name
   stats_.bytes += line.size() + 1;
   std::uint64_t n = ++memory_lines_;  // the line's position among those given
   take(line, source, name, [n] { return n; });
+  stats_.read.add(taker_.read());
 }
 
 }  // namespace forgemeter::report

@@ -15,6 +15,21 @@ namespace forgemeter::report {
 
 inline constexpr std::size_t kFirstReasons = 5;
 
+// The first and last hour the meter lines read end, kept by the filters or
+// not: what a report the filters left empty says the input did hold.
+struct HourSpan {
+  std::optional<Instant> first, last;  // hour endings
+  void add(Instant hour_ending) {
+    if (!first || hour_ending < *first) first = hour_ending;
+    if (!last || hour_ending > *last) last = hour_ending;
+  }
+  void add(const HourSpan& other) {
+    if (!other.first) return;
+    add(*other.first);
+    add(*other.last);
+  }
+};
+
 struct ScanStats {
   std::uint64_t bytes = 0;            // text read (after inflating)
   std::uint64_t lines = 0;            // meter lines summed
@@ -22,6 +37,7 @@ struct ScanStats {
   std::vector<std::string> reasons;   // the first kFirstReasons: "file:line: reason"
   std::vector<std::string> problems;  // inputs that lost data (corrupt/truncated gzip)
   std::vector<std::string> warnings;  // nothing lost (e.g. a file named twice, read once)
+  HourSpan read;                      // the hours of every meter line that parsed, filtered out or not
 };
 
 struct ScanOptions {
@@ -52,6 +68,8 @@ class LineTaker {
   Took take(std::string_view line, std::uint32_t default_source, std::string_view where_name);
   // Why the last skipped line did not parse.
   const std::string& reason() const { return reader_.reason(); }
+  // The hours of every meter line taken that parsed, whether the filter kept any of it.
+  const HourSpan& read() const { return read_; }
 
  private:
   Fleet& fleet_;
@@ -59,6 +77,7 @@ class LineTaker {
   const EntryFilter* filter_;
   LineReader reader_;
   LineView kept_;  // the filtered line, its vectors reused
+  HourSpan read_;
 };
 
 class Scanner {

@@ -16,6 +16,21 @@ ProcessResult cli(std::vector<std::string> args) {
   return run_process(args);
 }
 
+// Each command line fails with exactly `said` on stderr, exit 2, nothing on stdout.
+struct UsageCase {
+  std::vector<std::string> args;
+  std::string said;
+};
+void check_usage_errors(const std::vector<UsageCase>& cases) {
+  for (const UsageCase& c : cases) {
+    CAPTURE(c.args);
+    auto r = cli(c.args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == c.said);
+    CHECK(r.out.empty());
+  }
+}
+
 bool printable(const std::string& s) {
   for (char c : s)
     if (static_cast<unsigned char>(c) < 0x20 && c != '\n') return false;
@@ -38,36 +53,26 @@ std::string complete(const std::string& words, int cword) {
 }  // namespace
 
 TEST_CASE("an unknown command or option: the nearest spelling, exit 2") {
-  struct Case {
-    std::vector<std::string> args;
-    std::string said;
-  };
-  for (const Case& c : {
-           Case{{"reprot"}, "forgemeter: unknown command 'reprot'; did you mean 'report'?\n"},
-           Case{{"lease", "stauts", "x"},
-                "forgemeter: unknown command 'stauts' for 'forgemeter lease'; did you mean 'status'?\n"},
-           Case{{"report", "--formt", "csv"},
-                "forgemeter: unknown option '--formt' for 'forgemeter report'; did you mean '--format'?\n"},
-           Case{{"xyzzy"}, "forgemeter: unknown command 'xyzzy'; see 'forgemeter --help'\n"},
-           // curl's options fetch leaves out say what to use instead; a short option gets no near-miss guess
-           Case{{"fetch", "-k", "https://127.0.0.1:1/"},
-                "forgemeter: unknown option '-k' for 'forgemeter fetch'; TLS is always verified: give the forge's CA "
-                "with --cacert FILE; see 'forgemeter fetch --help'\n"},
-           Case{{"fetch", "-Z", "http://127.0.0.1:1/"},
-                "forgemeter: unknown option '-Z' for 'forgemeter fetch'; see 'forgemeter fetch --help'\n"},
-           Case{{"lease", "run", "--store", "memory:", "x", "--"},
-                "forgemeter: nothing follows '--' for 'forgemeter lease run': give the command to run after it; see "
-                "'forgemeter lease run --help'\n"},
-           Case{{}, "forgemeter: a command is needed: report, lease, fetch; see 'forgemeter --help'\n"},
-           Case{{"lease"},
-                "forgemeter: a command is needed for 'forgemeter lease': run, status; see 'forgemeter lease --help'\n"},
-       }) {
-    CAPTURE(c.args);
-    auto r = cli(c.args);
-    CHECK(r.exit_code == 2);
-    CHECK(r.err == c.said);
-    CHECK(r.out.empty());
-  }
+  check_usage_errors({
+      {{"reprot"}, "forgemeter: unknown command 'reprot'; did you mean 'report'?\n"},
+      {{"lease", "stauts", "x"},
+       "forgemeter: unknown command 'stauts' for 'forgemeter lease'; did you mean 'status'?\n"},
+      {{"report", "--formt", "csv"},
+       "forgemeter: unknown option '--formt' for 'forgemeter report'; did you mean '--format'?\n"},
+      {{"xyzzy"}, "forgemeter: unknown command 'xyzzy'; see 'forgemeter --help'\n"},
+      // curl's options fetch leaves out say what to use instead; a short option gets no near-miss guess
+      {{"fetch", "-k", "https://127.0.0.1:1/"},
+       "forgemeter: unknown option '-k' for 'forgemeter fetch'; TLS is always verified: give the forge's CA "
+       "with --cacert FILE; see 'forgemeter fetch --help'\n"},
+      {{"fetch", "-Z", "http://127.0.0.1:1/"},
+       "forgemeter: unknown option '-Z' for 'forgemeter fetch'; see 'forgemeter fetch --help'\n"},
+      {{"lease", "run", "--store", "memory:", "x", "--"},
+       "forgemeter: nothing follows '--' for 'forgemeter lease run': give the command to run after it; see "
+       "'forgemeter lease run --help'\n"},
+      {{}, "forgemeter: a command is needed: report, lease, fetch; see 'forgemeter --help'\n"},
+      {{"lease"},
+       "forgemeter: a command is needed for 'forgemeter lease': run, status; see 'forgemeter lease --help'\n"},
+  });
 }
 
 TEST_CASE("a number out of its range: our words and the range the option takes, exit 2, nothing run") {
@@ -215,4 +220,19 @@ TEST_CASE("bash completion: commands, options, files and the command after --") 
         std::string(FORGEMETER_COMPLETION_DIR) + "/forgemeter.bash\n");
   // after --, a command: bash's own list of commands
   CHECK(complete("lease run n -- bas", 5).find("bash\n") != std::string::npos);
+}
+
+TEST_CASE("an option without its value: '--X needs a value (WHAT)', for every command's options, exit 2") {
+  check_usage_errors({
+      {{"report", "--html"}, "forgemeter: --html needs a value (FILE); see 'forgemeter report --help'\n"},
+      {{"report", "/dev/null", "--since"},
+       "forgemeter: --since needs a value (TEXT); see 'forgemeter report --help'\n"},
+      {{"lease", "run", "--ttl"}, "forgemeter: --ttl needs a value (TEXT); see 'forgemeter lease run --help'\n"},
+  });
+  // A number option names its kind the parser's way; never CLI11's "1 required ... missing".
+  auto r = cli({"report", "--budget"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("forgemeter: --budget needs a value (", 0) == 0);
+  CHECK(r.err.find("required") == std::string::npos);
+  CHECK(printable(r.err));
 }

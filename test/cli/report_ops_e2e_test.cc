@@ -1,6 +1,8 @@
 // `forgemeter report` as an operator uses it, as a process: by replica
-// (checked against each file's own report), the filters, the exit code of
-// --fail-on-exhausted, nested --source-field keys, `--html -`, number errors.
+// (checked against each file's own report, and its table), the filters (and
+// what is said when they leave no hour), the exit code of
+// --fail-on-exhausted, nested --source-field keys, `--html -` and an
+// unwritable --html FILE, number errors.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -189,4 +191,140 @@ TEST_CASE("number errors say the accepted range in our words") {
   r = report(with({"--installation", "-3"}));
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("'-3' is not an installation id") != std::string::npos);
+}
+
+TEST_CASE("--since not before --until (both instants, or both relative): a usage error, nothing read") {
+  for (const auto& [since, until] : std::vector<std::pair<std::string, std::string>>{
+           {"2026-09-30T16:00Z", "2026-09-30T15:00Z"},
+           {"2026-09-30T15:00Z", "2026-09-30T15:00Z"},
+           {"2026-09-30T17:00+02:00", "2026-09-30T15:00:00.000Z"},  // the same instant, written two ways
+           {"-1h", "-2h"}}) {
+    CAPTURE(since);
+    auto r = report(with({"--since", since, "--until", until}, {"/nonexistent/forgemeter.log"}));
+    CHECK(r.exit_code == 2);  // not 1: the range was refused before the file was opened
+    CHECK(r.err.rfind(
+              fmt::format("forgemeter: --since {} is not before --until {}: no hour can be reported", since, until),
+              0) == 0);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("--since and --until as logs and ISO 8601 write them: a fraction, an offset instead of Z") {
+  CHECK(hours({"--since", "2026-09-30T17:00+02:00"}) == Hours{{"2026-09-30T16:00Z", "410"}});
+  CHECK(hours({"--since", "2026-09-30T10:00:00-05:00"}) == Hours{{"2026-09-30T16:00Z", "410"}});
+  CHECK(hours({"--until", "2026-09-30T15:00:00.000Z"}) == Hours{{"2026-09-30T15:00Z", "1350"}});
+  // Half a second into the hour ending 16:00Z: that hour overlaps [.., until).
+  CHECK(hours({"--until", "2026-09-30T15:00:00.5Z"}) ==
+        Hours{{"2026-09-30T15:00Z", "1350"}, {"2026-09-30T16:00Z", "410"}});
+  auto bad = report(with({"--until", "2026-09-30T15:00+0200"}));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("2026-09-30T15:00:00.5Z, 2026-09-30T17:00+02:00") != std::string::npos);  // the forms taken
+}
+
+TEST_CASE("filters that leave no hour: said on stderr with the input's hours, exit 0; machine formats stay parseable") {
+  const std::string a = fixture("replica-a.log");  // hours ending 15:00Z and 16:00Z, no malformed line
+  auto r = report({"--since", "2026-09-30T16:00Z", a});
+  CHECK(r.exit_code == 0);  // an empty window is no failure for cron
+  CHECK(r.out.empty());     // not "no meter lines found": the input has them
+  CHECK(r.err ==
+        "forgemeter: no hour matches the filters (--since 2026-09-30T16:00Z): the input's hours end "
+        "2026-09-30T15:00Z-2026-09-30T16:00Z\n");
+  // The entry filters too (the lines are dropped before they are summed), named as given.
+  r = report({"--lane", "board-sync", "--installation", "202", a});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "forgemeter: no hour matches the filters (--lane board-sync --installation 202): the input's hours end "
+        "2026-09-30T15:00Z-2026-09-30T16:00Z\n");
+  r = report({"--by", "replica", "--until", "2026-09-30T13:00Z", "--fail-on-exhausted", a});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("no hour matches the filters (--until 2026-09-30T13:00Z)") != std::string::npos);
+  // CSV keeps its header, JSON lines have no line: what a parser of each expects.
+  r = report({"--format", "csv", "--since", "2026-09-30T16:00Z", a});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "hour_ending,requests,replicas,partial,lowest_remaining,lowest_at,limit,over_limit,exhausted_at\n");
+  CHECK(r.err.find("no hour matches the filters") != std::string::npos);
+  r = report({"--format", "json", "--host", "example.com", a});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("no hour matches the filters (--host example.com)") != std::string::npos);
+  // One hour in the input: said so.
+  r = report({"--since", "2026-09-30T16:00Z", fixture("replica-c.log.gz")});
+  CHECK(r.err.find("the input's only hour ends 2026-09-30T16:00Z\n") != std::string::npos);
+  // Input with no meter line at all keeps its words, filters or not.
+  for (const auto& options : {std::vector<std::string>{}, std::vector<std::string>{"--since", "-1h"}}) {
+    r = report(options, {.stdin_data = "2026-09-30T15:00:00Z INFO nothing metered here\n"});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == "no meter lines found\n");
+    CHECK(r.err.empty());
+  }
+}
+
+TEST_CASE("--html FILE that cannot be written fails before the scan; an existing file is left as it was") {
+  TempDir dir;
+  auto r = report(with({"--html", "/nonexistent/dir/x.html"}));
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());  // no table first
+  CHECK(r.err.rfind("forgemeter: cannot write '/nonexistent/dir/x.html': No such file or directory", 0) == 0);
+  r = report(with({"--html", dir.path()}));  // a directory
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("cannot write '" + dir.path() + "': Is a directory") != std::string::npos);
+  // Checked, not truncated: a scan that fails leaves an old page whole, and creates no new one.
+  const std::string old_page = dir.file("old.html"), new_page = dir.file("new.html");
+  write_file(old_page, "the old page");
+  for (const std::string& page : {old_page, new_page}) {
+    r = report({"--html", page, "/nonexistent/forgemeter.log"});
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("cannot open '/nonexistent/forgemeter.log'") != std::string::npos);
+  }
+  CHECK(read_file(old_page) == "the old page");
+  CHECK(access(new_page.c_str(), F_OK) != 0);
+  // A path that can be written is written, over the old page.
+  r = report(with({"--html", old_page}));
+  CHECK(r.exit_code == 0);
+  CHECK(read_file(old_page).starts_with("<!DOCTYPE html>"));
+}
+
+TEST_CASE("an empty --html or --source-field is a usage error") {
+  auto r = report(with({"--html", ""}));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("forgemeter: --html needs a file name ('-': stdout); see 'forgemeter report --help'", 0) == 0);
+  CHECK(r.out.empty());
+  r = report(with({"--source-field", ""}));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("forgemeter: --source-field needs a key name; see 'forgemeter report --help'", 0) == 0);
+  CHECK(r.out.empty());
+}
+
+TEST_CASE(
+    "--by replica, the table: each replica's values per hour and in total, counts right-aligned in every column") {
+  TempDir dir;
+  const std::string log = dir.file("pods.json");
+  write_file(log,
+             R"({"pod":"web-1","log":"forge HTTP: 1205 requests in the hour ending 2026-10-01T10:00Z \u2014 )"
+             R"(api.github.com rest installation 7 other=1200, api.github.com rest installation 7 sweeper=5"})"
+             "\n"
+             R"({"pod":"web-22","log":"forge HTTP: 40 requests in the hour ending 2026-10-01T10:00Z \u2014 )"
+             R"(api.github.com rest installation 7 sweeper=40"})"
+             "\n"
+             R"({"pod":"web-1","log":"forge HTTP: 7 requests in the hour ending 2026-10-01T11:00Z (until 10:20:00Z, )"
+             R"(stopping) \u2014 api.github.com rest installation 7 sweeper=7"})"
+             "\n");
+  auto r = report({"--by", "replica", "--source-field", "pod", log});
+  REQUIRE(r.exit_code == 0);
+  // The totals' last column is a lane: its counts end under its header's end
+  // like every other count, not at its start.
+  CHECK(r.out ==
+        "HOUR ENDING        REPLICA  REQUESTS  other  sweeper  NOTES\n"
+        "2026-10-01T10:00Z    web-1      1205   1200        5\n"
+        "2026-10-01T10:00Z   web-22        40      -       40\n"
+        "2026-10-01T11:00Z    web-1         7      -        7  partial\n"
+        "\n"
+        "by replica, all hours\n"
+        "REPLICA  HOURS  REQUESTS  other  sweeper\n"
+        "web-1        2      1212   1200       12\n"
+        "web-22       1        40      -       40\n");
+  CHECK(r.err.empty());
 }

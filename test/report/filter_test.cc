@@ -1,5 +1,6 @@
-// What a report covers (src/report/filter.h): --since/--until's forms and
-// the hours they keep; the entries --lane, --installation and --host keep.
+// What a report covers (src/report/filter.h): --since/--until's forms, the
+// hours they keep and a range that can keep none; the entries --lane,
+// --installation and --host keep.
 #include <doctest/doctest.h>
 
 #include "report/filter.h"
@@ -49,6 +50,24 @@ TEST_CASE("time bounds: ISO instants, a date, or a duration before the last hour
   }
 }
 
+TEST_CASE("time bounds as logs and ISO 8601 write them: a fraction of a second, a UTC offset instead of Z") {
+  CHECK(parse_time_bound("2026-09-30T15:00:00.000Z")->at == kDay + 15h);
+  CHECK(parse_time_bound("2026-09-30T15:00:00.5Z")->at == kDay + 15h + 500ms);
+  CHECK(parse_time_bound("2026-09-30T15:00:00.123456789Z")->at == kDay + 15h + 123456789ns);  // Go's RFC3339Nano
+  CHECK(parse_time_bound("2026-09-30T17:00+02:00")->at == kDay + 15h);
+  CHECK(parse_time_bound("2026-09-30T17:00:00+02:00")->at == kDay + 15h);
+  CHECK(parse_time_bound("2026-09-30T10:00-05:00")->at == kDay + 15h);
+  CHECK(parse_time_bound("2026-09-30T10:00:00.25-05:00")->at == kDay + 15h + 250ms);
+  CHECK(parse_time_bound("2026-09-30T00:30+01:00")->at == kDay - 30min);  // the day before, in UTC
+  CHECK(parse_time_bound("2026-09-30T15:00+00:00")->at == kDay + 15h);
+  for (const char* bad :
+       {"2026-09-30T15:00:00.5", "2026-09-30T17:00+02:00Z", "2026-09-30T15:00Z+02:00", "2026-09-30T15:00+24:00",
+        "2026-09-30T15:00+", "2026-09-30 15:00Z", "3000-01-01T00:00Z", "1600-01-01"}) {
+    CAPTURE(bad);
+    CHECK(!parse_time_bound(bad));
+  }
+}
+
 TEST_CASE("within(): an hour is kept when it overlaps [since, until)") {
   CHECK(kept(nullptr, nullptr) == std::vector<int>{12, 13, 15, 16, 17});
   CHECK(kept("2026-09-30T15:00Z", nullptr) == std::vector<int>{16, 17});      // the hour ending at since is not
@@ -58,6 +77,28 @@ TEST_CASE("within(): an hour is kept when it overlaps [since, until)") {
   CHECK(kept("-2h", nullptr) == std::vector<int>{16, 17});  // the last two hours of the input
   CHECK(kept("-5h", "-1h") == std::vector<int>{13, 15, 16});
   CHECK(kept("2026-09-30T17:00Z", nullptr).empty());
+  // A fraction past the hour's start: the hour starting at 15:00Z overlaps [.., 15:00:00.5Z).
+  CHECK(kept(nullptr, "2026-09-30T15:00:00.5Z") == std::vector<int>{12, 13, 15, 16});
+  CHECK(kept("2026-09-30T17:00+02:00", nullptr) == std::vector<int>{16, 17});  // 15:00Z
+}
+
+TEST_CASE("never_overlaps(): since not before until, when both are instants or both relative") {
+  auto range = [](const char* since, const char* until) {
+    HourRange r;
+    if (since != nullptr) r.since = parse_time_bound(since);
+    if (until != nullptr) r.until = parse_time_bound(until);
+    return never_overlaps(r);
+  };
+  CHECK(range("2026-09-30T16:00Z", "2026-09-30T15:00Z"));
+  CHECK(range("2026-09-30T15:00Z", "2026-09-30T15:00Z"));       // [t, t) is empty
+  CHECK(range("2026-09-30T17:00+02:00", "2026-09-30T15:00Z"));  // the same instant
+  CHECK(!range("2026-09-30T15:00Z", "2026-09-30T15:00:00.001Z"));
+  CHECK(range("-1h", "-2h"));
+  CHECK(range("-1h", "-1h"));
+  CHECK(!range("-2h", "-1h"));
+  CHECK(!range("-1h", "2026-09-30T15:00Z"));  // known once the input's last hour is
+  CHECK(!range("2026-09-30T16:00Z", nullptr));
+  CHECK(!range(nullptr, "2026-09-30T15:00Z"));
 }
 
 TEST_CASE(
