@@ -305,16 +305,16 @@ TEST_CASE("fetch -m ends a request the forge holds, with curl's 28, in the secon
 
 TEST_CASE("fetch -m bounds each URL's whole request, as curl's: its redirects and retries included") {
   testforge::Forge forge;
-  // Two hops of 400 ms each: each fits in 600 ms, the two do not.
-  const std::string chain = forge.url("api.forge.test", "/slow/400?to=/slow/400");
+  // Two hops of 1 s each: each fits in 1.5 s, the two do not (0.5 s of margin either way).
+  const std::string chain = forge.url("api.forge.test", "/slow/1000?to=/slow/1000");
   milliseconds took{};
-  const auto cut = timed(with(fetch_args(forge), {"-m", "600ms", chain}), took);
+  const auto cut = timed(with(fetch_args(forge), {"-m", "1.5", chain}), took);
   INFO(cut.err);
   CHECK(cut.exit_code == 28);
   CHECK(cut.out.empty());
-  CHECK(took >= milliseconds(600));
-  CHECK(took < milliseconds(600 + 4000));  // the margin: process start-up and exit, under ASan too
-  CHECK(forge.truth().total() == 2);       // both hops were sent; the second ran out of time
+  CHECK(took >= milliseconds(1500));
+  CHECK(took < milliseconds(1500 + 4000));  // the margin: process start-up and exit, under ASan too
+  CHECK(forge.truth().total() == 2);        // both hops were sent; the second ran out of time
 
   const auto whole = run_process(with(fetch_args(forge), {"-m", "30", "-w", "%{num_redirects}", chain}));
   CHECK(whole.exit_code == 0);

@@ -127,21 +127,22 @@ TEST_CASE("a redirect loop stops at the limit and says so") {
 
 TEST_CASE("total_timeout bounds the whole chain, where timeout bounds each hop") {
   Rig rig;
-  // Two hops of 300 ms: each fits in 450 ms, the two do not (150 ms of margin either way).
-  const std::string chain = rig.url("api.forge.test", "/slow/300?to=/slow/300");
+  // Two hops of 1 s: each fits in 1.5 s, the two do not (0.5 s of margin either way, for a
+  // sanitizer's slowdown on a loaded machine).
+  const std::string chain = rig.url("api.forge.test", "/slow/1000?to=/slow/1000");
   const auto t0 = std::chrono::steady_clock::now();
-  auto cut = rig.transport().perform({.url = chain, .total_timeout = milliseconds(450)});
+  auto cut = rig.transport().perform({.url = chain, .total_timeout = milliseconds(1500)});
   const auto took = std::chrono::steady_clock::now() - t0;
   CHECK(cut.error.code == TransportErrc::timeout);
   REQUIRE(cut.hops.size() == 2);
   CHECK(cut.hops[0].status == 302);
   CHECK(cut.hops[1].status == forgemeter::kNoAnswer);
-  CHECK(took >= milliseconds(400));                        // curl's timer may fire a little early
+  CHECK(took >= milliseconds(1450));                       // curl's timer may fire a little early
   CHECK(took < milliseconds(3000));                        // and never waits out the second hop's answer by much
   CHECK(rig.forge().truth().await_total(2, seconds(10)));  // both were on the wire
   CHECK(rig.counted().total == 2);
 
-  auto whole = rig.transport().perform({.url = chain, .timeout = milliseconds(450)});
+  auto whole = rig.transport().perform({.url = chain, .timeout = milliseconds(1500)});
   CHECK(whole.ok());
   CHECK(whole.hops.size() == 2);
 }
