@@ -3,10 +3,12 @@
 // A method and a header name are RFC 9110 tokens; no URL, header value or
 // credential holds a control byte (one would split a line on the wire); the
 // URL parses, names a host and is http or https; the Host header comes from
-// the URL only.
+// the URL only; a timeout is at most kLongestTimeout (a per-hop or connect
+// timeout at least 0).
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -35,6 +37,13 @@ inline bool has_control(std::string_view s) noexcept {
   for (unsigned char c : s)
     if (c < 0x20 || c == 0x7f) return true;
   return false;
+}
+
+// A timeout becomes a deadline on the steady clock, in nanoseconds from
+// now: past this one would overflow.
+inline constexpr std::chrono::milliseconds kLongestTimeout = std::chrono::hours(100'000);
+inline bool timeout_in_range(std::chrono::milliseconds t) noexcept {
+  return t >= std::chrono::milliseconds::zero() && t <= kLongestTimeout;
 }
 
 // Why `r` cannot be sent, or "" when it can; then known.checked_origin is its

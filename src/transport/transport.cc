@@ -30,8 +30,12 @@ struct Exchange {
         lane(r.lane.value_or(current_lane())),
         counter(*opt.meter, lane, r.installation, r.url, h.state().checked_origin),
         hop_timeout(r.timeout.value_or(opt.timeout)),
-        settings{&opt,        resolve,         false,          r.connect_timeout.value_or(opt.connect_timeout),
-                 hop_timeout, &h.state().body, h.state().error},
+        settings{.options = &opt,
+                 .resolve = resolve,
+                 .connect_timeout = r.connect_timeout.value_or(opt.connect_timeout),
+                 .timeout = hop_timeout,
+                 .body_sink = &h.state().body,
+                 .error_buffer = h.state().error},
         hop(first_hop(r)) {
     counter.use_cache(&h.state().hop);
     counter.use_body(&h.state().body);
@@ -168,6 +172,8 @@ Transport::Transport(TransportOptions options) {
   if (options.secondary_wait.count() < 0 || options.max_pause_wait.count() < 0)
     throw std::invalid_argument("Transport: secondary_wait and max_pause_wait must be >= 0");
   if (options.max_redirects < 0) throw std::invalid_argument("Transport: max_redirects must be >= 0");
+  if (!timeout_in_range(options.timeout) || !timeout_in_range(options.connect_timeout))
+    throw std::invalid_argument("Transport: timeout and connect_timeout must be 0 (none) to 100000h");
   if (options.retry.max_retries < 0) throw std::invalid_argument("Transport: retry.max_retries must be >= 0");
   for (const auto& e : options.resolve)
     if (auto why = check_resolve_entry(e); !why.empty()) throw std::invalid_argument("Transport: " + why);

@@ -83,6 +83,10 @@ TEST_CASE("requests that cannot be sent are refused before anything is counted")
       {.url = ok_url, .headers = {{"Bad Name", "v"}}},
       {.url = ok_url, .headers = {{"Host", "uploads.forge.test"}}},
       {.url = ok_url, .bearer = "inst-1\r\nX: y"},
+      // a deadline past the steady clock's range would wrap: refused, not sent
+      {.url = ok_url, .total_timeout = std::chrono::milliseconds::max()},
+      {.url = ok_url, .timeout = std::chrono::milliseconds(-1)},
+      {.url = ok_url, .connect_timeout = std::chrono::hours(100'001)},
   };
   for (const auto& r : bad) {
     auto res = rig.transport().perform(r);
@@ -212,6 +216,10 @@ TEST_CASE("unusable options are an error at construction") {
   CHECK_THROWS_AS(forgemeter::Transport({.meter = &meter, .resolve = {"api.forge.test:x:127.0.0.1"}}),
                   std::invalid_argument);
   CHECK_THROWS_AS(forgemeter::Transport({.meter = &meter, .max_redirects = -1}), std::invalid_argument);
+  CHECK_THROWS_AS(forgemeter::Transport({.meter = &meter, .timeout = std::chrono::milliseconds(-1)}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(forgemeter::Transport({.meter = &meter, .connect_timeout = std::chrono::milliseconds::max()}),
+                  std::invalid_argument);
   CHECK_THROWS_AS(forgemeter::Transport({.meter = &meter, .lane_header = "X Lane"}), std::invalid_argument);
   CHECK_NOTHROW(forgemeter::Transport({.meter = &meter, .resolve = {"api.forge.test:80:127.0.0.1"}}));
 }
