@@ -1,7 +1,7 @@
 // projection.h — when will a budget run out, and did one run out in a burst
 // right after its reset.
 //
-// The model (src/report/README.md, "When will it run out?"): a meter line
+// The model (docs/report.md, "When will it run out?"): a meter line
 // keeps, per replica and hour, the lowest remaining it saw of each budget,
 // with the limit and the reset the forge sent with that reading. A core
 // budget is GitHub's hourly window: it refills to its limit at the reset, so

@@ -1,7 +1,7 @@
 // render.h — the fleet report in four forms: table, JSON lines, CSV, HTML page.
 //
 // All renderers are pure: they read a ReportData and return text. The JSON and
-// CSV schemas are documented in src/report/README.md.
+// CSV schemas are documented in docs/report.md.
 #pragma once
 
 #include <chrono>

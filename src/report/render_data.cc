@@ -1,4 +1,4 @@
-// JSON lines and CSV: the machine-readable report (schemas in src/report/README.md).
+// JSON lines and CSV: the machine-readable report (schemas in docs/report.md).
 #include <iterator>
 #include <utility>
 
