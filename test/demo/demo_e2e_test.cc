@@ -27,7 +27,7 @@ namespace {
 using Sums = std::map<std::string, std::map<std::string, std::uint64_t>>;
 
 // The count lines of logs, summed by a reader of the grep contract of its
-// own (README "The lines"), not the library's parser:
+// own (docs/lines.md), not the library's parser:
 //   forge HTTP: <N> requests in the hour ending <hour>[ (<note>)] — <host> <api>[ installation <id>] <lane>=<n>, …
 Sums sum_count_lines(const std::vector<std::string>& files, std::string& notes) {
   Sums sums;
