@@ -63,7 +63,7 @@ CommandTree::CommandTree(const std::vector<std::string>& argv, const Env& extra_
   if (argv.empty()) throw UsageError("no command given after '--'");
   auto program = find_program(argv[0]);
   if (!program)
-    throw Failure(fmt::format("cannot run '{}': not found or not executable; check the command and PATH", argv[0]));
+    throw CommandError(fmt::format("cannot run '{}': not found or not executable; check the command and PATH", argv[0]));
   // Orphans of the tree come to this process, not to init (process-wide, idempotent).
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
 
@@ -91,13 +91,13 @@ CommandTree::CommandTree(const std::vector<std::string>& argv, const Env& extra_
   // unguarded. EOF (forgemeter or the sentinel died first) means: do not run.
   int barrier[2];
   if (::pipe2(barrier, O_CLOEXEC) != 0)
-    throw Failure(fmt::format("cannot start '{}': {}", argv[0], std::strerror(errno)));
+    throw CommandError(fmt::format("cannot start '{}': {}", argv[0], std::strerror(errno)));
   pid_ = ::fork();
   if (pid_ < 0) {
     int e = errno;
     ::close(barrier[0]);
     ::close(barrier[1]);
-    throw Failure(fmt::format("cannot start '{}': {}", argv[0], std::strerror(e)));
+    throw CommandError(fmt::format("cannot start '{}': {}", argv[0], std::strerror(e)));
   }
   if (pid_ == 0) {
     ::setpgid(0, 0);
@@ -125,7 +125,7 @@ CommandTree::CommandTree(const std::vector<std::string>& argv, const Env& extra_
     reap();
     while (!status_ && ::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
     }
-    throw Failure(fmt::format("cannot start the sentinel for '{}': {}", argv[0], std::strerror(sentinel_errno)));
+    throw CommandError(fmt::format("cannot start the sentinel for '{}': {}", argv[0], std::strerror(sentinel_errno)));
   }
   pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -23,7 +23,7 @@
 // Thread-safety: one thread calls everything but wake(), which any thread (a
 // signal thread) may call. That thread is the only one that reaps children:
 // this process must have no other children.
-// Errors: the constructor throws Failure (with what to do) when CMD cannot be
+// Errors: the constructor throws CommandError (with what to do) when CMD cannot be
 // started (not found, not executable, fork failed).
 #pragma once
 

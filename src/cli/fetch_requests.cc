@@ -46,7 +46,7 @@ void check_text(std::string_view what, std::string_view text, const std::string&
 
 std::string read_secret(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw Failure(fmt::format("cannot read the bearer file '{}'; check the path and its permissions", path));
+  if (!f) throw CommandError(fmt::format("cannot read the bearer file '{}'; check the path and its permissions", path));
   std::stringstream ss;
   ss << f.rdbuf();
   std::string s = ss.str();
@@ -91,7 +91,7 @@ std::vector<Request> requests_for(const std::vector<std::string>& urls, const Re
 std::vector<Request> read_url_file(const std::string& path, const Request& base) {
   std::ifstream file;
   if (path != "-") file.open(path);
-  if (path != "-" && !file) throw Failure(fmt::format("cannot read --urls file '{}'; check the path", path));
+  if (path != "-" && !file) throw CommandError(fmt::format("cannot read --urls file '{}'; check the path", path));
   std::istream& f = path == "-" ? std::cin : file;
   std::vector<Request> out;
   std::string line;

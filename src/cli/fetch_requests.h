@@ -3,7 +3,7 @@
 //
 // Errors: UsageError for anything the user wrote wrong (a lane, an id, a
 // header, a duration, a control byte in a method or URL: shown escaped),
-// Failure when a file cannot be read.
+// CommandError when a file cannot be read.
 #pragma once
 
 #include <chrono>

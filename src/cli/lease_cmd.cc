@@ -89,7 +89,7 @@ int run_lease(const RunArgs& a) {
                     a.grace, duration_text(spec.ttl / 6)));
   if (std::string why = campaign_spec_error(spec); !why.empty()) throw UsageError(why);
   if (!find_program(a.cmd.at(0)))
-    throw Failure(fmt::format("cannot run '{}': not found or not executable; check the command and PATH", a.cmd[0]));
+    throw CommandError(fmt::format("cannot run '{}': not found or not executable; check the command and PATH", a.cmd[0]));
   check_store_kind(store_text);
   const auto check_bound = std::min<Duration>(std::chrono::seconds(10), spec.ttl / 3);
   require_workable_store(store_text, std::chrono::duration_cast<std::chrono::milliseconds>(check_bound),

@@ -55,7 +55,7 @@ int run_status(const StatusArgs& a) {
   LeaseResult r = store->inspect(a.name, Deadline::after(clock, std::chrono::seconds(10)));
   if (r.status == LeaseStatus::invalid) throw UsageError(r.error);
   if (!r.answered())
-    throw Failure(scrub(fmt::format("the lease store did not answer: {}; check the store and the server", r.error)));
+    throw CommandError(scrub(fmt::format("the lease store did not answer: {}; check the store and the server", r.error)));
   const bool held = r.status == LeaseStatus::granted;
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(r.expiry - clock.now()).count();
   std::string out;

@@ -36,7 +36,7 @@ LineSink meter_log_sink(const std::string& where) {
   } else {
     const int fd = ::open(where.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0)
-      throw Failure(fmt::format("cannot open --meter-log '{}': {}; check the path", where, std::strerror(errno)));
+      throw CommandError(fmt::format("cannot open --meter-log '{}': {}; check the path", where, std::strerror(errno)));
     out = std::make_shared<Fd>(fd, true);
   }
   return [out](std::string_view line) {

@@ -6,7 +6,7 @@
 //
 // Each line is one write(2) of the line and its '\n', unbuffered, so what was
 // flushed is in the file even when the process then _exits (SIGINT/SIGTERM).
-// Errors: Failure when the file cannot be opened; a failed write loses that line.
+// Errors: CommandError when the file cannot be opened; a failed write loses that line.
 #pragma once
 
 #include <string>

@@ -168,7 +168,7 @@ int run_report(const ReportArgs& a) {
   Scanner scanner(fleet, scan_options(a));
   scanner.scan_inputs(a.files.empty() ? std::vector<std::string>{"-"} : a.files);
   if (const auto hour = fleet.overflowed())
-    throw Failure(
+    throw CommandError(
         fmt::format("the sums of the hour ending {} pass 2^64-1 (18446744073709551615): no real log holds "
                     "that many requests; check the inputs",
                     hour_text(*hour)));

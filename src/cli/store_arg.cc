@@ -27,19 +27,19 @@ std::string trimmed(std::string s) {
 
 std::string read_store_file(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw Failure(fmt::format("--store-file {}: {}", path, std::strerror(errno)));
+  if (::stat(path.c_str(), &st) != 0) throw CommandError(fmt::format("--store-file {}: {}", path, std::strerror(errno)));
   if ((st.st_mode & 077) != 0)
-    throw Failure(
+    throw CommandError(
         fmt::format("--store-file {}: permissions {:04o} are too open: it may hold a password, so it must "
                     "not be accessible by group or others; run: chmod 600 {}",
                     path, st.st_mode & 07777, path));
   std::ifstream in(path);
-  if (!in.is_open()) throw Failure(fmt::format("--store-file {}: cannot open it: {}", path, std::strerror(errno)));
+  if (!in.is_open()) throw CommandError(fmt::format("--store-file {}: cannot open it: {}", path, std::strerror(errno)));
   std::string line;
   std::getline(in, line);
   line = trimmed(line);
   if (line.empty())
-    throw Failure(fmt::format(
+    throw CommandError(fmt::format(
         "--store-file {}: its first line is empty; put the store (a conninfo or postgresql:// URI) there", path));
   return line;
 }

@@ -25,7 +25,7 @@ struct StoreOptions {
 // Declares --store and --store-file (mutually exclusive) on `cmd`.
 void add_store_options(CLI::App& cmd, StoreOptions& options);
 
-// The store's text. Throws UsageError when no store is given, Failure when
+// The store's text. Throws UsageError when no store is given, CommandError when
 // --store-file cannot be read, is empty or is open to group/others. Prints a
 // one-line warning on stderr when --store carries a password.
 std::string resolve_store(const StoreOptions& options);

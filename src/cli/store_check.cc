@@ -153,7 +153,7 @@ std::string store_misconfiguration(const std::string& store, std::chrono::millis
 
 void require_workable_store(const std::string& store, std::chrono::milliseconds bound, bool would_retry) {
   if (std::string why = store_misconfiguration(store, bound); !why.empty())
-    throw Failure(fmt::format(
+    throw CommandError(fmt::format(
         "the lease store refuses this configuration{}: {}; fix the store "
         "(user, password, database or prefix, TLS files: --store, --store-file, FORGEMETER_STORE, PGPASSFILE)",
         would_retry ? ", retrying cannot help" : "", why));

@@ -28,7 +28,7 @@ namespace forgemeter::cli {
 // else why it never will: one line, passwords scrubbed.
 std::string store_misconfiguration(const std::string& store, std::chrono::milliseconds bound);
 
-// store_misconfiguration() as the commands act on it: throws Failure with
+// store_misconfiguration() as the commands act on it: throws CommandError with
 // its text and where the store is configured; returns when it may work.
 // `would_retry`: the command would otherwise keep retrying (lease run), so
 // the message says that retrying cannot help.

@@ -37,7 +37,7 @@ std::unique_ptr<LeaseStore> open_store(const std::string& uri) {
     if (is_etcd(uri)) return std::make_unique<EtcdStore>(EtcdStoreOptions::from_uri(uri));
     return std::make_unique<PostgresStore>(PostgresStoreOptions{.conninfo = uri});
   } catch (const std::invalid_argument& e) {
-    throw Failure(scrub(fmt::format("the lease store: {}", e.what())));
+    throw CommandError(scrub(fmt::format("the lease store: {}", e.what())));
   }
 }
 

@@ -16,7 +16,7 @@ bool is_etcd(std::string_view uri);
 // Throws UsageError for a text that is neither (e.g. an unknown scheme).
 void check_store_kind(const std::string& uri);
 
-// The store. Throws UsageError as check_store_kind() does, and Failure when
+// The store. Throws UsageError as check_store_kind() does, and CommandError when
 // the PostgreSQL store rejects the conninfo or the etcd store its URI (the message has no password).
 std::unique_ptr<LeaseStore> open_store(const std::string& uri);
 
