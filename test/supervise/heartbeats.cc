@@ -1,4 +1,4 @@
-#include "heartbeats.h"
+#include "supervise/heartbeats.h"
 
 #include <signal.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-// heartbeats.h — what the processes of a tree (test/cli/tree_worker.cc) wrote,
+// heartbeats.h — what the processes of a tree (test/supervise/tree_worker.cc) wrote,
 // and whether they still run.
 #pragma once
 
