@@ -4,7 +4,7 @@
 //
 // The answer is the user's data and is written byte for byte, control bytes
 // and all (as curl writes it); what -w makes of the forge's values
-// (%{url_effective}, %{errormsg}) is terminal-safe (report/terminal_text.h),
+// (%{url_effective}, %{errormsg}) is terminal-safe (core/terminal_text.h),
 // as a URL or a message never needs a control byte. Errors: WriteOut's
 // constructor throws UsageError for a format it cannot expand.
 #pragma once

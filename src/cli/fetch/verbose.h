@@ -17,7 +17,7 @@
 // (Authorization, Cookie, Proxy-Authorization, PRIVATE-TOKEN, JOB-TOKEN, the
 // bearer; Set-Cookie of the
 // answer) and a password in a URL are shown as ***. Every line is
-// terminal-safe (report/terminal_text.h): a forge's control bytes are escaped.
+// terminal-safe (core/terminal_text.h): a forge's control bytes are escaped.
 #pragma once
 
 #include <string>
