@@ -13,6 +13,7 @@
 
 #include "cli/command.h"
 #include "cli/errors.h"
+#include "cli/lease/say.h"
 #include "cli/lease/status.h"
 #include "cli/lease/store_options.h"
 #include "cli/lease/term.h"

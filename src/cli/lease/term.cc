@@ -4,27 +4,18 @@
 #include <string.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "cli/lease/say.h"
 #include "core/duration_text.h"
-#include "core/terminal_text.h"
-#include "lease/uri/secrets.h"
 #include "supervise/command_tree.h"
 
 namespace forgemeter::cli {
 
 using core_detail::duration_text;
-
-using core_detail::terminal_text;
-using lease_uri::scrub;
 using supervise::CommandTree;
-
-// A line on stderr: no password (scrub), no control byte (lease names, owners
-// and store messages are anyone's text).
-void say(const std::string& line) { std::fputs((terminal_text(scrub("forgemeter: " + line)) + "\n").c_str(), stderr); }
 
 namespace {
 

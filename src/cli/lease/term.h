@@ -26,9 +26,6 @@ class CommandTree;
 
 namespace forgemeter::cli {
 
-// One line on stderr, "forgemeter: " first, passwords scrubbed.
-void say(const std::string& line);
-
 struct Supervision {
   std::mutex mu;
   supervise::CommandTree* tree = nullptr;  // while the tree runs
