@@ -2,7 +2,7 @@
 //
 // Each add_*() declares the subcommand's options and sets `action` (through
 // the subcommand's callback) to the code that runs once parsing succeeded.
-// The action returns the process's exit code or throws Failure/UsageError.
+// The action returns the process's exit code or throws CommandError/UsageError.
 #pragma once
 
 #include <functional>

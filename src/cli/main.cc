@@ -19,14 +19,14 @@
 
 #include "cli/command.h"
 #include "cli/errors.h"
-#include "cli/fetch_exit.h"
+#include "cli/fetch/exit.h"
 #include "cli/man_section.h"
 #include "cli/parse_error.h"
-#include "cli/secrets.h"
 #include "cli/words.h"
+#include "core/output.h"
+#include "core/terminal_text.h"
 #include "forgemeter/version.h"
-#include "report/output.h"
-#include "report/terminal_text.h"
+#include "lease/uri/secrets.h"
 
 namespace {
 
@@ -64,7 +64,9 @@ std::optional<std::string> stdout_error() {
 
 int run(int argc, char** argv) {
   using namespace forgemeter::cli;
-  using forgemeter::report::terminal_text;
+  using forgemeter::core_detail::terminal_text;
+  using forgemeter::lease_uri::remember_secrets;
+  using forgemeter::lease_uri::scrub;
   CLI::App app{
       "forgemeter: forge HTTP metering and leader leases for replicated services.\n"
       "Exit codes: 0 ok, 1 failure, 2 usage error; report --fail-on-exhausted 3 for a spent hour; fetch curl's\n"
@@ -101,7 +103,7 @@ int run(int argc, char** argv) {
     std::ostringstream out;
     const int code = app.exit(e, out, std::cerr);
     try {
-      forgemeter::report::write_stdout(out.str());
+      forgemeter::core_detail::write_stdout(out.str());
     } catch (const std::exception& failed) {
       complain(fmt::format("forgemeter: {}", failed.what()));
       return kExitFailure;

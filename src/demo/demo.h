@@ -6,7 +6,7 @@
 // is '-', which then gets stdout to itself): each hour's fleet line as the hour
 // finishes, then the report and its comparison with the forge's own counts;
 // it returns 0, throws DemoFailed when the report and the forge differ or the
-// elected hour still ran out, report::Failure when a file cannot be written.
+// elected hour still ran out, core_detail::WriteError when a file cannot be written.
 #pragma once
 
 #include <optional>

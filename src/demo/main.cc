@@ -10,16 +10,16 @@
 
 #include "cli/number_arg.h"
 #include "cli/words.h"
+#include "core/terminal_text.h"
 #include "demo/demo.h"
 #include "forgemeter/version.h"
-#include "report/terminal_text.h"
 
 namespace {
 
 using forgemeter::cli::decimal_number;
 using forgemeter::cli::unknown_word_message;
 using forgemeter::cli::whole_number;
-using forgemeter::report::terminal_text;
+using forgemeter::core_detail::terminal_text;
 
 constexpr std::uint64_t kMaxReplicas = 50;
 

@@ -5,12 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "core/terminal_text.h"
 #include "meter/civil.h"
 #include "report/render_views.h"
-#include "report/terminal_text.h"
 
 namespace forgemeter::report {
 
+using core_detail::has_control_bytes;
+using core_detail::terminal_text;
 using meter::clock_text;
 using meter::hour_text;
 

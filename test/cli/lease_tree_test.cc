@@ -1,6 +1,6 @@
 // `lease run`: CMD's whole process tree is the command. Real forgemeter
 // processes on real PostgreSQL; each CMD is `bash -c` around a chain of
-// heartbeating workers (tree_worker.cc: a grandchild that forks a worker,
+// heartbeating workers (test/supervise/tree_worker.cc: a grandchild that forks a worker,
 // slow to exit after SIGTERM). Every worker stamps CLOCK_MONOTONIC into a file
 // of its own; a tree's last stamp must come before the next term's first,
 // and no worker may outlive its forgemeter.

@@ -1,5 +1,5 @@
 // tree_fleet.h — `forgemeter lease run` candidates whose CMD is a tree of
-// heartbeating workers (tree_worker.cc), one heartbeat directory each.
+// heartbeating workers (test/supervise/tree_worker.cc), one heartbeat directory each.
 #pragma once
 
 #include <chrono>
@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "heartbeats.h"
 #include "process.h"
+#include "supervise/heartbeats.h"
 
 namespace forgemeter::test {
 

@@ -1,0 +1,253 @@
+// forgemeter fetch: metered requests through the library's Transport, with
+// curl's options where the names are curl's (fetch_output.h, fetch_verbose.h,
+// fetch_exit.h), or one summary line per request (--urls, --parallel, --summary).
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "cli/command.h"
+#include "cli/errors.h"
+#include "cli/fetch/exit.h"
+#include "cli/fetch/meter_log.h"
+#include "cli/fetch/output.h"
+#include "cli/fetch/requests.h"
+#include "cli/fetch/verbose.h"
+#include "cli/number_arg.h"
+#include "core/terminal_text.h"
+#include "forgemeter/transport.h"
+#include "supervise/signal_watch.h"
+
+namespace forgemeter::cli {
+
+using core_detail::terminal_text;
+using Steady = std::chrono::steady_clock;
+
+namespace {
+
+struct FetchArgs {
+  RequestArgs request;
+  std::string cacert, urls_file, output, write_out, max_time, connect_timeout, meter_log;
+  std::vector<std::string> resolve, urls;
+  int max_redirs = 10, retry = 0, parallel = 1;
+  bool include = false, silent = false, show_error = false, verbose = false, fail = false, summary = false;
+  bool location = false;  // -L: accepted for curl's sake; redirects are always followed
+
+  // One line per request instead of each answer.
+  bool summary_mode() const { return summary || !urls_file.empty() || parallel > 1; }
+};
+
+// The curl options that write one URL's answer make no sense beside the summary lines.
+void check_mode(const FetchArgs& a, std::size_t requests) {
+  if (a.summary_mode()) {
+    for (const auto& [given, name] : {std::pair{!a.output.empty(), "-o"}, std::pair{a.include, "-i"},
+                                      std::pair{!a.write_out.empty(), "-w"}, std::pair{a.verbose, "-v"}})
+      if (given)
+        throw UsageError(
+            fmt::format("{} writes each answer; with --urls, --parallel or --summary fetch prints one "
+                        "summary line per request instead: drop one or the other",
+                        name));
+  } else if (!a.output.empty() && a.output != "-" && requests > 1) {
+    throw UsageError("-o FILE takes the answer of one URL; give one URL, or use --summary for several");
+  }
+}
+
+std::string describe(const Request& req, const Response& res, Steady::duration took) {
+  std::string hops;
+  for (const Hop& h : res.hops)
+    hops += fmt::format("{}{} {}", hops.empty() ? "" : " -> ", h.host,
+                        h.status == kNoAnswer ? std::string("none") : std::to_string(h.status));
+  auto ms = static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(took).count()) / 1000.0;
+  std::string line = fmt::format("{} {} {} {:.1f}ms hops={} [{}]",
+                                 res.status == kNoAnswer ? std::string("---") : std::to_string(res.status), req.method,
+                                 req.url, ms, res.hops.size(), hops);
+  if (res.error) line += fmt::format(" error={}: {}", to_string(res.error.code), res.error.message);
+  return terminal_text(line);  // hosts and messages come from a forge's redirects
+}
+
+// --urls, --parallel, --summary: a line per finished request, as it finishes
+// (also into a file or pipe). Exit 1 when an exchange failed, else 22 when
+// -f and an answer was an HTTP error, else 0.
+int run_summary(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport, std::mutex& out_mu) {
+  std::atomic<std::size_t> next{0}, failed{0}, http_errors{0};
+  auto worker = [&]() noexcept {
+    for (std::size_t i = next++; i < requests.size(); i = next++) {
+      try {
+        const auto t0 = Steady::now();
+        const Response res = transport.perform(requests[i]);
+        const std::string line = describe(requests[i], res, Steady::now() - t0);
+        if (!res.ok()) ++failed;
+        if (res.status >= 400) ++http_errors;
+        std::lock_guard lock(out_mu);
+        std::puts(line.c_str());
+        std::fflush(stdout);
+      } catch (const std::exception&) {  // out of memory: this request is not described
+        ++failed;
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (int i = 1; i < a.parallel; ++i) pool.emplace_back(worker);
+    worker();
+  }
+  if (failed > 0) return kExitFailure;
+  return a.fail && http_errors > 0 ? kExitHttpError : kExitOk;
+}
+
+// Without -s, or with -sS: the error line on stderr.
+void complain(const FetchArgs& a, const std::string& line) {
+  if (!a.silent || a.show_error) write_all(stderr, line + "\n");
+}
+
+// As curl: each URL in turn, its answer to stdout or -o, -v's hops on stderr,
+// -w after it. The exit code is the first failed URL's.
+int run_curl_like(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport,
+                  const std::optional<WriteOut>& write_out, std::mutex& out_mu) {
+  AnswerOut answer_out(a.output);
+  int exit_code = kExitOk;
+  for (const Request& req : requests) {
+    const auto t0 = Steady::now();
+    const Response res = transport.perform(req);
+    Fetched f{req, res, Steady::now() - t0, fetch_exit_code(res, a.fail)};
+    std::lock_guard lock(out_mu);
+    if (a.verbose) write_all(stderr, verbose_text(req, res));
+    if (f.exit_code != kExitOk) {
+      complain(a, fetch_error_line(req, res, f.exit_code));
+    } else if (!answer_out.write(res, a.include)) {
+      f.exit_code = kExitWriteError;
+      complain(a, terminal_text(fmt::format("forgemeter: ({}) cannot write the answer to {}", f.exit_code,
+                                            a.output.empty() || a.output == "-" ? "stdout" : "'" + a.output + "'")));
+    }
+    if (write_out) write_all(stdout, write_out->expand(f));
+    if (exit_code == kExitOk) exit_code = f.exit_code;
+  }
+  return exit_code;
+}
+
+TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
+  TransportOptions to;
+  to.meter = &meter;
+  to.resolve = a.resolve;
+  to.ca_file = a.cacert;
+  to.max_redirects = a.max_redirs;
+  to.retry.enabled = a.retry > 0;
+  to.retry.max_retries = a.retry;
+  if (!a.max_time.empty()) to.timeout = std::chrono::milliseconds::zero();  // -m is the whole request's (run_fetch)
+  if (!a.connect_timeout.empty())
+    to.connect_timeout = seconds_or_duration(a.connect_timeout, "--connect-timeout", false);
+  return to;
+}
+
+int run_fetch(const FetchArgs& a) {
+  // As curl: a reader that went away (`fetch URL | head -c 10`) is a write
+  // error (exit 23, the meter's lines still written), not a silent death.
+  std::signal(SIGPIPE, SIG_IGN);
+  const Request base = base_request(a.request);
+  std::vector<Request> requests = requests_for(a.urls, base);
+  if (!a.urls_file.empty())
+    for (auto& r : read_url_file(a.urls_file, base)) requests.push_back(std::move(r));
+  if (requests.empty()) throw UsageError("no URL given (name URLs or --urls FILE)");
+  if (!a.max_time.empty()) {  // as curl's -m: each request's every hop, retry and wait
+    const auto max_time = seconds_or_duration(a.max_time, "-m/--max-time", true);
+    for (Request& r : requests) r.total_timeout = max_time;
+  }
+  check_mode(a, requests.size());
+  std::optional<WriteOut> write_out;
+  if (!a.write_out.empty()) write_out.emplace(WriteOut::from_argument(a.write_out));
+
+  Meter meter({.sink = meter_log_sink(a.meter_log)});  // its lines at its flush (the end of this function)
+  std::unique_ptr<Transport> transport;
+  try {
+    transport = std::make_unique<Transport>(transport_options(a, meter));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  std::mutex out_mu;
+  // SIGINT/SIGTERM: what was written so far and what the meter counted (its
+  // hour marked `until …, stopping`) are out, then 128 + the signal.
+  supervise::SignalWatch signals([&](int sig) {
+    std::lock_guard lock(out_mu);
+    std::fflush(stdout);
+    meter.flush();
+    std::fflush(stderr);
+    ::_exit(128 + sig);
+  });
+  const int code = a.summary_mode() ? run_summary(a, requests, *transport, out_mu)
+                                    : run_curl_like(a, requests, *transport, write_out, out_mu);
+  std::fflush(stdout);
+  transport.reset();
+  meter.flush();
+  return code;
+}
+
+constexpr const char* kFetchHelp =
+    "Send metered requests through forgemeter's Transport, as curl does where the names are curl's.\n"
+    "Each URL in turn: the final answer's body raw to stdout (or -o FILE; -o - is stdout), with -i its\n"
+    "status line and header fields first (raw too), -w's text after it. -v shows each hop on stderr (method,\n"
+    "URL, host, status; credential values as ***; control bytes escaped). Redirects are always followed\n"
+    "(up to --max-redirs; -L is accepted). Timeouts: -m for each URL's whole request, its redirects and\n"
+    "retries included (default: 60s a hop; 0: none), --connect-timeout (default 10s), in seconds (5, 2.5)\n"
+    "or as 500ms, 1m30s.\n"
+    "--urls FILE, --parallel N or --summary: one line per request on stdout instead,\n"
+    "  <status> <METHOD> <URL> <ms>ms hops=<n> [<host> <status> -> ...][ error=<code>: <message>]\n"
+    "The meter's hourly lines go to stderr at exit, -s or not (--meter-log FILE appends them to FILE).\n"
+    "Exit codes (curl's where they overlap): 0 ok (any HTTP status, without -f); 22 -f and a status >= 400;\n"
+    "3 unusable URL; 6 host not resolved; 7 connection failed; 28 timeout; 35 TLS failed; 47 too many\n"
+    "redirects; 56 connection broke; 23 the answer could not be written; 1 anything else (with --urls,\n"
+    "--parallel or --summary: an exchange failed); 2 usage; 130/143 SIGINT/SIGTERM (after writing what\n"
+    "was finished and the meter's lines). Several URLs: the first failure's code.";
+
+}  // namespace
+
+void add_fetch(CLI::App& root, Action& action) {
+  auto a = std::make_shared<FetchArgs>();
+  CLI::App* cmd = root.add_subcommand("fetch", kFetchHelp);
+  RequestArgs& r = a->request;
+  cmd->add_option("URL", a->urls, "URLs to request");
+  cmd->add_option("-X,--request", r.method, "method (default GET, or POST with -d)");
+  cmd->add_option("-H,--header", r.headers, "extra header 'Name: value' (repeatable)")->allow_extra_args(false);
+  cmd->add_option("-d,--data", r.data, "request body (the method becomes POST unless -X says otherwise)");
+  cmd->add_option("--lane", r.lane, "lane to count the requests under (default: other)");
+  cmd->add_option("--installation", r.installation, "GitHub App installation id the requests spend (default: none)");
+  cmd->add_option("--bearer-file", r.bearer_file,
+                  "file holding the bearer token (sent to the request's own origin only)");
+  cmd->add_option("-o,--output", a->output, "write the answer to FILE instead of stdout ('-': stdout)");
+  cmd->add_flag("-i,--include", a->include, "the final answer's status line and header fields before its body");
+  cmd->add_flag("-s,--silent", a->silent, "no error message on stderr (the exit code says it; the meter's lines stay)");
+  cmd->add_flag("-S,--show-error", a->show_error, "with -s: the error message all the same");
+  cmd->add_flag("-v,--verbose", a->verbose, "each hop on stderr: request line, host, headers sent, status");
+  cmd->add_flag("-f,--fail", a->fail, "exit 22, without writing the answer, when its status is 400 or more");
+  cmd->add_option("-w,--write-out", a->write_out,
+                  "after each answer, on stdout: %{http_code} %{num_redirects} %{time_total} %{url_effective} "
+                  "%{url} %{method} %{size_download} %{exitcode} %{errormsg} %header{NAME}, %%, \\n \\r \\t \\\\; an "
+                  "unknown variable is a usage error; @FILE reads the format from FILE (@-: stdin)");
+  cmd->add_option("-m,--max-time", a->max_time,
+                  "time allowed for each URL, redirects and retries included: 5, 2.5 (seconds), 500ms, 1m30s; 0: none");
+  cmd->add_option("--connect-timeout", a->connect_timeout, "time allowed to connect: 5, 2.5 (seconds), 500ms");
+  cmd->add_flag("-L,--location", a->location, "accepted for curl's sake: redirects are always followed");
+  cmd->add_option("--resolve", a->resolve, "host:port:address, like curl (repeatable)")->allow_extra_args(false);
+  cmd->add_option("--cacert", a->cacert, "PEM file of CAs to verify TLS against instead of the system's");
+  cmd->add_option("--max-redirs", a->max_redirs, "redirect hops to follow (default 10)")
+      ->check(whole_number(0, 50, "a redirect count"));
+  cmd->add_option("--retry", a->retry,
+                  "retries per hop for connection failures, 502/503/504 and secondary rate limits (default 0)")
+      ->check(whole_number(0, 10, "a retry count"));
+  cmd->add_option("--urls", a->urls_file,
+                  "file of requests ('-': stdin), one a line: METHOD URL [lane=L] [installation=N]");
+  cmd->add_option("--parallel", a->parallel, "requests in flight at once (default 1)")
+      ->check(whole_number(1, 64, "a number of requests in flight"));
+  cmd->add_flag("--summary", a->summary, "one summary line per request (as --urls and --parallel print)");
+  cmd->add_option("--meter-log", a->meter_log,
+                  "append the meter's hourly lines to FILE instead of stderr ('-': stdout)");
+  cmd->callback([a, &action] { action = [a] { return run_fetch(*a); }; });
+}
+
+}  // namespace forgemeter::cli

@@ -1,0 +1,140 @@
+#include "cli/fetch/requests.h"
+
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/errors.h"
+#include "core/duration_text.h"
+#include "core/number_text.h"
+#include "core/terminal_text.h"
+
+namespace forgemeter::cli {
+
+using core_detail::has_control_bytes;
+using core_detail::terminal_text;
+
+namespace {
+
+std::optional<Lane> lane_of(const std::string& name, const std::string& where) {
+  if (name.empty()) return std::nullopt;
+  std::string why;
+  auto lane = Lane::parse(name, &why);
+  if (!lane) throw UsageError(fmt::format("{}: lane '{}': {}", where, terminal_text(name), why));
+  return lane;
+}
+
+// An installation id: digits only, 0 (none) to 2^64-1. A sign, a fraction or
+// a value past the range is a usage error, never wrapped.
+std::uint64_t installation_of(std::string_view text, const std::string& where) {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  if (const auto id = core_detail::parse_whole(text, 0, kMax)) return *id;
+  throw UsageError(fmt::format("{}: {}", where, core_detail::whole_problem(text, "an installation id", 0, kMax)));
+}
+
+// A method or URL with a control byte is refused, shown escaped.
+void check_text(std::string_view what, std::string_view text, const std::string& where) {
+  if (has_control_bytes(text))
+    throw UsageError(fmt::format("{}: the {} '{}' has a control byte; not sent", where, what, terminal_text(text)));
+}
+
+std::string read_secret(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw CommandError(fmt::format("cannot read the bearer file '{}'; check the path and its permissions", path));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string s = ss.str();
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  return s;
+}
+
+Header header_of(const std::string& h) {
+  const auto colon = h.find(':');
+  if (colon == std::string::npos || colon == 0)
+    throw UsageError(fmt::format("-H '{}' wants 'Name: value'", terminal_text(h)));
+  std::string value = h.substr(colon + 1);
+  while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+  return {h.substr(0, colon), value};
+}
+
+}  // namespace
+
+Request base_request(const RequestArgs& a) {
+  Request base;
+  base.method = a.method.empty() ? (a.data.empty() ? "GET" : "POST") : a.method;
+  check_text("method", base.method, "--request");
+  base.body = a.data;
+  if (!a.installation.empty()) base.installation = installation_of(a.installation, "--installation");
+  base.lane = lane_of(a.lane, "--lane");
+  for (const auto& h : a.headers) base.headers.push_back(header_of(h));
+  if (!a.bearer_file.empty()) base.bearer = read_secret(a.bearer_file);
+  return base;
+}
+
+std::vector<Request> requests_for(const std::vector<std::string>& urls, const Request& base) {
+  std::vector<Request> out;
+  for (const auto& u : urls) {
+    check_text("URL", u, "URL");
+    Request r = base;
+    r.url = u;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<Request> read_url_file(const std::string& path, const Request& base) {
+  std::ifstream file;
+  if (path != "-") file.open(path);
+  if (path != "-" && !file) throw CommandError(fmt::format("cannot read --urls file '{}'; check the path", path));
+  std::istream& f = path == "-" ? std::cin : file;
+  std::vector<Request> out;
+  std::string line;
+  for (int n = 1; std::getline(f, line); ++n) {
+    std::istringstream words(line);
+    std::string method, url, extra;
+    if (!(words >> method) || method[0] == '#') continue;
+    std::string where = fmt::format("{}:{}", path, n);
+    if (!(words >> url)) throw UsageError(fmt::format("{}: want 'METHOD URL [lane=L] [installation=N]'", where));
+    check_text("method", method, where);
+    check_text("URL", url, where);
+    Request r = base;
+    r.method = method;
+    r.url = url;
+    while (words >> extra) {
+      if (extra.rfind("lane=", 0) == 0) {
+        r.lane = lane_of(extra.substr(5), where);
+      } else if (extra.rfind("installation=", 0) == 0) {
+        r.installation = installation_of(std::string_view(extra).substr(13), where);
+      } else {
+        throw UsageError(
+            fmt::format("{}: unknown field '{}' (want lane=L or installation=N)", where, terminal_text(extra)));
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::chrono::milliseconds seconds_or_duration(std::string_view text, std::string_view option, bool allow_zero) {
+  constexpr double kMaxMs = 100'000.0 * 3600 * 1000;  // 100000 h, as the lease's durations
+  double ms = -1;
+  if (const auto s = core_detail::parse_decimal(text, 0, kMaxMs / 1000)) {  // plain seconds, as curl writes them
+    ms = std::ceil(*s * 1000);
+  } else if (const auto d = core_detail::parse_duration(text)) {
+    ms = std::ceil(std::chrono::duration<double, std::milli>(*d).count());
+  }
+  if (ms < 0 || ms > kMaxMs || (ms == 0 && !allow_zero))
+    throw UsageError(
+        fmt::format("{} wants seconds like 5 or 2.5, or a duration like 500ms or 1m30s, from {} to "
+                    "100000h (got '{}')",
+                    option, allow_zero ? "0 (no limit)" : "1ms", terminal_text(text)));
+  return std::chrono::milliseconds(static_cast<std::int64_t>(ms));
+}
+
+}  // namespace forgemeter::cli

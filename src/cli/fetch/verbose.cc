@@ -1,0 +1,104 @@
+#include "cli/fetch/verbose.h"
+
+#include <strings.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/terminal_text.h"
+#include "transport/redirect_policy.h"
+
+namespace forgemeter::cli {
+
+using core_detail::terminal_text;
+using transport_detail::is_credential_header;
+
+namespace {
+
+constexpr std::string_view kRedacted = "***";
+
+void line(std::string& out, std::string_view text) {
+  out += terminal_text(text);
+  out += '\n';
+}
+
+// `url` with the password of a `user:password@` replaced.
+std::string shown_url(std::string_view url) {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return std::string(url);
+  const auto authority = scheme_end + 3;
+  const auto authority_end = std::min(url.find_first_of("/?#", authority), url.size());
+  const auto at = url.substr(0, authority_end).rfind('@');
+  if (at == std::string_view::npos || at < authority) return std::string(url);
+  const auto colon = url.substr(0, at).find(':', authority);
+  if (colon == std::string_view::npos) return std::string(url);
+  return fmt::format("{}{}{}", url.substr(0, colon + 1), kRedacted, url.substr(at));
+}
+
+bool same_name(std::string_view a, std::string_view b) noexcept {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+// The headers given with -H and --bearer-file, as this hop carried them.
+void request_headers(std::string& out, const Request& req, bool own_origin) {
+  if (own_origin && !req.bearer.empty()) line(out, fmt::format("> Authorization: Bearer {}", kRedacted));
+  for (const auto& [name, value] : req.headers) {
+    if (!is_credential_header(name)) {
+      line(out, fmt::format("> {}: {}", name, value));
+    } else if (own_origin) {
+      line(out, fmt::format("> {}: {}", name, kRedacted));
+    }
+  }
+}
+
+// The last answer's status line and fields (Set-Cookie's value redacted).
+void answer_headers(std::string& out, const Response& res) {
+  std::string_view raw = res.headers.raw();
+  bool any = false;
+  while (!raw.empty()) {
+    const auto end = std::min(raw.find('\n'), raw.size());
+    std::string_view text = raw.substr(0, end);
+    raw.remove_prefix(std::min(end + 1, raw.size()));
+    while (!text.empty() && (text.back() == '\r' || text.back() == '\n')) text.remove_suffix(1);
+    if (text.empty()) continue;
+    const auto colon = text.find(':');
+    if (colon != std::string_view::npos && same_name(text.substr(0, colon), "Set-Cookie")) {
+      line(out, fmt::format("< {} {}", text.substr(0, colon + 1), kRedacted));
+    } else {
+      line(out, fmt::format("< {}", text));
+    }
+    any = true;
+  }
+  if (!any) line(out, fmt::format("< {}", res.status));
+}
+
+}  // namespace
+
+std::string verbose_text(const Request& req, const Response& res) {
+  std::string out;
+  if (res.hops.empty())
+    line(out, fmt::format("* {} {} not sent: {}", req.method, shown_url(req.url), res.error.message));
+  const std::string origin = transport_detail::origin_key(req.url);
+  std::string method = req.method;
+  for (std::size_t i = 0; i < res.hops.size(); ++i) {
+    const Hop& hop = res.hops[i];
+    if (i > 0 && transport_detail::is_redirect(res.hops[i - 1].status))
+      method = transport_detail::next_method(res.hops[i - 1].status, method);
+    const bool own_origin = transport_detail::origin_key(hop.url) == origin;
+    line(out, fmt::format("* hop {} of {}: {}{}", i + 1, res.hops.size(), hop.host,
+                          own_origin ? "" : " (another origin: no credentials sent)"));
+    line(out, fmt::format("> {} {}", method, shown_url(hop.url)));
+    request_headers(out, req, own_origin);
+    if (hop.status == kNoAnswer) {
+      line(out, "< (no answer)");
+    } else if (i + 1 == res.hops.size()) {
+      answer_headers(out, res);
+    } else {
+      line(out, fmt::format("< {}", hop.status));
+    }
+  }
+  return out;
+}
+
+}  // namespace forgemeter::cli

@@ -1,0 +1,167 @@
+// forgemeter lease run | status: a command that runs only while this process
+// holds a lease, and what a lease looks like now. The timing (and why CMD is
+// gone before the store could hand the lease on) is in docs/cli.md.
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "cli/command.h"
+#include "cli/errors.h"
+#include "cli/lease/say.h"
+#include "cli/lease/status.h"
+#include "cli/lease/store_options.h"
+#include "cli/lease/term.h"
+#include "core/duration_text.h"
+#include "forgemeter/campaign.h"
+#include "forgemeter/lane.h"
+#include "lease/uri/open_store.h"
+#include "lease/uri/store_check.h"
+#include "supervise/command_tree.h"
+#include "supervise/signal_watch.h"
+
+namespace forgemeter::cli {
+
+namespace {
+
+using core_detail::duration_text;
+using lease_uri::check_store_kind;
+using lease_uri::open_store;
+using lease_uri::require_workable_store;
+using supervise::find_program;
+using supervise::SignalWatch;
+
+// A duration option: any form duration_text() prints, in [min, max].
+Duration duration_arg(std::string_view text, std::string_view option, Duration min = std::chrono::milliseconds(1),
+                      Duration max = std::chrono::hours(100'000)) {
+  const auto d = core_detail::parse_duration(text);
+  if (!d || *d < min || *d > max)
+    throw UsageError(
+        fmt::format("{} wants a duration from {} to {} written like 90s, 1m30s, 1.5s, 250ms or 1h "
+                    "(got '{}')",
+                    option, duration_text(min), duration_text(max), text));
+  return *d;
+}
+
+// `lease run` names a lease as a service's elect() names it after its lane:
+// one rule for both (forgemeter/lane.h), so the two can share a lease.
+CLI::Validator lease_name_rule() {
+  return CLI::Validator(
+      [](const std::string& name) -> std::string {
+        const auto why = Lane::check(name);
+        return why ? fmt::format("lease names follow the lane rule: {}", *why) : std::string();
+      },
+      "NAME");
+}
+
+struct RunArgs {
+  StoreOptions store;
+  std::string name, owner, ttl = "90s", retry, grace, serve_for;
+  std::vector<std::string> cmd;
+};
+
+// SIGINT/SIGTERM (taken on a thread of their own: construct before any
+// thread starts) go to the tree's supervisor while CMD runs, else stop the campaign.
+void on_signal(Supervision& s, int sig) {
+  std::lock_guard lock(s.mu);
+  if (s.signal == 0) s.signal = sig;
+  if (s.tree != nullptr) {
+    s.to_forward = sig;  // the term's thread sends it to the whole tree
+    s.tree->wake();
+  } else {
+    s.campaign.request_stop();
+  }
+}
+
+int run_lease(const RunArgs& a) {
+  const std::string store_text = cli::store_text(a.store);
+  CampaignSpec spec;
+  spec.name = a.name;
+  spec.owner = a.owner.empty() ? make_owner_id() : a.owner;
+  spec.ttl = duration_arg(a.ttl, "--ttl", kMinCampaignTtl, kMaxCampaignTtl);
+  spec.retry = a.retry.empty() ? spec.ttl / 3 : duration_arg(a.retry, "--retry");
+  if (!a.serve_for.empty()) spec.serve_for = duration_arg(a.serve_for, "--serve-for");
+  Duration grace =
+      a.grace.empty() ? std::min<Duration>(std::chrono::seconds(10), spec.ttl / 6) : duration_arg(a.grace, "--grace");
+  if (grace > spec.ttl / 6)
+    throw UsageError(
+        fmt::format("--grace {} is more than TTL/6 ({}): CMD could outlive the lease; use a shorter "
+                    "--grace or a longer --ttl",
+                    a.grace, duration_text(spec.ttl / 6)));
+  if (std::string why = campaign_spec_error(spec); !why.empty()) throw UsageError(why);
+  if (!find_program(a.cmd.at(0)))
+    throw CommandError(
+        fmt::format("cannot run '{}': not found or not executable; check the command and PATH", a.cmd[0]));
+  check_store_kind(store_text);
+  const auto check_bound = std::min<Duration>(std::chrono::seconds(10), spec.ttl / 3);
+  require_workable_store(store_text, std::chrono::duration_cast<std::chrono::milliseconds>(check_bound),
+                         /*would_retry=*/true);
+  auto store = open_store(store_text);
+  spec.on_loss = OnLoss::stop;
+  spec.on_event = [](const LeaseEvent& e) { say(e.text); };
+
+  Supervision s;
+  SignalWatch signals([&s](int sig) { on_signal(s, sig); });
+  const TermPlan plan{a.cmd, spec.name, spec.owner, grace};
+  RunEnd end = run(*store, spec, s.campaign.get_token(), [&](Term& term) { serve_term(term, s, plan); });
+  std::lock_guard lock(s.mu);
+  if (!s.ran) {
+    if (s.signal != 0) return 128 + s.signal;
+    say(fmt::format("lease \"{}\": the term ended before {} started ({})", spec.name, a.cmd[0], to_string(end)));
+    return kExitFailure;
+  }
+  if (s.ended_by_term && s.signal == 0) {
+    say(fmt::format("lease \"{}\": the term ended, {} was stopped (status {}); exiting so a supervisor can restart",
+                    spec.name, a.cmd[0], s.status));
+    return kExitFailure;
+  }
+  return s.status;
+}
+
+}  // namespace
+
+void add_lease(CLI::App& root, Action& action) {
+  CLI::App* lease =
+      root.add_subcommand("lease", "Run a command on one replica at a time, under a lease; inspect a lease.");
+  lease->require_subcommand(1);
+
+  auto a = std::make_shared<RunArgs>();
+  CLI::App* run = lease->add_subcommand(
+      "run",
+      "Campaign for the lease NAME and run CMD only while this process holds it (fail-closed):\n"
+      "  forgemeter lease run [options] NAME -- CMD [ARGS...]\n"
+      "NAME follows the lane rule (1-63 bytes of [a-z0-9._-], starting with a letter or digit, not 'other'),\n"
+      "so a service's elect() on that lane shares the lease.\n"
+      "CMD gets FORGEMETER_LEASE_NAME, FORGEMETER_LEASE_OWNER and FORGEMETER_LEASE_TERM (the fencing token).\n"
+      "CMD and every process it starts are one tree: when the term ends the tree gets SIGTERM, then SIGKILL\n"
+      "after --grace, before the store could hand the lease on; SIGINT/SIGTERM to forgemeter stop it the same way; "
+      "when\n"
+      "CMD exits, what is left of its tree is stopped the same way; the lease is released once none of it is\n"
+      "left. If forgemeter dies, the tree's process group is SIGKILLed. Exit: CMD's status when it exits by\n"
+      "itself (or after SIGINT/SIGTERM); 1 when the term ended under it, the store refuses the\n"
+      "configuration, or nothing could run; 2 usage.");
+  add_store_options(*run, a->store);
+  run->add_option("NAME,--name", a->name, "the lease's name, e.g. merge-gate-sweeper (named like a lane)")
+      ->required()
+      ->check(lease_name_rule());
+  run->add_option("--ttl", a->ttl, "lease time to live (default 90s)");
+  run->add_option("--retry", a->retry, "campaign interval (default TTL/3)");
+  run->add_option("--owner", a->owner, "this candidate's id (default: host name + random suffix)");
+  run->add_option(
+      "--grace", a->grace,
+      "time between SIGTERM and SIGKILL when the term ends; at most TTL/6 (default: 10s, or TTL/6 when less)");
+  run->add_option("--serve-for", a->serve_for,
+                  "how long after a renewal was sent CMD may run without a later one proven (default: TTL - TTL/6;\n"
+                  "from TTL/3 + 1ms): CMD gets SIGTERM that long after it, less --grace, and SIGKILL by then");
+  run->add_option("CMD", a->cmd, "the command and its arguments, after --")->required();
+  run->callback([a, &action] { action = [a] { return with_store_errors([&] { return run_lease(*a); }); }; });
+
+  add_lease_status(*lease, action);
+}
+
+}  // namespace forgemeter::cli

@@ -1,0 +1,95 @@
+#include "cli/lease/status.h"
+
+#include <cstdio>
+
+#include <date/date.h>
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/errors.h"
+#include "cli/lease/store_options.h"
+#include "core/duration_text.h"
+#include "core/output.h"
+#include "core/terminal_text.h"
+#include "lease/uri/open_store.h"
+#include "lease/uri/secrets.h"
+#include "lease/uri/store_check.h"
+
+namespace forgemeter::cli {
+
+using core_detail::duration_text;
+using lease_uri::check_store_kind;
+using lease_uri::open_store;
+using lease_uri::require_workable_store;
+using lease_uri::scrub;
+
+using core_detail::terminal_text;
+
+namespace {
+
+struct StatusArgs {
+  StoreOptions store;
+  std::string name;
+  bool json = false;
+};
+
+std::string iso_ms(UtcMillis t) { return date::format("%FT%TZ", t); }  // 2026-09-30T14:37:12.345Z
+
+// One JSON object; names and holders are anyone's bytes: escaped to ASCII
+// (no byte a terminal acts on), invalid UTF-8 replaced, never a broken document.
+std::string status_json(const std::string& name, const LeaseResult& r, bool held, std::int64_t left_ms) {
+  nlohmann::ordered_json j;
+  j["name"] = name;
+  j["held"] = held;
+  j["holder"] = held ? nlohmann::ordered_json(r.holder) : nullptr;
+  j["expiry"] = held ? nlohmann::ordered_json(iso_ms(r.expiry)) : nullptr;
+  j["expires_in_ms"] = held ? nlohmann::ordered_json(left_ms) : nullptr;
+  j["expired"] = held && left_ms <= 0;
+  j["term"] = r.term;
+  return j.dump(-1, ' ', /*ensure_ascii=*/true, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+int run_status(const StatusArgs& a) {
+  const std::string store_text = cli::store_text(a.store);
+  check_store_kind(store_text);
+  require_workable_store(store_text, std::chrono::seconds(10), /*would_retry=*/false);
+  auto store = open_store(store_text);
+  const Clock& clock = system_clock();
+  LeaseResult r = store->inspect(a.name, Deadline::after(clock, std::chrono::seconds(10)));
+  if (r.status == LeaseStatus::invalid) throw UsageError(r.error);
+  if (!r.answered())
+    throw CommandError(
+        scrub(fmt::format("the lease store did not answer: {}; check the store and the server", r.error)));
+  const bool held = r.status == LeaseStatus::granted;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(r.expiry - clock.now()).count();
+  std::string out;
+  if (a.json) {
+    out = status_json(a.name, r, held, left);
+  } else if (!held) {
+    out = r.term == 0 ? fmt::format("lease \"{}\": free (never taken)", a.name)
+                      : fmt::format("lease \"{}\": free (term {})", a.name, r.term);
+  } else if (left > 0) {
+    out = fmt::format("lease \"{}\": held by {} until {} (in {}), term {}", a.name, r.holder, iso_ms(r.expiry),
+                      duration_text(std::chrono::milliseconds(left)), r.term);
+  } else {
+    out = fmt::format("lease \"{}\": held by {}, expired at {} ({} ago; anyone may take it), term {}", a.name, r.holder,
+                      iso_ms(r.expiry), duration_text(std::chrono::milliseconds(-left)), r.term);
+  }
+  core_detail::write_stdout(terminal_text(scrub(out)) + "\n");  // names and holders are anyone's text
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_lease_status(CLI::App& lease, Action& action) {
+  auto a = std::make_shared<StatusArgs>();
+  CLI::App* cmd = lease.add_subcommand(
+      "status", "Print a lease's holder, expiry and term (or that it is free). Exit 1 when the store does not answer.");
+  add_store_options(*cmd, a->store);
+  cmd->add_option("NAME", a->name, "the lease's name")->required();
+  cmd->add_flag("--json", a->json, "one JSON object: name, held, holder, expiry, expires_in_ms, expired, term");
+  cmd->callback([a, &action] { action = [a] { return with_store_errors([&] { return run_status(*a); }); }; });
+}
+
+}  // namespace forgemeter::cli

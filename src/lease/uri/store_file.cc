@@ -1,0 +1,65 @@
+#include "lease/uri/store_file.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "lease/uri/secrets.h"
+#include "lease/uri/store_error.h"
+
+namespace forgemeter::lease_uri {
+
+namespace {
+
+std::string trimmed(std::string s) {
+  const char* ws = " \t\r\n\f\v";
+  s.erase(0, s.find_first_not_of(ws));
+  s.erase(s.find_last_not_of(ws) + 1);
+  return s;
+}
+
+[[noreturn]] void refuse(const std::string& why) { throw StoreError(StoreError::Kind::refused, why); }
+
+std::string read_store_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) refuse(fmt::format("--store-file {}: {}", path, std::strerror(errno)));
+  if ((st.st_mode & 077) != 0)
+    refuse(
+        fmt::format("--store-file {}: permissions {:04o} are too open: it may hold a password, so it must "
+                    "not be accessible by group or others; run: chmod 600 {}",
+                    path, st.st_mode & 07777, path));
+  std::ifstream in(path);
+  if (!in.is_open()) refuse(fmt::format("--store-file {}: cannot open it: {}", path, std::strerror(errno)));
+  std::string line;
+  std::getline(in, line);
+  line = trimmed(line);
+  if (line.empty())
+    refuse(fmt::format(
+        "--store-file {}: its first line is empty; put the store (a conninfo or postgresql:// URI) there", path));
+  return line;
+}
+
+}  // namespace
+
+std::string resolve_store(const StoreSource& o) {
+  std::string store;
+  if (!o.store.empty()) {
+    store = o.store;
+  } else if (!o.store_file.empty()) {
+    store = read_store_file(o.store_file);
+  } else if (const char* env = std::getenv("FORGEMETER_STORE"); env != nullptr && *env != '\0') {
+    store = trimmed(env);
+  } else {
+    throw StoreError(StoreError::Kind::not_given,
+                     "no store given: use --store URI, --store-file FILE or the environment variable FORGEMETER_STORE");
+  }
+  remember_secrets(store);
+  return store;
+}
+
+}  // namespace forgemeter::lease_uri

@@ -1,0 +1,231 @@
+#include "supervise/command_tree.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "supervise/sentinel.h"
+
+namespace forgemeter::supervise {
+
+std::optional<std::string> find_program(const std::string& name) {
+  auto usable = [](const std::string& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+  };
+  if (name.find('/') != std::string::npos) return usable(name) ? std::optional(name) : std::nullopt;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t at = 0;
+  while (at <= dirs.size()) {
+    std::size_t end = dirs.find(':', at);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(at, end - at);
+    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (usable(candidate)) return candidate;
+    at = end + 1;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+int exit_code(int wait_status) {
+  return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+}
+
+bool named(std::string_view kv, std::string_view key) {
+  return kv.size() > key.size() && kv.substr(0, key.size()) == key && kv[key.size()] == '=';
+}
+
+}  // namespace
+
+CommandTree::CommandTree(const std::vector<std::string>& argv, const Env& extra_env,
+                         const std::vector<std::string>& drop_env) {
+  if (argv.empty()) throw std::invalid_argument("CommandTree: no command given");
+  auto program = find_program(argv[0]);
+  if (!program)
+    throw StartError(fmt::format("cannot run '{}': not found or not executable; check the command and PATH", argv[0]));
+  // Orphans of the tree come to this process, not to init (process-wide, idempotent).
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+  // Everything the child needs is built before fork(): after it, only
+  // async-signal-safe calls.
+  std::vector<std::string> env_store;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view kv(*e);
+    bool drop = false;
+    for (const auto& [k, v] : extra_env) drop = drop || named(kv, k);
+    for (const auto& k : drop_env) drop = drop || named(kv, k);
+    if (!drop) env_store.emplace_back(kv);
+  }
+  for (const auto& [k, v] : extra_env) env_store.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_store) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> arg_store = argv;
+  for (auto& s : arg_store) args.push_back(s.data());
+  args.push_back(nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+
+  // CMD waits on `barrier` until the sentinel is armed: no code of CMD runs
+  // unguarded. EOF (forgemeter or the sentinel died first) means: do not run.
+  int barrier[2];
+  if (::pipe2(barrier, O_CLOEXEC) != 0)
+    throw StartError(fmt::format("cannot start '{}': {}", argv[0], std::strerror(errno)));
+  pid_ = ::fork();
+  if (pid_ < 0) {
+    int e = errno;
+    ::close(barrier[0]);
+    ::close(barrier[1]);
+    throw StartError(fmt::format("cannot start '{}': {}", argv[0], std::strerror(e)));
+  }
+  if (pid_ == 0) {
+    ::setpgid(0, 0);
+    ::close(barrier[1]);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int s : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT, SIGCHLD}) ::sigaction(s, &dfl, nullptr);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    char go = 0;
+    ssize_t got;
+    do {
+      got = ::read(barrier[0], &go, 1);
+    } while (got < 0 && errno == EINTR);
+    if (got != 1) ::_exit(127);
+    ::execve(program->c_str(), args.data(), envp.data());
+    ::_exit(127);
+  }
+  ::setpgid(pid_, pid_);  // also here, so that signal() cannot race the child's own setpgid
+  ::close(barrier[0]);
+  sentinel_ = start_sentinel(pid_, barrier[1]);
+  const int sentinel_errno = errno;
+  ::close(barrier[1]);  // CMD now starts once the sentinel wrote its byte, or gets EOF if it died
+  if (sentinel_ < 0) {
+    ::kill(pid_, SIGKILL);
+    reap();
+    while (!status_ && ::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    throw StartError(fmt::format("cannot start the sentinel for '{}': {}", argv[0], std::strerror(sentinel_errno)));
+  }
+  pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+CommandTree::~CommandTree() {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!empty() && std::chrono::steady_clock::now() < until) {
+    signal(SIGKILL);
+    wait_for(std::chrono::milliseconds(5));
+  }
+  stop_sentinel();
+  if (pidfd_ >= 0) ::close(pidfd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+void CommandTree::stop_sentinel() {
+  if (sentinel_ <= 0) return;
+  ::kill(sentinel_, SIGKILL);
+  while (::waitpid(sentinel_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  sentinel_ = -1;
+}
+
+void CommandTree::reap() {
+  for (;;) {
+    int st = 0;
+    pid_t r = ::waitpid(-1, &st, WNOHANG);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return;  // none exited yet, or no child at all
+    if (r == pid_) status_ = exit_code(st);
+    if (r == sentinel_) sentinel_ = -1;  // someone else killed it: the tree is unguarded
+  }
+}
+
+std::vector<pid_t> CommandTree::children_outside_group() {
+  std::vector<pid_t> out;
+  DIR* tasks = ::opendir("/proc/self/task");
+  if (tasks == nullptr) {
+    children_known_ = false;
+    return out;
+  }
+  while (dirent* t = ::readdir(tasks)) {
+    if (t->d_name[0] == '.') continue;
+    std::ifstream in(std::string("/proc/self/task/") + t->d_name + "/children");
+    if (!in) {
+      children_known_ = false;
+      continue;
+    }
+    for (pid_t c; in >> c;)
+      if (c != sentinel_ && ::getpgid(c) != pid_) out.push_back(c);
+  }
+  ::closedir(tasks);
+  return out;
+}
+
+void CommandTree::signal(int sig) {
+  sig_ = sig;
+  told_.clear();
+  if (!group_gone_ && ::kill(-pid_, sig) != 0 && errno == ESRCH) group_gone_ = true;
+  for (pid_t c : children_outside_group()) tell(c);
+}
+
+// A child of ours outside G left it (setsid, setpgid) and was orphaned; when
+// it leads a group of its own, its descendants are likely in that group: the
+// whole group gets the signal. Not yet reaped, its pid (and so that group's
+// id) cannot have been reused.
+void CommandTree::tell(pid_t child) {
+  if (::getpgid(child) == child)
+    ::kill(-child, sig_);
+  else
+    ::kill(child, sig_);
+  told_.push_back(child);
+}
+
+bool CommandTree::empty() {
+  reap();
+  if (!group_gone_ && ::kill(-pid_, 0) != 0 && errno == ESRCH) group_gone_ = true;
+  return group_gone_ && children_outside_group().empty();
+}
+
+void CommandTree::wake() {
+  std::uint64_t one = 1;
+  [[maybe_unused]] auto r = ::write(wake_fd_, &one, sizeof one);
+}
+
+void CommandTree::wait_for(std::chrono::milliseconds timeout) {
+  reap();
+  if (sig_ != 0) {
+    for (pid_t c : children_outside_group())
+      if (std::find(told_.begin(), told_.end(), c) == told_.end()) tell(c);
+  }
+  // A failed pidfd (-1), or CMD's once it was reaped, is ignored: the timeout polls.
+  struct pollfd fds[2] = {{status_ ? -1 : pidfd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+  int n = ::poll(fds, 2, static_cast<int>(timeout.count()));
+  if (n > 0 && (fds[1].revents & POLLIN) != 0) {
+    std::uint64_t v;
+    [[maybe_unused]] auto r = ::read(wake_fd_, &v, sizeof v);
+  }
+  reap();
+}
+
+}  // namespace forgemeter::supervise
