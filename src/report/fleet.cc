@@ -89,41 +89,14 @@ Fleet::Hour& Fleet::hour(Instant ending) {
   return hours_[last_slot_];
 }
 
-void Fleet::add(std::uint32_t source, const LineView& line) {
+template <class Line>
+void Fleet::add(std::uint32_t source, const Line& line) {
   Hour& h = hour(Instant(line.hour_ending));
   insert_sorted(h.sources, source);
   if (!line.note.whole()) insert_sorted(h.partial_sources, source);
   ++h.lines;
   ++lines_;
-  switch (line.kind) {
-    case LineView::Kind::count: add_count(h, source, line); break;
-    case LineView::Kind::budget: add_budget(h, source, line); break;
-    case LineView::Kind::answers: add_answers(h, line); break;
-  }
-}
-
-void Fleet::add(std::uint32_t source, const MeterLine& line) {
-  LineView v;
-  std::visit(
-      [&](const auto& l) {
-        v.hour_ending = l.hour_ending;
-        v.note = l.note;
-        using T = std::decay_t<decltype(l)>;
-        if constexpr (std::is_same_v<T, CountLine>) {
-          v.kind = LineView::Kind::count;
-          v.total = l.total;
-          for (const auto& e : l.entries) v.counts.push_back({e.host, e.api, e.installation, e.lane, e.count});
-        } else if constexpr (std::is_same_v<T, BudgetLine>) {
-          v.kind = LineView::Kind::budget;
-          for (const auto& e : l.entries)
-            v.budgets.push_back({e.host, e.api, e.installation, e.resource, e.remaining, e.limit, e.at, e.resets});
-        } else {
-          v.kind = LineView::Kind::answers;
-          for (const auto& e : l.entries) v.answers.push_back({e.host, e.api, e.counts});
-        }
-      },
-      line);
-  add(source, v);
+  add_entries(h, source, line);
 }
 
 // `to += n`, noting the hour whose sum would pass 2^64-1 (an impossible log).
@@ -132,8 +105,9 @@ void Fleet::add_sum(const Hour& h, std::uint64_t& to, std::uint64_t n) {
     if (!overflowed_ || h.ending < *overflowed_) overflowed_ = h.ending;
 }
 
-void Fleet::add_count(Hour& h, std::uint32_t source, const LineView& line) {
-  for (const CountEntryView& e : line.counts) {
+template <class Text>
+void Fleet::add_entries(Hour& h, std::uint32_t source, const BasicCountLine<Text>& line) {
+  for (const auto& e : line.entries) {
     const std::uint64_t ha = host_api(e.host, e.api);
     // Lanes, hosts and installations split the hour's requests: none passes
     // 2^64-1 unless the hour's total does.
@@ -158,8 +132,9 @@ void Fleet::Budget::merge(const Budget& later, std::uint32_t source) {
   if (later.zero_at && (!zero_at || *later.zero_at < *zero_at)) zero_at = later.zero_at;
 }
 
-void Fleet::add_budget(Hour& h, std::uint32_t source, const LineView& line) {
-  for (const BudgetEntryView& e : line.budgets) {
+template <class Text>
+void Fleet::add_entries(Hour& h, std::uint32_t source, const BasicBudgetLine<Text>& line) {
+  for (const auto& e : line.entries) {
     const Instant at = instant_in_hour(h.ending, e.at);
     Budget reading;
     reading.lowest = e.remaining;
@@ -175,8 +150,9 @@ void Fleet::add_budget(Hour& h, std::uint32_t source, const LineView& line) {
   }
 }
 
-void Fleet::add_answers(Hour& h, const LineView& line) {
-  for (const AnswersEntryView& e : line.answers) {
+template <class Text>
+void Fleet::add_entries(Hour& h, std::uint32_t /*source*/, const BasicAnswersLine<Text>& line) {
+  for (const auto& e : line.entries) {
     AnswerCounts& c = h.answers[host_api(e.host, e.api)];
     for (std::size_t i = 0; i < kAnswerClasses; ++i) add_sum(h, c[i], e.counts[i]);
   }
@@ -313,5 +289,13 @@ std::vector<FleetHour> Fleet::hours() const {
   if (error) std::rethrow_exception(error);
   return out;
 }
+
+// The kinds of both MeterLine and LineView.
+template void Fleet::add(std::uint32_t, const CountLine&);
+template void Fleet::add(std::uint32_t, const BudgetLine&);
+template void Fleet::add(std::uint32_t, const AnswersLine&);
+template void Fleet::add(std::uint32_t, const CountLineView&);
+template void Fleet::add(std::uint32_t, const BudgetLineView&);
+template void Fleet::add(std::uint32_t, const AnswersLineView&);
 
 }  // namespace forgemeter::report

@@ -1,6 +1,6 @@
 // fleet.h — the fleet's hourly sums, built from the meter lines of every replica.
 //
-// A pure model: feed it (source, MeterLine) pairs in any order, read the hours.
+// A pure model: feed it (source, meter line) pairs in any order, read the hours.
 // A *source* is one replica's stream of lines (one input file, or one value of
 // `--source-field`). For every hour (by its `hour ending`):
 //   * requests: the sum of N of every count line, and the same split per lane
@@ -35,6 +35,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "forgemeter/line_view.h"
@@ -111,8 +112,14 @@ class Fleet {
   std::uint32_t source(std::string_view name) { return sources_.id(name); }
   const std::vector<std::string>& source_names() const { return sources_.names(); }
 
-  void add(std::uint32_t source, const LineView& line);
-  void add(std::uint32_t source, const MeterLine& line);
+  // A meter line, owning (MeterLine) or viewed (LineView).
+  template <class Text>
+  void add(std::uint32_t source, const BasicMeterLine<Text>& line) {
+    std::visit([&](const auto& l) { add(source, l); }, line);
+  }
+  // One of the kinds a meter line holds (CountLine, CountLineView, …).
+  template <class Line>
+  void add(std::uint32_t source, const Line& line);
 
   // Folds in `later`, a fleet fed the lines that come after this one's (its
   // source ids are its own; names match by name): afterwards this fleet holds
@@ -159,9 +166,12 @@ class Fleet {
   BudgetView view_of(const Budget& from, BudgetKind kind) const;
   BudgetKey key_of(std::uint64_t budget_key, std::string resource) const;
   void add_sum(const Hour& h, std::uint64_t& to, std::uint64_t n);
-  void add_count(Hour& h, std::uint32_t source, const LineView& line);
-  void add_budget(Hour& h, std::uint32_t source, const LineView& line);
-  void add_answers(Hour& h, const LineView& line);
+  template <class Text>
+  void add_entries(Hour& h, std::uint32_t source, const BasicCountLine<Text>& line);
+  template <class Text>
+  void add_entries(Hour& h, std::uint32_t source, const BasicBudgetLine<Text>& line);
+  template <class Text>
+  void add_entries(Hour& h, std::uint32_t source, const BasicAnswersLine<Text>& line);
   // A source, a lane id and an API as one key: the lanes of one source are
   // what most hours hold (one file per replica), so splitting by source costs
   // the scan nothing there. Lane ids are far below 2^31 (one per lane name).
