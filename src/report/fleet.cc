@@ -172,8 +172,8 @@ void Fleet::absorb(const Fleet& later) {
     return host_api(k.host, k.api);
   };
   auto budget = [&](std::uint64_t key) {
-    auto [ha, inst] = later.budget_pair(key);
-    return budget_key(host(ha), inst);
+    const HostInstallation k = later.budget_pair(key);
+    return budget_key(host(k.host_api), k.installation);
   };
   for (const Hour& from : later.hours_) {
     Hour& h = hour(from.ending);
@@ -182,8 +182,9 @@ void Fleet::absorb(const Fleet& later) {
     for (auto s : from.sources) insert_sorted(h.sources, source[s]);
     for (auto s : from.partial_sources) insert_sorted(h.partial_sources, source[s]);
     for (const auto& [id, n] : from.source_lanes.items()) {
-      const std::uint64_t lane_api = id & 0xffffffffU;
-      h.source_lanes[source_lane(source[id >> 32], lane[lane_api / 2], Api(lane_api % 2))] += n;
+      const SourceLane k = unpack_source_lane(id);
+      const NameApi l = unpack_name_api(k.lane_api);
+      h.source_lanes[source_lane(source[k.source], lane[l.name], l.api)] += n;
     }
     for (const auto& [id, n] : from.hosts.items()) h.hosts[host(id)] += n;
     for (const auto& [id, n] : from.installations.items()) h.installations[id] += n;
@@ -215,9 +216,9 @@ BudgetView Fleet::view_of(const Budget& from, BudgetKind kind) const {
 }
 
 BudgetKey Fleet::key_of(std::uint64_t budget_key, std::string resource) const {
-  auto [ha, inst] = budget_pair(budget_key);
-  HostApi k = host_api_of(ha);
-  return BudgetKey{std::move(k.host), k.api, inst, std::move(resource)};
+  const HostInstallation b = budget_pair(budget_key);
+  HostApi k = host_api_of(b.host_api);
+  return BudgetKey{std::move(k.host), k.api, b.installation, std::move(resource)};
 }
 
 FleetHour Fleet::hour_of(const Hour& from) const {
@@ -228,11 +229,12 @@ FleetHour Fleet::hour_of(const Hour& from) const {
   h.sources = from.sources;
   h.partial_sources = from.partial_sources;
   for (const auto& [id, n] : from.source_lanes.items()) {
-    const std::uint64_t lane_api = id & 0xffffffffU;
-    const std::string& name = lanes_.name(static_cast<std::uint32_t>(lane_api / 2));
+    const SourceLane k = unpack_source_lane(id);
+    const NameApi l = unpack_name_api(k.lane_api);
+    const std::string& name = lanes_.name(static_cast<std::uint32_t>(l.name));
     h.lanes[name] += n;
-    if (Api(lane_api % 2) == Api::graphql) h.graphql_lanes[name] += n;
-    SourceHour& s = h.by_source[static_cast<std::uint32_t>(id >> 32)];
+    if (l.api == Api::graphql) h.graphql_lanes[name] += n;
+    SourceHour& s = h.by_source[k.source];
     s.requests += n;
     s.lanes[name] += n;
   }
