@@ -89,7 +89,7 @@ class Scanner {
  public:
   Scanner(Fleet& fleet, ScanOptions options) : fleet_(fleet), options_(std::move(options)) {}
 
-  // Every input in order ("-" = stdin). Throws Failure when one cannot be opened or read.
+  // Every input in order ("-" = stdin). Throws ReportError when one cannot be opened or read.
   void scan_inputs(const std::vector<std::string>& paths);
 
   // One log line from `source_name` (for callers that hold lines in memory).
