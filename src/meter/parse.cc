@@ -267,18 +267,19 @@ void parse_count(Cursor& c, BasicCountLine<Text>& line) {
 }
 
 // `line` made to hold a `Line` with no entries (the rest the parser sets).
-// A line of another kind leaves its vector in `idle` and takes that kind's.
+// A line of another kind leaves its entry vector in `idle` and takes that kind's.
 template <class Line, class Text>
 Line& hold(BasicMeterLine<Text>& line, IdleLines<Text>* idle) {
-  Line* held = std::get_if<Line>(&line);
-  if (held == nullptr && idle == nullptr) {
-    held = &line.template emplace<Line>();
-  } else if (held == nullptr) {
-    std::visit([&](auto& other) { std::get<std::decay_t<decltype(other)>>(*idle) = std::move(other); }, line);
-    held = &line.template emplace<Line>(std::move(std::get<Line>(*idle)));
+  if (Line* held = std::get_if<Line>(&line)) {
+    held->entries.clear();
+    return *held;
   }
-  held->entries.clear();
-  return *held;
+  if (idle == nullptr) return line.template emplace<Line>();
+  std::visit([&](auto& other) { std::get<std::decay_t<decltype(other)>>(*idle).entries.swap(other.entries); }, line);
+  Line& fresh = line.template emplace<Line>();
+  fresh.entries.swap(std::get<Line>(*idle).entries);
+  fresh.entries.clear();
+  return fresh;
 }
 
 }  // namespace
