@@ -67,7 +67,7 @@ int main() {
 
   std::uint64_t counted = 0;
   auto use = [&](const forgemeter::LineView& line) {
-    if (line.kind == forgemeter::LineView::Kind::count) counted += line.total;
+    if (const auto* count = std::get_if<forgemeter::CountLineView>(&line)) counted += count->total;
   };
   // --- as in forgemeter/line_view.h ---------------------------------------------
   forgemeter::LineReader reader;

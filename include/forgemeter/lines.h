@@ -11,6 +11,8 @@
 //
 // Entry order, resources and classes: at the line types below. The Meter's
 // rules for reading rate-limit headers and classing answers: docs/rate-limits.md.
+// One model over its text: MeterLine owns it (std::string); a LineView
+// (forgemeter/line_view.h) is the same types over std::string_view.
 //
 // Thread-safety: pure functions over values. Errors: scan_line() never throws
 // and reports malformed input as a value with a reason; format_line() never
@@ -47,8 +49,8 @@ struct FORGEMETER_API HourNote {
 inline constexpr std::string_view kOtherHosts = "(other hosts)";  // hosts past the hour's limit
 inline constexpr std::string_view kNoHost = "(no host)";          // a request whose URL had no host
 
-// The entries are templates over their text so that forgemeter/line_view.h
-// can hold the same entries as views (Text = std::string_view).
+// Every type below is a template over its text (std::string here;
+// std::string_view in forgemeter/line_view.h), named here for std::string.
 template <class Text>
 struct FORGEMETER_API BasicCountEntry {
   Text host{};
@@ -62,13 +64,15 @@ using CountEntry = BasicCountEntry<std::string>;
 
 // Entries by count descending; then host, api, lane (`other` first),
 // installation ascending (none first), by bytes.
-struct FORGEMETER_API CountLine {
+template <class Text>
+struct FORGEMETER_API BasicCountLine {
   std::chrono::sys_seconds hour_ending{};  // the hour's start + 1h, on the hour
   HourNote note{};
   std::uint64_t total = 0;  // the sum of the entries' counts
-  std::vector<CountEntry> entries{};
-  friend bool operator==(const CountLine&, const CountLine&) = default;
+  std::vector<BasicCountEntry<Text>> entries{};
+  friend bool operator==(const BasicCountLine&, const BasicCountLine&) = default;
 };
+using CountLine = BasicCountLine<std::string>;
 
 // The bucket an API's answers are charged to when they name none: `core` for
 // REST, `graphql` for GraphQL (GitHub's names).
@@ -90,12 +94,14 @@ using BudgetEntry = BasicBudgetEntry<std::string>;
 
 // Entries by host, api, installation, resource (the default first, then bytes).
 // The resource is written only when not the API's default (default_resource()).
-struct FORGEMETER_API BudgetLine {
+template <class Text>
+struct FORGEMETER_API BasicBudgetLine {
   std::chrono::sys_seconds hour_ending{};
   HourNote note{};
-  std::vector<BudgetEntry> entries{};
-  friend bool operator==(const BudgetLine&, const BudgetLine&) = default;
+  std::vector<BasicBudgetEntry<Text>> entries{};
+  friend bool operator==(const BasicBudgetLine&, const BasicBudgetLine&) = default;
 };
+using BudgetLine = BasicBudgetLine<std::string>;
 
 // `limited`: a 403/429 saying the primary budget is spent (remaining 0);
 // `secondary`: any other 429, or a 403 with Retry-After or whose body says
@@ -126,14 +132,19 @@ using AnswersEntry = BasicAnswersEntry<std::string>;
 
 // Entries by host, api; each entry lists its classes in AnswerClass order
 // (2xx 304 3xx limited secondary 4xx 5xx none refused), each only when non-zero.
-struct FORGEMETER_API AnswersLine {
+template <class Text>
+struct FORGEMETER_API BasicAnswersLine {
   std::chrono::sys_seconds hour_ending{};
   HourNote note{};
-  std::vector<AnswersEntry> entries{};
-  friend bool operator==(const AnswersLine&, const AnswersLine&) = default;
+  std::vector<BasicAnswersEntry<Text>> entries{};
+  friend bool operator==(const BasicAnswersLine&, const BasicAnswersLine&) = default;
 };
+using AnswersLine = BasicAnswersLine<std::string>;
 
-using MeterLine = std::variant<CountLine, BudgetLine, AnswersLine>;
+// One of the three lines; std::visit, std::get<CountLine>() and the like read it.
+template <class Text>
+using BasicMeterLine = std::variant<BasicCountLine<Text>, BasicBudgetLine<Text>, BasicAnswersLine<Text>>;
+using MeterLine = BasicMeterLine<std::string>;
 
 // The line, byte-exact, without a newline. Entries are written in the order
 // given; the Meter sorts them by the rules at the line types before formatting. No value

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <variant>
 
 #include "meter/civil.h"
 #include "meter/host_text.h"
@@ -136,8 +137,8 @@ HourNote read_note(Cursor& c) {
 }
 
 // `<hour>[ (<note>)]`, then the dash and the entries (split on ", "), or the end.
-template <class Entry, class ReadEntry>
-void read_body(Cursor& c, LineView& line, std::vector<Entry>& entries, ReadEntry read_entry) {
+template <class Line, class ReadEntry>
+void read_body(Cursor& c, Line& line, ReadEntry read_entry) {
   line.hour_ending = read_hour(c);
   line.note = read_note(c);
   if (c.done()) return;
@@ -146,7 +147,7 @@ void read_body(Cursor& c, LineView& line, std::vector<Entry>& entries, ReadEntry
   for (;;) {
     auto n = std::min(rest.find(", "), rest.size());
     Cursor entry(rest.substr(0, n));
-    read_entry(entry, entries.emplace_back());
+    read_entry(entry, line.entries.emplace_back());
     if (!entry.done()) [[unlikely]]
       fail_shown("unexpected text ", entry.rest(), " in an entry");
     if (n == rest.size()) break;
@@ -198,7 +199,8 @@ bool lane_ok(std::string_view lane) {
   return kLaneByte[static_cast<unsigned char>(lane[0])] == 2;
 }
 
-void read_count_entry(Cursor& c, CountEntryView& e) {
+template <class Text>
+void read_count_entry(Cursor& c, BasicCountEntry<Text>& e) {
   e.host = read_host(c);
   e.api = read_api(c);
   c.expect(" ", "a space after the api");
@@ -214,12 +216,12 @@ void read_count_entry(Cursor& c, CountEntryView& e) {
   e.count = c.number("the count");
 }
 
-void read_budget_entry(Cursor& c, BudgetEntryView& e) {
+template <class Text>
+void read_budget_entry(Cursor& c, BasicBudgetEntry<Text>& e) {
   e.host = read_host(c);
   e.api = read_api(c);
   c.expect(" installation ", "' installation ' after the api");
   e.installation = c.number("the installation id");
-  e.resource = {};
   if (c.take(" ")) e.resource = read_resource(c);
   c.expect(": ", "': ' after the installation id or resource");
   e.remaining = c.number("the remaining budget");
@@ -232,7 +234,8 @@ void read_budget_entry(Cursor& c, BudgetEntryView& e) {
   }
 }
 
-void read_answers_entry(Cursor& c, AnswersEntryView& e) {
+template <class Text>
+void read_answers_entry(Cursor& c, BasicAnswersEntry<Text>& e) {
   e.host = read_host(c);
   e.api = read_api(c);
   std::size_t next = 0;  // classes come in order, each at most once
@@ -248,18 +251,35 @@ void read_answers_entry(Cursor& c, AnswersEntryView& e) {
   }
 }
 
-void parse_count(Cursor& c, LineView& line) {
+template <class Text>
+void parse_count(Cursor& c, BasicCountLine<Text>& line) {
   c.expect(kCountHead, "the count line");
   line.total = c.number("the total");
   c.expect(kCountWords, "' requests in the hour ending '");
-  read_body(c, line, line.counts, read_count_entry);
+  read_body(c, line, read_count_entry<Text>);
   std::uint64_t sum = 0;
-  for (const auto& e : line.counts) {
+  for (const auto& e : line.entries) {
     if (e.count > std::numeric_limits<std::uint64_t>::max() - sum) fail("the entries' counts overflow");
     sum += e.count;
   }
   if (sum != line.total)
     fail("the total " + std::to_string(line.total) + " is not the entries' sum " + std::to_string(sum));
+}
+
+// `line` made to hold a `Line` with no entries (the rest the parser sets).
+// A line of another kind leaves its entry vector in `idle` and takes that kind's.
+template <class Line, class Text>
+Line& hold(BasicMeterLine<Text>& line, IdleLines<Text>* idle) {
+  if (Line* held = std::get_if<Line>(&line)) {
+    held->entries.clear();
+    return *held;
+  }
+  if (idle == nullptr) return line.template emplace<Line>();
+  std::visit([&](auto& other) { std::get<std::decay_t<decltype(other)>>(*idle).entries.swap(other.entries); }, line);
+  Line& fresh = line.template emplace<Line>();
+  fresh.entries.swap(std::get<Line>(*idle).entries);
+  fresh.entries.clear();
+  return fresh;
 }
 
 }  // namespace
@@ -273,25 +293,20 @@ bool starts_meter_line(std::string_view text) noexcept {
   return n > 0 && text.substr(n).starts_with(" requests");
 }
 
-bool parse_meter_line(std::string_view text, LineView& line, std::string& reason) {
-  line.note = {};
-  line.total = 0;
-  line.counts.clear();
-  line.budgets.clear();
-  line.answers.clear();
+template <class Text>
+bool parse_meter_line(std::string_view text, BasicMeterLine<Text>& line, std::string& reason, IdleLines<Text>* idle) {
   try {
     Cursor c(text);
     if (text.starts_with("forge rate limit: ")) {
-      line.kind = LineView::Kind::budget;
+      auto& budget = hold<BasicBudgetLine<Text>>(line, idle);
       c.expect(kBudgetHead, "the budget line's words");
-      read_body(c, line, line.budgets, read_budget_entry);
+      read_body(c, budget, read_budget_entry<Text>);
     } else if (text.starts_with("forge HTTP answers: ")) {
-      line.kind = LineView::Kind::answers;
+      auto& answers = hold<BasicAnswersLine<Text>>(line, idle);
       c.expect(kAnswersHead, "the answers line's words");
-      read_body(c, line, line.answers, read_answers_entry);
+      read_body(c, answers, read_answers_entry<Text>);
     } else {
-      line.kind = LineView::Kind::count;
-      parse_count(c, line);
+      parse_count(c, hold<BasicCountLine<Text>>(line, idle));
     }
     return true;
   } catch (const Bad& bad) {
@@ -299,5 +314,9 @@ bool parse_meter_line(std::string_view text, LineView& line, std::string& reason
     return false;
   }
 }
+
+template bool parse_meter_line(std::string_view, MeterLine&, std::string&, IdleLines<std::string>*);
+template bool parse_meter_line(std::string_view, BasicMeterLine<std::string_view>&, std::string&,
+                               IdleLines<std::string_view>*);
 
 }  // namespace forgemeter::meter

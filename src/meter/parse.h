@@ -1,9 +1,11 @@
 // The grammar of the three lines, read back (the inverse of format_line()).
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <tuple>
 
-#include "forgemeter/line_view.h"
+#include "forgemeter/lines.h"
 
 namespace forgemeter::meter {
 
@@ -13,10 +15,24 @@ namespace forgemeter::meter {
 // those words that does not parse is a malformed line, not "no line".
 bool starts_meter_line(std::string_view text) noexcept;
 
+// One line of each kind, for a reader to keep the vectors of the kinds it is
+// not reading now.
+template <class Text>
+using IdleLines = std::tuple<BasicCountLine<Text>, BasicBudgetLine<Text>, BasicAnswersLine<Text>>;
+
 // Parses `text`, which starts_meter_line() and holds the whole line (no
-// escapes, no trailing text) into `line` (views into `text`, the vectors
-// reused): true, or false with `reason` set (then `line` is unspecified).
-// Throws only std::bad_alloc.
-bool parse_meter_line(std::string_view text, LineView& line, std::string& reason);
+// escapes, no trailing text) into `line` (Text = std::string_view: views into
+// `text`): true, or false with `reason` set (then `line` is unspecified).
+// When `line` already holds a line of the same kind its entry vector is
+// reused; with `idle`, so is the vector each other kind last had (the one
+// `line` held waits there), so a reader reusing `line` allocates nothing once
+// each vector has grown. Throws only std::bad_alloc.
+template <class Text>
+bool parse_meter_line(std::string_view text, BasicMeterLine<Text>& line, std::string& reason,
+                      IdleLines<Text>* idle = nullptr);
+
+extern template bool parse_meter_line(std::string_view, MeterLine&, std::string&, IdleLines<std::string>*);
+extern template bool parse_meter_line(std::string_view, BasicMeterLine<std::string_view>&, std::string&,
+                                      IdleLines<std::string_view>*);
 
 }  // namespace forgemeter::meter

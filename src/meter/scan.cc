@@ -1,5 +1,5 @@
 // LineReader::scan() and scan_line(): finding a meter line inside one log line
-// and reading it.
+// and reading it (into views or owning text: the same parser).
 //
 // The line may follow any prefix (timestamp, level, logger name) and may sit
 // inside a quoted string (JSON, logfmt) whose escapes it undoes first: the
@@ -134,9 +134,14 @@ std::size_t first_special(std::string_view t, std::size_t from) {
   return t.size();
 }
 
-}  // namespace
+// The meter line in `log`: `line` with its text (in `log`, or in `decoded`
+// when it had escapes to undo), `none`, or `malformed` with `reason` set.
+struct Found {
+  LineScan::Kind kind = LineScan::Kind::none;
+  std::string_view text;
+};
 
-LineScan::Kind LineReader::scan(std::string_view log) {
+Found find_line(std::string_view log, std::string& decoded, std::string& reason) {
   for (std::size_t p = log.find("forge "); p != std::string_view::npos; p = log.find("forge ", p + 1)) {
     if (!meter::starts_meter_line(log.substr(p))) continue;
     std::string_view raw;
@@ -150,55 +155,39 @@ LineScan::Kind LineReader::scan(std::string_view log) {
       while (!raw.empty() && (raw.back() == '\n' || raw.back() == '\r' || raw.back() == ' ' || raw.back() == '\t'))
         raw.remove_suffix(1);
       if (escaped) {
-        auto text = unescape(raw, reason_);
-        if (!text) return LineScan::Kind::malformed;
-        decoded_ = std::move(*text);
-        raw = decoded_;
+        auto text = unescape(raw, reason);
+        if (!text) return {LineScan::Kind::malformed, {}};
+        decoded = std::move(*text);
+        raw = decoded;
       }
       for (char ch : raw) {
         const auto c = static_cast<unsigned char>(ch);
         if (c < 0x20 || c == 0x7f) {
-          reason_ = "a control byte inside the line";
-          return LineScan::Kind::malformed;
+          reason = "a control byte inside the line";
+          return {LineScan::Kind::malformed, {}};
         }
       }
     }
-    return meter::parse_meter_line(raw, line_, reason_) ? LineScan::Kind::line : LineScan::Kind::malformed;
+    return {LineScan::Kind::line, raw};
   }
-  return LineScan::Kind::none;
+  return {};
 }
 
-MeterLine to_line(const LineView& v) {
-  switch (v.kind) {
-    case LineView::Kind::count: {
-      CountLine line{v.hour_ending, v.note, v.total, {}};
-      line.entries.reserve(v.counts.size());
-      for (const auto& e : v.counts)
-        line.entries.push_back(CountEntry{std::string(e.host), e.api, e.installation, std::string(e.lane), e.count});
-      return line;
-    }
-    case LineView::Kind::budget: {
-      BudgetLine line{v.hour_ending, v.note, {}};
-      line.entries.reserve(v.budgets.size());
-      for (const auto& e : v.budgets)
-        line.entries.push_back(BudgetEntry{std::string(e.host), e.api, e.installation, std::string(e.resource),
-                                           e.remaining, e.limit, e.at, e.resets});
-      return line;
-    }
-    case LineView::Kind::answers: break;
-  }
-  AnswersLine line{v.hour_ending, v.note, {}};
-  line.entries.reserve(v.answers.size());
-  for (const auto& e : v.answers) line.entries.push_back(AnswersEntry{std::string(e.host), e.api, e.counts});
-  return line;
+}  // namespace
+
+LineScan::Kind LineReader::scan(std::string_view log) {
+  const Found found = find_line(log, decoded_, reason_);
+  if (found.kind != LineScan::Kind::line) return found.kind;
+  return meter::parse_meter_line(found.text, line_, reason_, &idle_) ? LineScan::Kind::line : LineScan::Kind::malformed;
 }
 
 LineScan scan_line(std::string_view log) {
-  LineReader reader;
+  std::string decoded;
   LineScan scan;
-  scan.kind = reader.scan(log);
-  if (scan.kind == LineScan::Kind::line) scan.line = to_line(reader.line());
-  if (scan.kind == LineScan::Kind::malformed) scan.reason = reader.reason();
+  const Found found = find_line(log, decoded, scan.reason);
+  scan.kind = found.kind;
+  if (found.kind == LineScan::Kind::line && !meter::parse_meter_line(found.text, scan.line, scan.reason))
+    scan.kind = LineScan::Kind::malformed;
   return scan;
 }
 

@@ -10,7 +10,7 @@
 // mapping the file: measured on 1 GB of page-cached log, 0.10 s of CPU
 // against 0.24 s for mmap + page faults + MADV_DONTNEED.
 //
-// Errors: a source's read() throws Failure; scan_blocks() passes it on.
+// Errors: a source's read() throws ReportError; scan_blocks() passes it on.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,7 @@ namespace forgemeter::report {
 inline constexpr std::size_t kBlock = std::size_t{1} << 20;     // one read
 inline constexpr std::size_t kMaxLine = std::size_t{16} << 20;  // a longer line is cut here
 
-// Bytes from somewhere; read() returns 0 at the end, throws Failure on error.
+// Bytes from somewhere; read() returns 0 at the end, throws ReportError on error.
 class ByteSource {
  public:
   virtual ~ByteSource() = default;

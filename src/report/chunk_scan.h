@@ -30,7 +30,7 @@ struct ChunkOptions {
 };
 
 // Reads `file`, the whole of input `name`, into `fleet` and `stats`. No
-// exception escapes a worker: what one threw (a read error's Failure,
+// exception escapes a worker: what one threw (a read error's ReportError,
 // std::bad_alloc) is rethrown here after every worker has stopped.
 void scan_in_chunks(const LogReader::PlainFile& file, const std::string& name, const ChunkOptions& options,
                     Fleet& fleet, ScanStats& stats);

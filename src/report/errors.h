@@ -1,5 +1,5 @@
-// errors.h — how the report engine fails: an input cannot be opened or read,
-// or an output cannot be written. The message is one line naming the file
+// errors.h — how the report engine fails: an input cannot be opened or read
+// (writing an output fails as core's WriteError). The message is one line naming the file
 // and what to do; a command shows it and exits 1. Lines that cannot be parsed
 // are not errors: they are counted and reported (ScanStats).
 #pragma once
@@ -8,7 +8,7 @@
 
 namespace forgemeter::report {
 
-struct Failure : std::runtime_error {
+struct ReportError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 

@@ -56,7 +56,7 @@ std::size_t PreadSource::read(char* dst, std::size_t n) {
   for (;;) {
     ssize_t r = ::pread(fd_, dst, n, static_cast<off_t>(at_));
     if (r == 0 && at_ < size_)
-      throw Failure(
+      throw ReportError(
           fmt::format("'{}' shrank while it was read: it ends at byte {}, but held {} bytes when opened "
                       "(truncated by logrotate's copytruncate?); report a rotated copy instead",
                       name_, at_, size_));
@@ -64,7 +64,7 @@ std::size_t PreadSource::read(char* dst, std::size_t n) {
       at_ += static_cast<std::uint64_t>(r);
       return static_cast<std::size_t>(r);
     }
-    if (errno != EINTR) throw Failure(fmt::format("cannot read '{}': {}", name_, std::strerror(errno)));
+    if (errno != EINTR) throw ReportError(fmt::format("cannot read '{}': {}", name_, std::strerror(errno)));
   }
 }
 

@@ -1,7 +1,7 @@
 // file_input.h — plain regular files: read with pread from any offset, so a
 // whole file or pieces of it (one per thread) go through the same block scan.
 //
-// Errors: read() and lines_before() throw Failure (with the file's name) on a
+// Errors: read() and lines_before() throw ReportError (with the file's name) on a
 // read error. Thread-safety: a PreadSource or LineCounter belongs to one
 // thread; several may read one descriptor at once (pread keeps no position).
 #pragma once
@@ -18,7 +18,7 @@ namespace forgemeter::report {
 
 // The file's bytes from `offset` to its end (as it is when read). A file
 // that ends before the `size` it had when opened shrank under the reader (a
-// log truncated by logrotate's copytruncate): read() throws Failure naming the
+// log truncated by logrotate's copytruncate): read() throws ReportError naming the
 // byte, rather than let the report sum part of it. size 0: no such check.
 class PreadSource final : public ByteSource {
  public:

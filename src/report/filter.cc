@@ -49,12 +49,14 @@ bool any_of_or_all(const std::vector<T>& wanted, const V& value) {
   return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
 }
 
-// Copies the entries `keep` accepts from `from` into `to`; whether any was.
-template <class Entry, class Keep>
-bool copy_kept(const std::vector<Entry>& from, std::vector<Entry>& to, Keep keep) {
-  to.clear();
-  std::copy_if(from.begin(), from.end(), std::back_inserter(to), keep);
-  return !to.empty();
+// `from`'s hour and note, and the entries `keep` accepts, into `to`; whether any was.
+template <class Line, class Keep>
+bool copy_kept(const Line& from, Line& to, Keep keep) {
+  to.hour_ending = from.hour_ending;
+  to.note = from.note;
+  to.entries.clear();
+  std::copy_if(from.entries.begin(), from.entries.end(), std::back_inserter(to.entries), keep);
+  return !to.entries.empty();
 }
 
 }  // namespace
@@ -88,30 +90,24 @@ bool never_overlaps(const HourRange& range) {
   return false;
 }
 
-bool EntryFilter::apply(const LineView& in, LineView& out) const {
-  out.kind = in.kind;
-  out.hour_ending = in.hour_ending;
-  out.note = in.note;
-  switch (in.kind) {
-    case LineView::Kind::count: {
-      const bool any = copy_kept(in.counts, out.counts, [&](const CountEntryView& e) {
-        return any_of_or_all(lanes, e.lane) && any_of_or_all(installations, e.installation) &&
-               any_of_or_all(hosts, e.host);
-      });
-      out.total = 0;
-      for (const auto& e : out.counts) out.total += e.count;  // a part of the line's N: no wrap
-      return any;
-    }
-    case LineView::Kind::budget:
-      return copy_kept(in.budgets, out.budgets, [&](const BudgetEntryView& e) {
-        return any_of_or_all(installations, e.installation) && any_of_or_all(hosts, e.host);
-      });
-    case LineView::Kind::answers:
-      if (!lanes.empty() || !installations.empty()) return false;
-      return copy_kept(in.answers, out.answers,
-                       [&](const AnswersEntryView& e) { return any_of_or_all(hosts, e.host); });
-  }
-  return false;
+bool EntryFilter::apply(const CountLineView& in, CountLineView& out) const {
+  const bool any = copy_kept(in, out, [&](const CountEntryView& e) {
+    return any_of_or_all(lanes, e.lane) && any_of_or_all(installations, e.installation) && any_of_or_all(hosts, e.host);
+  });
+  out.total = 0;
+  for (const auto& e : out.entries) out.total += e.count;  // a part of the line's N: no wrap
+  return any;
+}
+
+bool EntryFilter::apply(const BudgetLineView& in, BudgetLineView& out) const {
+  return copy_kept(in, out, [&](const BudgetEntryView& e) {
+    return any_of_or_all(installations, e.installation) && any_of_or_all(hosts, e.host);
+  });
+}
+
+bool EntryFilter::apply(const AnswersLineView& in, AnswersLineView& out) const {
+  if (!lanes.empty() || !installations.empty()) return false;
+  return copy_kept(in, out, [&](const AnswersEntryView& e) { return any_of_or_all(hosts, e.host); });
 }
 
 }  // namespace forgemeter::report

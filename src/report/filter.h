@@ -65,8 +65,10 @@ struct EntryFilter {
   std::vector<std::uint64_t> installations;
 
   bool empty() const { return lanes.empty() && hosts.empty() && installations.empty(); }
-  // The kept entries of `in` into `out` (its vectors reused); false when none is kept.
-  bool apply(const LineView& in, LineView& out) const;
+  // The kept entries of `in` into `out` (its vector reused); false when none is kept.
+  bool apply(const CountLineView& in, CountLineView& out) const;
+  bool apply(const BudgetLineView& in, BudgetLineView& out) const;
+  bool apply(const AnswersLineView& in, AnswersLineView& out) const;
 };
 
 }  // namespace forgemeter::report

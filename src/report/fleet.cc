@@ -89,41 +89,14 @@ Fleet::Hour& Fleet::hour(Instant ending) {
   return hours_[last_slot_];
 }
 
-void Fleet::add(std::uint32_t source, const LineView& line) {
+template <class Line>
+void Fleet::add(std::uint32_t source, const Line& line) {
   Hour& h = hour(Instant(line.hour_ending));
   insert_sorted(h.sources, source);
   if (!line.note.whole()) insert_sorted(h.partial_sources, source);
   ++h.lines;
   ++lines_;
-  switch (line.kind) {
-    case LineView::Kind::count: add_count(h, source, line); break;
-    case LineView::Kind::budget: add_budget(h, source, line); break;
-    case LineView::Kind::answers: add_answers(h, line); break;
-  }
-}
-
-void Fleet::add(std::uint32_t source, const MeterLine& line) {
-  LineView v;
-  std::visit(
-      [&](const auto& l) {
-        v.hour_ending = l.hour_ending;
-        v.note = l.note;
-        using T = std::decay_t<decltype(l)>;
-        if constexpr (std::is_same_v<T, CountLine>) {
-          v.kind = LineView::Kind::count;
-          v.total = l.total;
-          for (const auto& e : l.entries) v.counts.push_back({e.host, e.api, e.installation, e.lane, e.count});
-        } else if constexpr (std::is_same_v<T, BudgetLine>) {
-          v.kind = LineView::Kind::budget;
-          for (const auto& e : l.entries)
-            v.budgets.push_back({e.host, e.api, e.installation, e.resource, e.remaining, e.limit, e.at, e.resets});
-        } else {
-          v.kind = LineView::Kind::answers;
-          for (const auto& e : l.entries) v.answers.push_back({e.host, e.api, e.counts});
-        }
-      },
-      line);
-  add(source, v);
+  add_entries(h, source, line);
 }
 
 // `to += n`, noting the hour whose sum would pass 2^64-1 (an impossible log).
@@ -132,8 +105,9 @@ void Fleet::add_sum(const Hour& h, std::uint64_t& to, std::uint64_t n) {
     if (!overflowed_ || h.ending < *overflowed_) overflowed_ = h.ending;
 }
 
-void Fleet::add_count(Hour& h, std::uint32_t source, const LineView& line) {
-  for (const CountEntryView& e : line.counts) {
+template <class Text>
+void Fleet::add_entries(Hour& h, std::uint32_t source, const BasicCountLine<Text>& line) {
+  for (const auto& e : line.entries) {
     const std::uint64_t ha = host_api(e.host, e.api);
     // Lanes, hosts and installations split the hour's requests: none passes
     // 2^64-1 unless the hour's total does.
@@ -158,8 +132,9 @@ void Fleet::Budget::merge(const Budget& later, std::uint32_t source) {
   if (later.zero_at && (!zero_at || *later.zero_at < *zero_at)) zero_at = later.zero_at;
 }
 
-void Fleet::add_budget(Hour& h, std::uint32_t source, const LineView& line) {
-  for (const BudgetEntryView& e : line.budgets) {
+template <class Text>
+void Fleet::add_entries(Hour& h, std::uint32_t source, const BasicBudgetLine<Text>& line) {
+  for (const auto& e : line.entries) {
     const Instant at = instant_in_hour(h.ending, e.at);
     Budget reading;
     reading.lowest = e.remaining;
@@ -175,8 +150,9 @@ void Fleet::add_budget(Hour& h, std::uint32_t source, const LineView& line) {
   }
 }
 
-void Fleet::add_answers(Hour& h, const LineView& line) {
-  for (const AnswersEntryView& e : line.answers) {
+template <class Text>
+void Fleet::add_entries(Hour& h, std::uint32_t /*source*/, const BasicAnswersLine<Text>& line) {
+  for (const auto& e : line.entries) {
     AnswerCounts& c = h.answers[host_api(e.host, e.api)];
     for (std::size_t i = 0; i < kAnswerClasses; ++i) add_sum(h, c[i], e.counts[i]);
   }
@@ -196,8 +172,8 @@ void Fleet::absorb(const Fleet& later) {
     return host_api(k.host, k.api);
   };
   auto budget = [&](std::uint64_t key) {
-    auto [ha, inst] = later.budget_pair(key);
-    return budget_key(host(ha), inst);
+    const HostInstallation k = later.budget_pair(key);
+    return budget_key(host(k.host_api), k.installation);
   };
   for (const Hour& from : later.hours_) {
     Hour& h = hour(from.ending);
@@ -206,8 +182,9 @@ void Fleet::absorb(const Fleet& later) {
     for (auto s : from.sources) insert_sorted(h.sources, source[s]);
     for (auto s : from.partial_sources) insert_sorted(h.partial_sources, source[s]);
     for (const auto& [id, n] : from.source_lanes.items()) {
-      const std::uint64_t lane_api = id & 0xffffffffU;
-      h.source_lanes[source_lane(source[id >> 32], lane[lane_api / 2], Api(lane_api % 2))] += n;
+      const SourceLane k = unpack_source_lane(id);
+      const NameApi l = unpack_name_api(k.lane_api);
+      h.source_lanes[source_lane(source[k.source], lane[l.name], l.api)] += n;
     }
     for (const auto& [id, n] : from.hosts.items()) h.hosts[host(id)] += n;
     for (const auto& [id, n] : from.installations.items()) h.installations[id] += n;
@@ -239,9 +216,9 @@ BudgetView Fleet::view_of(const Budget& from, BudgetKind kind) const {
 }
 
 BudgetKey Fleet::key_of(std::uint64_t budget_key, std::string resource) const {
-  auto [ha, inst] = budget_pair(budget_key);
-  HostApi k = host_api_of(ha);
-  return BudgetKey{std::move(k.host), k.api, inst, std::move(resource)};
+  const HostInstallation b = budget_pair(budget_key);
+  HostApi k = host_api_of(b.host_api);
+  return BudgetKey{std::move(k.host), k.api, b.installation, std::move(resource)};
 }
 
 FleetHour Fleet::hour_of(const Hour& from) const {
@@ -252,11 +229,12 @@ FleetHour Fleet::hour_of(const Hour& from) const {
   h.sources = from.sources;
   h.partial_sources = from.partial_sources;
   for (const auto& [id, n] : from.source_lanes.items()) {
-    const std::uint64_t lane_api = id & 0xffffffffU;
-    const std::string& name = lanes_.name(static_cast<std::uint32_t>(lane_api / 2));
+    const SourceLane k = unpack_source_lane(id);
+    const NameApi l = unpack_name_api(k.lane_api);
+    const std::string& name = lanes_.name(static_cast<std::uint32_t>(l.name));
     h.lanes[name] += n;
-    if (Api(lane_api % 2) == Api::graphql) h.graphql_lanes[name] += n;
-    SourceHour& s = h.by_source[static_cast<std::uint32_t>(id >> 32)];
+    if (l.api == Api::graphql) h.graphql_lanes[name] += n;
+    SourceHour& s = h.by_source[k.source];
     s.requests += n;
     s.lanes[name] += n;
   }
@@ -313,5 +291,13 @@ std::vector<FleetHour> Fleet::hours() const {
   if (error) std::rethrow_exception(error);
   return out;
 }
+
+// The kinds of both MeterLine and LineView.
+template void Fleet::add(std::uint32_t, const CountLine&);
+template void Fleet::add(std::uint32_t, const BudgetLine&);
+template void Fleet::add(std::uint32_t, const AnswersLine&);
+template void Fleet::add(std::uint32_t, const CountLineView&);
+template void Fleet::add(std::uint32_t, const BudgetLineView&);
+template void Fleet::add(std::uint32_t, const AnswersLineView&);
 
 }  // namespace forgemeter::report

@@ -1,6 +1,6 @@
 // fleet.h — the fleet's hourly sums, built from the meter lines of every replica.
 //
-// A pure model: feed it (source, MeterLine) pairs in any order, read the hours.
+// A pure model: feed it (source, meter line) pairs in any order, read the hours.
 // A *source* is one replica's stream of lines (one input file, or one value of
 // `--source-field`). For every hour (by its `hour ending`):
 //   * requests: the sum of N of every count line, and the same split per lane
@@ -35,12 +35,14 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "forgemeter/line_view.h"
 #include "forgemeter/lines.h"
 #include "report/budget_view.h"
 #include "report/flat_map.h"
+#include "report/fleet_keys.h"
 #include "report/interner.h"
 #include "report/small_map.h"
 
@@ -111,8 +113,14 @@ class Fleet {
   std::uint32_t source(std::string_view name) { return sources_.id(name); }
   const std::vector<std::string>& source_names() const { return sources_.names(); }
 
-  void add(std::uint32_t source, const LineView& line);
-  void add(std::uint32_t source, const MeterLine& line);
+  // A meter line, owning (MeterLine) or viewed (LineView).
+  template <class Text>
+  void add(std::uint32_t source, const BasicMeterLine<Text>& line) {
+    std::visit([&](const auto& l) { add(source, l); }, line);
+  }
+  // One of the kinds a meter line holds (CountLine, CountLineView, …).
+  template <class Line>
+  void add(std::uint32_t source, const Line& line);
 
   // Folds in `later`, a fleet fed the lines that come after this one's (its
   // source ids are its own; names match by name): afterwards this fleet holds
@@ -141,7 +149,7 @@ class Fleet {
     void merge(const Budget& later, std::uint32_t source);
   };
   // One hour's sums, keyed by ids: requests by source_lane(), hosts and
-  // answers by host/api id (host id * 2 + api), installations by id; the API's
+  // answers by host/api id (pack_name_api()), installations by id; the API's
   // default resource's budgets by budget_key() of a host/api id and an
   // installation, any other resource's by resource_key() (count lines only
   // ever touch the first: their hot path has no resource to look up).
@@ -159,31 +167,36 @@ class Fleet {
   BudgetView view_of(const Budget& from, BudgetKind kind) const;
   BudgetKey key_of(std::uint64_t budget_key, std::string resource) const;
   void add_sum(const Hour& h, std::uint64_t& to, std::uint64_t n);
-  void add_count(Hour& h, std::uint32_t source, const LineView& line);
-  void add_budget(Hour& h, std::uint32_t source, const LineView& line);
-  void add_answers(Hour& h, const LineView& line);
-  // A source, a lane id and an API as one key: the lanes of one source are
-  // what most hours hold (one file per replica), so splitting by source costs
-  // the scan nothing there. Lane ids are far below 2^31 (one per lane name).
+  template <class Text>
+  void add_entries(Hour& h, std::uint32_t source, const BasicCountLine<Text>& line);
+  template <class Text>
+  void add_entries(Hour& h, std::uint32_t source, const BasicBudgetLine<Text>& line);
+  template <class Text>
+  void add_entries(Hour& h, std::uint32_t source, const BasicAnswersLine<Text>& line);
+  // A source, a lane id and an API as one key (fleet_keys.h): the lanes of
+  // one source are what most hours hold (one file per replica), so splitting
+  // by source costs the scan nothing there.
   static std::uint64_t source_lane(std::uint32_t source, std::uint64_t lane, Api api) {
-    return std::uint64_t{source} << 32 | (lane * 2 + static_cast<unsigned>(api));
+    return pack_source_lane(source, pack_name_api(lane, api));
   }
-  std::uint64_t host_api(std::string_view host, Api api) {
-    return std::uint64_t{hosts_.id(host)} * 2 + static_cast<unsigned>(api);
-  }
+  std::uint64_t host_api(std::string_view host, Api api) { return pack_name_api(hosts_.id(host), api); }
   // Packed in one word when both fit (always, in practice), else an id of the pair with the top bit set.
   std::uint64_t budget_key(std::uint64_t host_api, std::uint64_t installation) {
-    if (host_api < (std::uint64_t{1} << 19) && installation < (std::uint64_t{1} << 44))
-      return host_api << 44 | installation;
+    if (budget_fits(host_api, installation)) return pack_budget(host_api, installation);
     return installs_.id(host_api, installation) | kPairBit;
   }
-  std::pair<std::uint64_t, std::uint64_t> budget_pair(std::uint64_t key) const {
-    if (key & kPairBit) return installs_.pair(key & ~kPairBit);
-    return {key >> 44, key & ((std::uint64_t{1} << 44) - 1)};
+  HostInstallation budget_pair(std::uint64_t key) const {
+    if (key & kPairBit) {
+      const auto [host_api, installation] = installs_.pair(key & ~kPairBit);
+      return {host_api, installation};
+    }
+    return unpack_budget(key);
   }
   static constexpr std::uint64_t kPairBit = std::uint64_t{1} << 63;
+  static_assert(kBudgetHostApiBits + kInstallationBits < 64, "a packed budget key leaves kPairBit clear");
   HostApi host_api_of(std::uint64_t id) const {
-    return HostApi{hosts_.name(static_cast<std::uint32_t>(id / 2)), Api(id % 2)};
+    const NameApi k = unpack_name_api(id);
+    return HostApi{hosts_.name(static_cast<std::uint32_t>(k.name)), k.api};
   }
   // A budget_key() and a resource name id, as one id.
   std::uint64_t resource_key(std::uint64_t budget_key, std::uint32_t resource) {

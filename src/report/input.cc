@@ -21,11 +21,12 @@ std::unique_ptr<LogReader> LogReader::open(const std::string& path) {
   if (path == "-") return make_stream_reader("(stdin)", STDIN_FILENO, false);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    throw Failure(fmt::format("cannot open '{}': {}; check the path (use '-' for stdin)", path, std::strerror(errno)));
+    throw ReportError(
+        fmt::format("cannot open '{}': {}; check the path (use '-' for stdin)", path, std::strerror(errno)));
   struct stat st {};
   if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
     ::close(fd);
-    throw Failure(fmt::format("'{}' is not a readable file; name log files, not directories", path));
+    throw ReportError(fmt::format("'{}' is not a readable file; name log files, not directories", path));
   }
   if (!S_ISREG(st.st_mode)) return make_stream_reader(path, fd, true);
   unsigned char magic[2] = {0, 0};
@@ -42,7 +43,7 @@ void LogReader::check_still_named(std::uint64_t bytes) const {
   if (::stat(name_.c_str(), &now) == 0 &&
       FileId{static_cast<std::uint64_t>(now.st_dev), static_cast<std::uint64_t>(now.st_ino)} == *id_)
     return;
-  throw Failure(
+  throw ReportError(
       fmt::format("'{}' was replaced while it was read (noticed at byte {}, its end): its totals would "
                   "mix two files; report a rotated copy instead",
                   name_, bytes));

@@ -8,8 +8,8 @@
 // for, so lines without it cost nothing but the search. Memory is bounded by
 // the block size plus the longest line (lines are cut at 16 MiB).
 //
-// Errors: open() throws Failure with what to do when the input cannot be
-// opened; for_each_marked() throws Failure on a read error. Corrupt or
+// Errors: open() throws ReportError with what to do when the input cannot be
+// opened; for_each_marked() throws ReportError on a read error. Corrupt or
 // truncated gzip data is not fatal: the lines inflated before it are handed
 // over and the problem is returned.
 //
@@ -61,7 +61,7 @@ class LogReader {
     friend bool operator==(const FileId&, const FileId&) = default;
   };
   const std::optional<FileId>& file_id() const { return id_; }
-  // Throws Failure when the path no longer names the file that was opened
+  // Throws ReportError when the path no longer names the file that was opened
   // (renamed over or deleted while it was read); `bytes`: how far it was read.
   void check_still_named(std::uint64_t bytes) const;
 

@@ -46,7 +46,7 @@ class FdSource final : public ByteSource {
     for (;;) {
       ssize_t r = ::read(fd_, dst, n);
       if (r >= 0) return static_cast<std::size_t>(r);
-      if (errno != EINTR) throw Failure(fmt::format("cannot read '{}': {}", name_, std::strerror(errno)));
+      if (errno != EINTR) throw ReportError(fmt::format("cannot read '{}': {}", name_, std::strerror(errno)));
     }
   }
   std::string name_;
@@ -61,7 +61,7 @@ class FdSource final : public ByteSource {
 class Inflater final : public ByteSource {
  public:
   Inflater(std::string name, std::unique_ptr<ByteSource> in) : name_(std::move(name)), in_(std::move(in)) {
-    if (inflateInit2(&z_, 15 + 16) != Z_OK) throw Failure("zlib could not start; out of memory?");
+    if (inflateInit2(&z_, 15 + 16) != Z_OK) throw ReportError("zlib could not start; out of memory?");
   }
   ~Inflater() override { inflateEnd(&z_); }
 

@@ -1,4 +1,9 @@
 // JSON lines and CSV: the machine-readable report (schemas in docs/report.md).
+//
+// The JSON is written by hand, not built as nlohmann::ordered_json values and
+// dumped: that measured 4.2x the instructions of this renderer (a node and a
+// string per value, a key search per insert), +78 % for a whole `--format
+// json` report of a realistic log. nlohmann-json still reads the logs' JSON.
 #include <iterator>
 #include <utility>
 

@@ -36,8 +36,8 @@ std::uint64_t lane_count(const SourceHour& s, const std::string& lane) {
 // single hour does; that is no real log, and the sum is refused, not wrapped.
 void add_total(std::uint64_t& to, std::uint64_t n, const std::string& source) {
   if (__builtin_add_overflow(to, n, &to))
-    throw Failure(fmt::format("the requests of {} over the report pass 2^64-1 (18446744073709551615); check the inputs",
-                              json_quote(source)));
+    throw ReportError(fmt::format(
+        "the requests of {} over the report pass 2^64-1 (18446744073709551615); check the inputs", json_quote(source)));
 }
 
 // A source's requests over every hour of the report.

@@ -50,18 +50,25 @@ LineTaker::Took LineTaker::take(std::string_view line, std::uint32_t default_sou
   const auto kind = reader_.scan(line);
   if (kind == LineScan::Kind::none) return Took::none;
   if (kind == LineScan::Kind::malformed) return Took::skipped;
-  const LineView* line_view = &reader_.line();
-  read_.add(line_view->hour_ending);
+  return std::visit([&](const auto& read) { return sum(read, line, default_source, where_name); }, reader_.line());
+}
+
+template <class Line>
+LineTaker::Took LineTaker::sum(const Line& read, std::string_view log_line, std::uint32_t default_source,
+                               std::string_view where_name) {
+  read_.add(read.hour_ending);
+  const Line* kept = &read;
   if (filter_ != nullptr) {
-    if (!filter_->apply(*line_view, kept_)) return Took::none;
-    line_view = &kept_;
+    Line& out = std::get<Line>(kept_);
+    if (!filter_->apply(read, out)) return Took::none;
+    kept = &out;
   }
   std::uint32_t source = default_source;
   if (!source_field_.empty()) {
-    auto name = json_string_field(line, source_field_);
+    auto name = json_string_field(log_line, source_field_);
     source = fleet_.source(name ? *name : fmt::format("{} (no \"{}\")", where_name, source_field_));
   }
-  fleet_.add(source, *line_view);
+  fleet_.add(source, *kept);
   return Took::summed;
 }
 

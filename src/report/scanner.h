@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "report/filter.h"
@@ -72,11 +73,15 @@ class LineTaker {
   const HourSpan& read() const { return read_; }
 
  private:
+  // One line read: filtered, then summed.
+  template <class Line>
+  Took sum(const Line& read, std::string_view log_line, std::uint32_t default_source, std::string_view where_name);
+
   Fleet& fleet_;
   const std::string& source_field_;
   const EntryFilter* filter_;
   LineReader reader_;
-  LineView kept_;  // the filtered line, its vectors reused
+  std::tuple<CountLineView, BudgetLineView, AnswersLineView> kept_;  // the filtered line of each kind, reused
   HourSpan read_;
 };
 
@@ -84,7 +89,7 @@ class Scanner {
  public:
   Scanner(Fleet& fleet, ScanOptions options) : fleet_(fleet), options_(std::move(options)) {}
 
-  // Every input in order ("-" = stdin). Throws Failure when one cannot be opened or read.
+  // Every input in order ("-" = stdin). Throws ReportError when one cannot be opened or read.
   void scan_inputs(const std::vector<std::string>& paths);
 
   // One log line from `source_name` (for callers that hold lines in memory).

@@ -2,7 +2,12 @@
 // round-trip property parse(format(x)) == x over generated tallies.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <random>
+#include <string_view>
+#include <tuple>
+
+#include "forgemeter/line_view.h"
 
 #include "meter_fixture.h"
 
@@ -13,6 +18,43 @@ namespace {
 const std::string kCount =
     "forge HTTP: 3 requests in the hour ending 2026-09-30T15:00Z (counted from 14:37:00Z) \u2014 "
     "api.github.com rest installation 101 sweeper=2, api.github.com graphql other=1";
+
+// A line's fields with their text as views, whichever text the line holds:
+// an owning line and a LineView compare equal when they hold the same line.
+template <class T>
+auto fields(const BasicCountEntry<T>& e) {
+  return std::tuple<std::string_view, Api, std::uint64_t, std::string_view, std::uint64_t>(
+      e.host, e.api, e.installation, e.lane, e.count);
+}
+template <class T>
+auto fields(const BasicBudgetEntry<T>& e) {
+  return std::tuple<std::string_view, Api, std::uint64_t, std::string_view, std::uint64_t, std::optional<std::uint64_t>,
+                    TimeOfDay, std::optional<TimeOfDay>>(e.host, e.api, e.installation, e.resource, e.remaining,
+                                                         e.limit, e.at, e.resets);
+}
+template <class T>
+auto fields(const BasicAnswersEntry<T>& e) {
+  return std::tuple<std::string_view, Api, std::array<std::uint64_t, kAnswerClasses>>(e.host, e.api, e.counts);
+}
+
+template <std::size_t Kind>
+bool same_kind(const MeterLine& owned, const LineView& view) {
+  const auto& o = std::get<Kind>(owned);
+  const auto& v = std::get<Kind>(view);
+  if (o.hour_ending != v.hour_ending || !(o.note == v.note) || o.entries.size() != v.entries.size()) return false;
+  for (std::size_t i = 0; i < o.entries.size(); ++i)
+    if (fields(o.entries[i]) != fields(v.entries[i])) return false;
+  return true;
+}
+
+bool same(const MeterLine& owned, const LineView& view) {
+  if (owned.index() != view.index()) return false;
+  switch (owned.index()) {
+    case 0: return same_kind<0>(owned, view) && std::get<0>(owned).total == std::get<0>(view).total;
+    case 1: return same_kind<1>(owned, view);
+    default: return same_kind<2>(owned, view);
+  }
+}
 
 CountLine count_of(const LineScan& s) {
   REQUIRE(s.kind == LineScan::Kind::line);
@@ -242,15 +284,19 @@ struct Gen {
 
 }  // namespace
 
-TEST_CASE("round trip: parse(format(x)) == x for generated lines, plain and JSON-escaped") {
+TEST_CASE("round trip: parse(format(x)) == x for generated lines, plain and JSON-escaped, owned and viewed") {
   Gen gen{std::mt19937_64{20260930}};
+  LineReader reader;  // one for every line: each kind's entries reused after the others'
   for (int i = 0; i < 3000; ++i) {
     const MeterLine x = gen.line();
     const std::string text = format_line(x);
     CAPTURE(text);
-    auto plain = scan_line("2026-09-30T15:00:00Z INFO " + text);
+    const std::string log = "2026-09-30T15:00:00Z INFO " + text;
+    auto plain = scan_line(log);
     REQUIRE(plain.kind == LineScan::Kind::line);
     CHECK(plain.line == x);
+    REQUIRE(reader.scan(log) == LineScan::Kind::line);
+    CHECK(same(x, reader.line()));
     // As a JSON encoder would write it: the dash as \u2014, '/' as "\/".
     std::string json = "{\"msg\":\"";
     for (std::size_t p = 0; p < text.size(); ++p) {
@@ -267,5 +313,7 @@ TEST_CASE("round trip: parse(format(x)) == x for generated lines, plain and JSON
     auto escaped = scan_line(json);
     REQUIRE(escaped.kind == LineScan::Kind::line);
     CHECK(escaped.line == x);
+    REQUIRE(reader.scan(json) == LineScan::Kind::line);
+    CHECK(same(x, reader.line()));
   }
 }

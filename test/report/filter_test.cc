@@ -103,15 +103,14 @@ TEST_CASE("never_overlaps(): since not before until, when both are instants or b
 
 TEST_CASE(
     "the entry filter: lanes, installations and hosts; budgets have no lane, answers neither lane nor installation") {
-  LineView count;
-  count.kind = LineView::Kind::count;
-  count.counts = {{"api.github.com", Api::rest, 101, "sweeper", 5},
-                  {"api.github.com", Api::rest, 0, "other", 7},
-                  {"uploads.github.com", Api::rest, 101, "other", 11}};
-  LineView out;
+  CountLineView count;
+  count.entries = {{"api.github.com", Api::rest, 101, "sweeper", 5},
+                   {"api.github.com", Api::rest, 0, "other", 7},
+                   {"uploads.github.com", Api::rest, 101, "other", 11}};
+  CountLineView out;
   EntryFilter lane{{"other"}, {}, {}};
   REQUIRE(lane.apply(count, out));
-  CHECK(out.counts.size() == 2);
+  CHECK(out.entries.size() == 2);
   CHECK(out.total == 18);
   EntryFilter both{{"other"}, {"uploads.github.com"}, {101}};
   REQUIRE(both.apply(count, out));
@@ -119,23 +118,23 @@ TEST_CASE(
   EntryFilter none{{"board-sync"}, {}, {}};
   CHECK(!none.apply(count, out));
 
-  LineView budget;
-  budget.kind = LineView::Kind::budget;
-  budget.budgets = {{"api.github.com", Api::rest, 101, "", 10, 5000, 14h, std::nullopt},
+  BudgetLineView budget;
+  budget.entries = {{"api.github.com", Api::rest, 101, "", 10, 5000, 14h, std::nullopt},
                     {"api.github.com", Api::rest, 202, "", 20, 5000, 14h, std::nullopt}};
-  REQUIRE(lane.apply(budget, out));
-  CHECK(out.budgets.size() == 2);
+  BudgetLineView budget_out;
+  REQUIRE(lane.apply(budget, budget_out));
+  CHECK(budget_out.entries.size() == 2);
   EntryFilter inst{{}, {}, {202}};
-  REQUIRE(inst.apply(budget, out));
-  CHECK(out.budgets.size() == 1);
-  CHECK(out.budgets[0].installation == 202);
+  REQUIRE(inst.apply(budget, budget_out));
+  CHECK(budget_out.entries.size() == 1);
+  CHECK(budget_out.entries[0].installation == 202);
 
-  LineView answers;
-  answers.kind = LineView::Kind::answers;
-  answers.answers = {{"api.github.com", Api::rest, {}}, {"uploads.github.com", Api::rest, {}}};
-  CHECK(!lane.apply(answers, out));
-  CHECK(!inst.apply(answers, out));
+  AnswersLineView answers;
+  answers.entries = {{"api.github.com", Api::rest, {}}, {"uploads.github.com", Api::rest, {}}};
+  AnswersLineView answers_out;
+  CHECK(!lane.apply(answers, answers_out));
+  CHECK(!inst.apply(answers, answers_out));
   EntryFilter host{{}, {"uploads.github.com"}, {}};
-  REQUIRE(host.apply(answers, out));
-  CHECK(out.answers.size() == 1);
+  REQUIRE(host.apply(answers, answers_out));
+  CHECK(answers_out.entries.size() == 1);
 }

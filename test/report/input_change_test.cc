@@ -46,7 +46,7 @@ std::string lines(int n) {
 std::string failure_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const Failure& e) {
+  } catch (const ReportError& e) {
     return e.what();
   }
   return "";
