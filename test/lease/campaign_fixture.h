@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "forgemeter/campaign.h"
-#include "forgemeter/clock.h"
 #include "forgemeter/memory_store.h"
+#include "forgemeter/testing/manual_clock.h"
 #include "lease/candidate.h"
 
 namespace forgemeter::testing {

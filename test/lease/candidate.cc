@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "forgemeter/testing/manual_clock.h"
+
 namespace forgemeter::testing {
 
 void Ledger::begin(TermRecord r) {

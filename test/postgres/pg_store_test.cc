@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "forgemeter/postgres_store.h"
+#include "forgemeter/testing/manual_clock.h"
 #include "store_calls.h"
 #include "support/pg_env.h"
 #include "support/pg_listener.h"
