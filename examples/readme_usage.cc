@@ -27,7 +27,7 @@ int sweep_once(const std::string& token) {
   forgemeter::Request req{.url = "https://api.github.com/repos/o/r/pulls/7",
                           .installation = 101, .bearer = token};
   forgemeter::Response res = transport.perform(req);    // a failed exchange is a value, not an exception
-  if (res.error) log(res.error.message);                // every hop was counted either way
+  if (!res.ok()) log(res.error.message);                // every hop was counted either way
   return res.status;
 }
 
