@@ -42,7 +42,7 @@ struct Sim {
     auto t = c.terms();
     return !t.empty() && t[0].ended != SteadyTime{};
   }
-  LeaseResult inspect() const { return shared->inspect(kLease, Deadline::after(system_clock(), 5s)); }
+  LeaseState inspect() const { return shared->inspect(kLease, Deadline::after(system_clock(), 5s)); }
   // ManualClock::step and run_for, failing the test when the n threads do not park.
   Duration step(std::size_t n, Duration max = 24h * 365) {
     const std::optional<Duration> d = clock.step(n, max);
