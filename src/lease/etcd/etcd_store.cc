@@ -146,7 +146,8 @@ LeaseResult EtcdStore::release(std::string_view name, std::string_view owner, co
 LeaseState EtcdStore::inspect(std::string_view name, const Deadline& deadline) {
   using lease_detail::state_of;
   if (auto why = check_lease_name(name)) return state_of(failed(LeaseStatus::invalid, *why));
-  // A read: no write, and state_of() tells held from free by the record.
+  // A read, nothing written; state_of() tells held from free by the record,
+  // whatever answered status the step carries.
   return state_of(impl_->change(name, deadline, [](LeaseRecord&) { return Step{LeaseStatus::granted, false}; }));
 }
 

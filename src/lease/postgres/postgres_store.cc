@@ -128,9 +128,9 @@ struct PostgresStore::Impl {
 namespace {
 
 PostgresStoreOptions checked(PostgresStoreOptions o) {
-  if (auto why = pg::table_name_error(o.table); !why.empty()) throw std::invalid_argument("PostgresStore: " + why);
-  if (auto why = pg::conninfo_error(o.conninfo); !why.empty())
-    throw std::invalid_argument("PostgresStore: unusable conninfo: " + why);
+  if (auto why = pg::check_table_name(o.table)) throw std::invalid_argument("PostgresStore: " + *why);
+  if (auto why = pg::check_conninfo(o.conninfo))
+    throw std::invalid_argument("PostgresStore: unusable conninfo: " + *why);
   if (o.max_connections == 0) throw std::invalid_argument("PostgresStore: max_connections must be at least 1");
   if (o.application_name.find('\0') != std::string::npos)
     throw std::invalid_argument("PostgresStore: application_name contains NUL");
@@ -159,7 +159,7 @@ PostgresStore::~PostgresStore() = default;
 namespace {
 
 pg::Tables named(std::string_view table) {
-  if (auto why = pg::table_name_error(table); !why.empty()) throw std::invalid_argument("PostgresStore: " + why);
+  if (auto why = pg::check_table_name(table)) throw std::invalid_argument("PostgresStore: " + *why);
   return pg::quoted_tables(table);
 }
 
@@ -249,7 +249,8 @@ LeaseResult PostgresStore::release(std::string_view name, std::string_view owner
 LeaseState PostgresStore::inspect(std::string_view name, const Deadline& deadline) {
   if (auto why = check_lease_name(name)) return lease_detail::state_of(failed(LeaseStatus::invalid, *why));
   std::string n(name);
-  // Answered: held or free by the holder the row shows (lease/transition.h).
+  // state_of() tells held from free by the holder the row shows, whatever
+  // answered status the read carries (lease/transition.h).
   return lease_detail::state_of(
       impl_->saw(name, impl_->call(pg::kInspect, {n.c_str()}, deadline, [](const pg::Rows& rows) {
         LeaseResult r;
