@@ -7,7 +7,7 @@
 
 #include "process.h"
 
-using namespace forgemeter::test;
+using namespace fmtest;
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include "testforge/forge.h"
 
 using namespace forgemeter;
-using namespace forgemeter::test;
+using namespace fmtest;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 

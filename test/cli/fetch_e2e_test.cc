@@ -14,7 +14,7 @@
 #include "testforge/forge.h"
 
 using namespace forgemeter;
-using namespace forgemeter::test;
+using namespace fmtest;
 
 TEST_CASE("fetch: one line per request; the meter's counts per host equal the forge's") {
   testforge::Forge forge;

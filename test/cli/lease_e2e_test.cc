@@ -19,7 +19,7 @@
 #include "support/etcd_cluster.h"
 #endif
 
-using namespace forgemeter::test;
+using namespace fmtest;
 using namespace std::chrono;
 
 namespace {

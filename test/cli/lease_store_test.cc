@@ -16,7 +16,7 @@
 #include "support/pg_instance.h"
 #include "support/pg_wait.h"
 
-using namespace forgemeter::test;
+using namespace fmtest;
 using namespace std::chrono;
 
 namespace {

@@ -17,7 +17,7 @@
 #include "support/pg_instance.h"
 #include "tree_fleet.h"
 
-using namespace forgemeter::test;
+using namespace fmtest;
 using namespace std::chrono;
 
 namespace {

@@ -1,7 +1,7 @@
 #include "process.h"
 
-namespace forgemeter::test {
+namespace fmtest {
 
 std::string forgemeter_bin() { return FORGEMETER_BIN; }
 
-}  // namespace forgemeter::test
+}  // namespace fmtest

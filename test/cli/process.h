@@ -6,9 +6,9 @@
 
 #include "support/process.h"
 
-namespace forgemeter::test {
+namespace fmtest {
 
 // The forgemeter binary under test (compile definition FORGEMETER_BIN).
 std::string forgemeter_bin();
 
-}  // namespace forgemeter::test
+}  // namespace fmtest

@@ -19,7 +19,7 @@
 
 #include "support/process.h"
 
-using namespace forgemeter::test;
+using namespace fmtest;
 
 namespace {
 

@@ -37,10 +37,10 @@ TEST_CASE("postgres fault (1): server stopped mid-term and restarted; fail-close
   // TTL 1.2 s: renewals every 400 ms, step-down 1000 ms after the last proven
   // renewal was sent. The server stays down 3 s (2.5 TTLs).
   if (fmtest::pg_skip_requested()) return;
-  auto server = pgtest::private_server();
+  auto server = fmtest::private_server();
   if (!server) return;
   constexpr auto kTtl = 1200ms, kStepDown = kTtl - kTtl / 6;
-  fmtest::MidTerm race(pgtest::pg_stores(server->conninfo(), "leases"), {.name = "restart", .ttl = kTtl});
+  fmtest::MidTerm race(fmtest::pg_stores(server->conninfo(), "leases"), {.name = "restart", .ttl = kTtl});
   auto& spans = race.spans;
   const std::string holder = race.holder;
 
@@ -95,7 +95,7 @@ TEST_CASE("postgres fault (4): an attempt stuck on a lock is abandoned at TTL/3 
   REQUIRE(locker.exec("SELECT * FROM \"" + table.name() + "\" WHERE name = 'stuck' FOR UPDATE"));
 
   Spans spans;
-  Candidate a(pgtest::pg_stores(*pg, table.name()), "cand-a");
+  Candidate a(fmtest::pg_stores(*pg, table.name()), "cand-a");
   a.start({.name = "stuck", .ttl = 900ms}, spans);
   auto unanswered_then_release = [&] {
     auto calls = a.recorder.calls();

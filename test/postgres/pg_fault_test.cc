@@ -151,7 +151,7 @@ TEST_CASE("postgres fault (4): a statement stuck on a lock is abandoned at its d
 
 TEST_CASE("postgres fault: a stopped server answers no_answer at once; the store reconnects after a restart") {
   if (fmtest::pg_skip_requested()) return;
-  auto server = pgtest::private_server();
+  auto server = fmtest::private_server();
   if (!server) return;
   PostgresStore store({.conninfo = server->conninfo(), .table = "leases"});
   REQUIRE(store.acquire("gate", "a", t0, 10s, within(5s)).status == LeaseStatus::granted);

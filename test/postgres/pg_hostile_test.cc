@@ -37,10 +37,10 @@
 #include "support/pg_wait.h"
 
 using namespace std::chrono_literals;
+using fmtest::t0;
 using forgemeter::Deadline;
 using forgemeter::LeaseStatus;
 using forgemeter::PostgresStore;
-using pgtest::t0;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -152,7 +152,7 @@ TEST_CASE(
     "postgres hostile: a frozen server (SIGSTOP) holds no call past its deadline or its stop; no cancel "
     "request waits on it; after SIGCONT the store answers and the abandoned backends are gone") {
   if (fmtest::pg_skip_requested()) return;
-  auto server = pgtest::private_server();
+  auto server = fmtest::private_server();
   if (!server) return;
   const std::string app = "fm-frozen";
   PostgresStore store(

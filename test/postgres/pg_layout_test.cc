@@ -13,10 +13,10 @@
 #include "support/pg_env.h"
 
 using namespace std::chrono_literals;
+using fmtest::ok;
+using fmtest::t0;
 using forgemeter::LeaseStatus;
 using forgemeter::PostgresStore;
-using pgtest::ok;
-using pgtest::t0;
 
 namespace {
 

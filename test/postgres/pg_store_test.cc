@@ -23,8 +23,8 @@ using forgemeter::PostgresStoreOptions;
 
 namespace {
 
-using pgtest::ok;
-using pgtest::t0;
+using fmtest::ok;
+using fmtest::t0;
 
 PostgresStoreOptions opts(const std::string& conninfo, const std::string& table) {
   return {.conninfo = conninfo, .table = table};

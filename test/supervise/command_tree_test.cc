@@ -19,7 +19,7 @@
 using forgemeter::supervise::CommandTree;
 using forgemeter::supervise::find_program;
 using forgemeter::supervise::StartError;
-using namespace forgemeter::test;
+using namespace fmtest;
 using namespace std::chrono;
 
 namespace {

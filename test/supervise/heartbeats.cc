@@ -9,7 +9,7 @@
 
 #include "support/process.h"
 
-namespace forgemeter::test {
+namespace fmtest {
 
 std::map<pid_t, Beats> read_heartbeats(const std::string& dir) {
   std::map<pid_t, Beats> out;
@@ -71,4 +71,4 @@ std::int64_t latest_beat(const std::map<pid_t, Beats>& beats) {
   return t;
 }
 
-}  // namespace forgemeter::test
+}  // namespace fmtest

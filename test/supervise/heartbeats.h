@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace forgemeter::test {
+namespace fmtest {
 
 // One process's beats: "<pid> <CLOCK_MONOTONIC ns>[ TERM]" lines in DIR/hb.<pid>.
 struct Beats {
@@ -35,4 +35,4 @@ std::size_t alive_count(const std::map<pid_t, Beats>& beats);
 std::int64_t earliest_beat(const std::map<pid_t, Beats>& beats);
 std::int64_t latest_beat(const std::map<pid_t, Beats>& beats);
 
-}  // namespace forgemeter::test
+}  // namespace fmtest

@@ -62,7 +62,7 @@ class H2Server {
   bool start(const std::string& nghttpd, const std::string& stdbuf);
   std::string log() const;
 
-  forgemeter::test::TempDir dir_;
+  fmtest::TempDir dir_;
   int pid_ = -1;
   int port_ = 0;
 };
