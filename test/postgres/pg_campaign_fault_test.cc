@@ -77,11 +77,9 @@ TEST_CASE("postgres fault (1): server stopped mid-term and restarted; fail-close
       ms(last_proven + kTtl - served.last_valid), back.owner.c_str(), ms(back.start - restarting), all.size());
 }
 
-TEST_CASE("postgres fault (4): an attempt stuck on a lock is abandoned at TTL/3 as unanswered, then released") {
+FM_SUITE_PG_TEST("postgres fault (4): an attempt stuck on a lock is abandoned at TTL/3 as unanswered, then released") {
   // TTL 900 ms: each attempt is bounded by 300 ms; we allow 250 ms over it on
   // a loaded machine. The lock is held 1.5 s.
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
   fmtest::ScratchTable table(*pg);
   {
     forgemeter::PostgresStore setup({.conninfo = *pg, .table = table.name()});

@@ -207,7 +207,7 @@ TEST_CASE(
   CHECK(forgemeter::pg::cancels_sent() == cancels_before);
 }
 
-TEST_CASE("postgres hostile: a host name whose resolution hangs holds no call past its deadline or its stop") {
+FM_SUITE_PG_TEST("postgres hostile: a host name whose resolution hangs holds no call past its deadline or its stop") {
   GateOpener open_at_end;
   PostgresStore store({.conninfo = "host=" + std::string(kHangingName) + " port=5432 dbname=postgres user=postgres",
                        .table = "leases"});
@@ -231,8 +231,6 @@ TEST_CASE("postgres hostile: a host name whose resolution hangs holds no call pa
                                           << " ms after it");
 
   // A name that resolves still connects (through the same interposed resolver).
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
   fmtest::ScratchTable table(*pg);
   const int before = gate().others.load();
   PostgresStore by_name({.conninfo = *pg + " host=localhost", .table = table.name()});

@@ -107,9 +107,7 @@ struct Run {
 
 }  // namespace
 
-TEST_CASE("postgres multi-process: three campaigner processes, a clean stop and a SIGKILL, measured takeovers") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("postgres multi-process: three campaigner processes, a clean stop and a SIGKILL, measured takeovers") {
   fmtest::ScratchTable table(*pg);
   Run run{*pg, table.name(), {}};
   const long long start = now_ns();

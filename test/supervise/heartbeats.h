@@ -30,6 +30,8 @@ bool worker_alive(pid_t pid);
 
 // How many of the workers in `beats` still run.
 std::size_t alive_count(const std::map<pid_t, Beats>& beats);
+// How many of them got SIGTERM.
+std::size_t termed_count(const std::map<pid_t, Beats>& beats);
 
 // Earliest first beat and latest last beat over all processes (0 when none).
 std::int64_t earliest_beat(const std::map<pid_t, Beats>& beats);
