@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "core/components.h"
-#include "process.h"
+#include "forgemeter_bin.h"
 
 using namespace fmtest;
 

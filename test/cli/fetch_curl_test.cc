@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "fetch_support.h"
-#include "process.h"
+#include "forgemeter_bin.h"
 #include "testforge/forge.h"
 
 using namespace forgemeter;

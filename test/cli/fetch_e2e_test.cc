@@ -10,7 +10,7 @@
 #include <signal.h>
 
 #include "fetch_support.h"
-#include "process.h"
+#include "forgemeter_bin.h"
 #include "testforge/forge.h"
 
 using namespace forgemeter;

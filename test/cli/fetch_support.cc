@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "forgemeter/lines.h"
-#include "process.h"
+#include "forgemeter_bin.h"
 
 namespace fmtest {
 

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "core/components.h"
-#include "process.h"
+#include "forgemeter_bin.h"
 #include "support/skips.h"
 #if FORGEMETER_HAS_ETCD
 #include "support/etcd_cluster.h"

@@ -10,7 +10,7 @@
 
 #include <memory>
 
-#include "process.h"
+#include "forgemeter_bin.h"
 #include "support/free_port.h"
 #include "support/pg_env.h"
 #include "support/pg_instance.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "process.h"
+#include "forgemeter_bin.h"
 
 namespace fmtest {
 

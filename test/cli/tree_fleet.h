@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "process.h"
+#include "forgemeter_bin.h"
 #include "supervise/heartbeats.h"
 
 namespace fmtest {

@@ -1,4 +1,4 @@
-#include "process.h"
+#include "forgemeter_bin.h"
 
 namespace fmtest {
 

@@ -1,5 +1,5 @@
-// process.h — the end-to-end tests' view of child processes: the generic
-// helpers of support/process.h plus where the `forgemeter` binary under test is.
+// forgemeter_bin.h — where the `forgemeter` binary under test is, for the
+// end-to-end tests, which run it with support/process.h.
 #pragma once
 
 #include <string>
