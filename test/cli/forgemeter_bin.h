@@ -5,6 +5,7 @@
 #include <string>
 
 #include "support/process.h"
+#include "support/temp_files.h"
 
 namespace fmtest {
 

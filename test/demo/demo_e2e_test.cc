@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/process.h"
+#include "support/temp_files.h"
 
 using namespace fmtest;
 

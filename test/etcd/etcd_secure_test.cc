@@ -13,6 +13,7 @@
 #include "support/etcd_cluster.h"
 #include "support/process.h"
 #include "support/skips.h"
+#include "support/temp_files.h"
 
 using namespace std::chrono_literals;
 using fmtest::EtcdCluster;

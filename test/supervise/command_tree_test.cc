@@ -15,6 +15,7 @@
 #include "supervise/heartbeats.h"
 #include "support/pg_wait.h"
 #include "support/process.h"
+#include "support/temp_files.h"
 
 using forgemeter::supervise::CommandTree;
 using forgemeter::supervise::find_program;

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "support/process.h"
+#include "support/temp_files.h"
 
 namespace fmtest {
 

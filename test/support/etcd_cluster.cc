@@ -12,6 +12,7 @@
 
 #include "support/free_port.h"
 #include "support/process.h"
+#include "support/temp_files.h"
 
 namespace fmtest {
 namespace {

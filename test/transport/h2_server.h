@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "support/process.h"
+#include "support/temp_files.h"
 #include "testforge/test_ca.h"
 
 namespace fmtest {
