@@ -11,10 +11,10 @@
 #include <memory>
 
 #include "forgemeter_bin.h"
+#include "support/eventually.h"
 #include "support/free_port.h"
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
-#include "support/pg_wait.h"
 
 using namespace fmtest;
 using namespace std::chrono;

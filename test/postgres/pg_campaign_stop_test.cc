@@ -17,8 +17,8 @@
 #include "forgemeter/campaign.h"
 #include "forgemeter/postgres_store.h"
 #include "lease/postgres/canceller.h"
+#include "support/eventually.h"
 #include "support/pg_env.h"
-#include "support/pg_wait.h"
 #include "support/recording_store.h"
 
 using namespace std::chrono_literals;

@@ -20,9 +20,9 @@
 #include "forgemeter/postgres_store.h"
 #include "private_server.h"
 #include "support/campaign_spans.h"
+#include "support/eventually.h"
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
-#include "support/pg_wait.h"
 #include "support/process.h"
 
 using namespace std::chrono_literals;

@@ -13,9 +13,9 @@
 #include "forgemeter/postgres_store.h"
 #include "lease/postgres/canceller.h"
 #include "private_server.h"
+#include "support/eventually.h"
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
-#include "support/pg_wait.h"
 
 using namespace std::chrono_literals;
 using forgemeter::Deadline;

@@ -33,8 +33,8 @@
 #include "lease/postgres/canceller.h"
 #include "private_server.h"
 #include "store_calls.h"
+#include "support/eventually.h"
 #include "support/pg_env.h"
-#include "support/pg_wait.h"
 
 using namespace std::chrono_literals;
 using fmtest::t0;

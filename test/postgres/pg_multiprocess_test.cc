@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "forgemeter/postgres_store.h"
+#include "support/eventually.h"
 #include "support/pg_env.h"
-#include "support/pg_wait.h"
 #include "support/process.h"
 
 using namespace std::chrono_literals;

@@ -13,7 +13,7 @@
 #include "forgemeter/postgres_store.h"
 #include "store_calls.h"
 #include "support/pg_env.h"
-#include "support/pg_listener.h"
+#include "support/silent_listener.h"
 
 using namespace std::chrono_literals;
 using forgemeter::Deadline;

@@ -13,7 +13,7 @@
 
 #include "supervise/command_tree.h"
 #include "supervise/heartbeats.h"
-#include "support/pg_wait.h"
+#include "support/eventually.h"
 #include "support/process.h"
 #include "support/temp_files.h"
 
