@@ -15,6 +15,7 @@
 using namespace std::chrono_literals;
 using fmtest::ok;
 using fmtest::t0;
+using forgemeter::LeaseState;
 using forgemeter::LeaseStatus;
 using forgemeter::PostgresStore;
 
@@ -85,7 +86,7 @@ FM_SUITE_PG_TEST("postgres layout: lost live state quarantines the name for the 
   t.lose_live_state();
 
   auto seen = store.inspect("gate", ok());
-  CHECK(seen.status == LeaseStatus::not_held);
+  CHECK(seen.status == LeaseState::Status::free);
   CHECK(seen.term == 2);                                                               // never backwards
   CHECK(store.renew("gate", "b", t0 + 13s, 8s, ok()).status == LeaseStatus::refused);  // never re-created
   CHECK(t.live_xmin("gate").empty());

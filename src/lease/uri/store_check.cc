@@ -116,7 +116,7 @@ std::string tables_unusable(PGconn* conn, Until until) {
 std::string etcd_misconfiguration(const std::string& store, std::chrono::milliseconds bound) {
   try {
     EtcdStore etcd(EtcdStoreOptions::from_uri(store));
-    const LeaseResult r = etcd.inspect("forgemeter-store-check", Deadline::after(system_clock(), bound));
+    const LeaseState r = etcd.inspect("forgemeter-store-check", Deadline::after(system_clock(), bound));
     return r.error.find("permanent") != std::string::npos ? scrub(r.error) : std::string();
   } catch (const std::invalid_argument& e) {
     return scrub(e.what());
