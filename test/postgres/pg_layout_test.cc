@@ -13,11 +13,8 @@
 #include "support/pg_env.h"
 
 using namespace std::chrono_literals;
-using fmtest::ok;
-using fmtest::t0;
-using forgemeter::LeaseState;
-using forgemeter::LeaseStatus;
-using forgemeter::PostgresStore;
+using namespace forgemeter;
+using namespace fmtest;
 
 namespace {
 

@@ -1,4 +1,5 @@
 // Test helper: the instant and the deadline the PostgresStore tests call with.
+// A test opens with `using namespace forgemeter; using namespace fmtest;`.
 #pragma once
 
 #include <chrono>
