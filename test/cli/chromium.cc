@@ -10,7 +10,7 @@
 
 #include "support/skips.h"
 
-namespace forgemeter::test {
+namespace fmtest {
 
 namespace {
 
@@ -161,4 +161,4 @@ std::string text_of(const std::string& html, std::size_t tag) {
   return text;
 }
 
-}  // namespace forgemeter::test
+}  // namespace fmtest

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "process.h"
+#include "forgemeter_bin.h"
 
-namespace forgemeter::test {
+namespace fmtest {
 
 struct Image {
   std::uint32_t width = 0, height = 0;
@@ -35,4 +35,4 @@ std::vector<std::size_t> tags(const std::string& html, const std::string& open);
 // The text of the element that begins at `tag`, its child tags left out.
 std::string text_of(const std::string& html, std::size_t tag);
 
-}  // namespace forgemeter::test
+}  // namespace fmtest

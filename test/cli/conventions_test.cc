@@ -6,9 +6,9 @@
 #include <algorithm>
 
 #include "core/components.h"
-#include "process.h"
+#include "forgemeter_bin.h"
 
-using namespace forgemeter::test;
+using namespace fmtest;
 
 namespace {
 

@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "fetch_support.h"
-#include "process.h"
+#include "forgemeter_bin.h"
 #include "testforge/forge.h"
 
 using namespace forgemeter;
-using namespace forgemeter::test;
+using namespace fmtest;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 

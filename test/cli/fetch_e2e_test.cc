@@ -10,11 +10,11 @@
 #include <signal.h>
 
 #include "fetch_support.h"
-#include "process.h"
+#include "forgemeter_bin.h"
 #include "testforge/forge.h"
 
 using namespace forgemeter;
-using namespace forgemeter::test;
+using namespace fmtest;
 
 TEST_CASE("fetch: one line per request; the meter's counts per host equal the forge's") {
   testforge::Forge forge;

@@ -13,11 +13,15 @@
 #include <thread>
 
 #include "forgemeter/lines.h"
-#include "process.h"
+#include "forgemeter_bin.h"
 
-namespace forgemeter::test {
+namespace fmtest {
 
-std::vector<std::string> fetch_args(const testforge::Forge& forge) {
+using forgemeter::CountLine;
+using forgemeter::LineScan;
+using forgemeter::scan_line;
+
+std::vector<std::string> fetch_args(const forgemeter::testforge::Forge& forge) {
   std::vector<std::string> a{forgemeter_bin(), "fetch"};
   for (const auto& r : forge.resolve()) {
     a.emplace_back("--resolve");
@@ -100,4 +104,4 @@ FullListener::~FullListener() {
   ::close(listener_);
 }
 
-}  // namespace forgemeter::test
+}  // namespace fmtest

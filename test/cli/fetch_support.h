@@ -9,10 +9,10 @@
 
 #include "testforge/forge.h"
 
-namespace forgemeter::test {
+namespace fmtest {
 
 // `forgemeter fetch --resolve …` for every name and listener of the forge.
-std::vector<std::string> fetch_args(const testforge::Forge& forge);
+std::vector<std::string> fetch_args(const forgemeter::testforge::Forge& forge);
 
 // The meter's counts per host in `err`; `lines` gets the number of meter lines.
 std::map<std::string, std::uint64_t> meter_counts(const std::string& err, std::uint64_t& lines);
@@ -20,9 +20,9 @@ std::map<std::string, std::uint64_t> meter_counts(const std::string& err, std::u
 // Whether every line of `err` is a meter line (and there is at least one).
 bool only_meter_lines(const std::string& err);
 
-}  // namespace forgemeter::test
+}  // namespace fmtest
 
-namespace forgemeter::test {
+namespace fmtest {
 
 // A listener on 127.0.0.1 whose accept queue is full (connections queued and
 // never accepted): Linux drops a new SYN to it, so a connect there neither
@@ -40,4 +40,4 @@ class FullListener {
   std::vector<int> queued_;
 };
 
-}  // namespace forgemeter::test
+}  // namespace fmtest

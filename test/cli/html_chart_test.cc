@@ -13,7 +13,7 @@
 
 #include "chromium.h"
 
-using namespace forgemeter::test;
+using namespace fmtest;
 
 namespace {
 

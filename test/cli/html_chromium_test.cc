@@ -9,7 +9,7 @@
 
 #include "chromium.h"
 
-using namespace forgemeter::test;
+using namespace fmtest;
 
 TEST_CASE("the report page renders in headless Chromium: chart drawn, one bar per hour") {
   if (no_browser()) return;

@@ -15,13 +15,13 @@
 #include <thread>
 
 #include "core/components.h"
-#include "process.h"
+#include "forgemeter_bin.h"
 #include "support/skips.h"
 #if FORGEMETER_HAS_ETCD
 #include "support/etcd_cluster.h"
 #endif
 
-using namespace forgemeter::test;
+using namespace fmtest;
 using namespace std::chrono;
 
 namespace {

@@ -10,13 +10,13 @@
 
 #include <memory>
 
-#include "process.h"
+#include "forgemeter_bin.h"
+#include "support/eventually.h"
 #include "support/free_port.h"
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
-#include "support/pg_wait.h"
 
-using namespace forgemeter::test;
+using namespace fmtest;
 using namespace std::chrono;
 
 namespace {

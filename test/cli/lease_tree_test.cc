@@ -17,7 +17,7 @@
 #include "support/pg_instance.h"
 #include "tree_fleet.h"
 
-using namespace forgemeter::test;
+using namespace fmtest;
 using namespace std::chrono;
 
 namespace {
@@ -36,9 +36,8 @@ const milliseconds kElect = kTreeTtl + seconds(10);  // TTL + retry + process st
 
 }  // namespace
 
-TEST_CASE("SIGKILL of forgemeter: its whole tree (shell, grandchild, worker) is gone within ms, before the next term") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST(
+    "SIGKILL of forgemeter: its whole tree (shell, grandchild, worker) is gone within ms, before the next term") {
   TreeFleet fleet(*pg);
   Candidate& a = fleet.start("a", kChain);
   REQUIRE(fleet.await_workers(a, 3, kElect));
@@ -60,11 +59,9 @@ TEST_CASE("SIGKILL of forgemeter: its whole tree (shell, grandchild, worker) is 
   check_no_overlap(tree, b.beats());
 }
 
-TEST_CASE(
+FM_SUITE_PG_TEST(
     "SIGTERM or SIGINT to forgemeter: the tree gets SIGTERM, SIGKILL after the grace; the lease goes only once none of "
     "it is left") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
   int sig = SIGTERM;
   SUBCASE("SIGTERM") {}
   SUBCASE("SIGINT (a Ctrl-C reaches forgemeter's group, not the tree's)") { sig = SIGINT; }
@@ -93,9 +90,7 @@ TEST_CASE(
   check_no_overlap(tree, b.beats());
 }
 
-TEST_CASE("CMD exits while the workers it started run: they are stopped before the lease is released") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("CMD exits while the workers it started run: they are stopped before the lease is released") {
   TreeFleet fleet(*pg);
   // W0 lingers 200 ms; W1 forks W2 and exits at once (W2 becomes an orphan);
   // bash exits 3 once the test creates "go".
@@ -110,18 +105,15 @@ TEST_CASE("CMD exits while the workers it started run: they are stopped before t
   CHECK(fleet.wait(a, seconds(10)) == 3);  // CMD's status, once the rest of its tree is gone
   auto tree = a.beats();
   CHECK(alive_count(tree) == 0);
-  std::size_t termed = 0;
-  for (const auto& [pid, beats] : tree) termed += beats.term.has_value();
-  CHECK(termed == 2);                                                   // W0 and the orphan W2 (W1 had exited)
+  CHECK(termed_count(tree) == 2);                                       // W0 and the orphan W2 (W1 had exited)
   CHECK(latest_beat(tree) - go <= ns(kTreeGrace + milliseconds(500)));  // bash's exit is seen within its 10 ms poll
 
   REQUIRE(fleet.await_workers(b, 3, kElect));
   check_no_overlap(tree, b.beats());
 }
 
-TEST_CASE("a worker that leaves CMD's process group (setsid) and is orphaned is still stopped while forgemeter runs") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST(
+    "a worker that leaves CMD's process group (setsid) and is orphaned is still stopped while forgemeter runs") {
   TreeFleet fleet(*pg);
   // W0 forks W1 and exits; W1 calls setsid() (a new session and group) and
   // forks W2; bash exits 0 at once. forgemeter, the subreaper, inherits W1.
@@ -132,9 +124,7 @@ TEST_CASE("a worker that leaves CMD's process group (setsid) and is orphaned is 
   auto tree = a.beats();
   REQUIRE(tree.size() == 3);
   CHECK(alive_count(tree) == 0);
-  std::size_t termed = 0;
-  for (const auto& [pid, beats] : tree) termed += beats.term.has_value();
-  CHECK(termed == 2);  // W1 and W2 got SIGTERM (W0 had exited)
+  CHECK(termed_count(tree) == 2);  // W1 and W2 got SIGTERM (W0 had exited)
 
   REQUIRE(fleet.await_workers(b, 3, kElect));
   check_no_overlap(tree, b.beats());

@@ -10,7 +10,7 @@
 
 #include "report_run.h"
 
-using namespace forgemeter::test;
+using namespace fmtest;
 
 namespace {
 

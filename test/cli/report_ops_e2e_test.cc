@@ -15,7 +15,7 @@
 
 #include "report_run.h"
 
-using namespace forgemeter::test;
+using namespace fmtest;
 
 namespace {
 

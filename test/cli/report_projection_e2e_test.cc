@@ -13,7 +13,7 @@
 #include "report_run.h"
 
 using namespace forgemeter;
-using namespace forgemeter::test;
+using namespace fmtest;
 using namespace std::chrono;
 
 namespace {

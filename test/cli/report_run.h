@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "process.h"
+#include "forgemeter_bin.h"
 
-namespace forgemeter::test {
+namespace fmtest {
 
 inline std::string fixture(const std::string& name) { return std::string(FIXTURES) + "/" + name; }
 
@@ -21,4 +21,4 @@ inline ProcessResult report(std::vector<std::string> args, const ProcessOptions&
 inline const std::vector<std::string> kAll = {fixture("replica-a.log"), fixture("replica-b.json"),
                                               fixture("replica-c.log.gz")};
 
-}  // namespace forgemeter::test
+}  // namespace fmtest

@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace forgemeter::test {
+namespace fmtest {
 
 TreeFleet::TreeFleet(std::string store)
     : store_(std::move(store)), name_("cli-tree-" + std::to_string(getpid()) + "-" + std::to_string(mono_ns())) {}
@@ -46,4 +46,4 @@ int TreeFleet::wait(Candidate& c, std::chrono::milliseconds timeout) {
   return c.exit_code;
 }
 
-}  // namespace forgemeter::test
+}  // namespace fmtest

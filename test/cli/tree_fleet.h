@@ -7,10 +7,10 @@
 #include <map>
 #include <string>
 
-#include "process.h"
+#include "forgemeter_bin.h"
 #include "supervise/heartbeats.h"
 
-namespace forgemeter::test {
+namespace fmtest {
 
 // TTL 3 s: retry 1 s, grace TTL/6 = 500 ms, step-down D = S + 2.5 s.
 inline constexpr std::chrono::milliseconds kTreeTtl{3000};
@@ -63,4 +63,4 @@ bool poll_ms(P pred, std::chrono::milliseconds timeout) {
   return true;
 }
 
-}  // namespace forgemeter::test
+}  // namespace fmtest

@@ -18,8 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include "support/process.h"
+#include "support/temp_files.h"
 
-using namespace forgemeter::test;
+using namespace fmtest;
 
 namespace {
 

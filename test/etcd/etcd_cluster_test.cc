@@ -16,7 +16,7 @@
 #include "forgemeter/etcd_store.h"
 #include "support/campaign_spans.h"
 #include "support/etcd_cluster.h"
-#include "support/pg_wait.h"
+#include "support/eventually.h"
 #include "support/skips.h"
 
 using namespace std::chrono_literals;

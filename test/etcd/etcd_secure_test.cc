@@ -13,20 +13,21 @@
 #include "support/etcd_cluster.h"
 #include "support/process.h"
 #include "support/skips.h"
+#include "support/temp_files.h"
 
 using namespace std::chrono_literals;
 using fmtest::EtcdCluster;
+using fmtest::run_process;
+using fmtest::TempDir;
 using forgemeter::EtcdStore;
 using forgemeter::EtcdStoreOptions;
 using forgemeter::LeaseState;
 using forgemeter::LeaseStatus;
-using forgemeter::test::run_process;
-using forgemeter::test::TempDir;
 
 namespace {
 
 bool skipping() {
-  if (EtcdCluster::available() && !forgemeter::test::find_on_path("openssl").empty()) return false;
+  if (EtcdCluster::available() && !fmtest::find_on_path("openssl").empty()) return false;
   fmtest::skipped("no etcd or openssl binary on PATH (etcd-server, openssl): the etcd TLS/auth tests did not run");
   return true;
 }

@@ -10,7 +10,7 @@
 #include "meter_fixture.h"
 
 using namespace forgemeter;
-using fmtest::at;
+using namespace fmtest;
 
 TEST_CASE("racing turns lose and double nothing") {
   constexpr int kThreads = 8;
@@ -21,7 +21,7 @@ TEST_CASE("racing turns lose and double nothing") {
 
   for (int round = 0; round < 2; ++round) {
     CAPTURE(round);
-    fmtest::Lines lines;
+    fmtest::LineCatch lines;
     ManualClock clock(at(14, 17));
     {
       Meter meter({.clock = &clock, .sink = lines.sink()});

@@ -4,7 +4,7 @@
 #include "meter_fixture.h"
 
 using namespace forgemeter;
-using fmtest::at;
+using namespace fmtest;
 
 namespace {
 

@@ -6,10 +6,7 @@
 #include "meter_fixture.h"
 
 using namespace forgemeter;
-using fmtest::at;
-using fmtest::Rig;
-using Lines = fmtest::LineList;
-using fmtest::D;
+using namespace fmtest;
 
 namespace {
 

@@ -1,4 +1,5 @@
 // Shared by the meter tests: a Meter on a ManualClock whose sink keeps lines.
+// A test opens with `using namespace forgemeter; using namespace fmtest;`.
 #pragma once
 
 #include <chrono>
@@ -16,7 +17,7 @@ namespace fmtest {
 
 using namespace std::chrono;
 using forgemeter::UtcMillis;
-using LineList = std::vector<std::string>;
+using Lines = std::vector<std::string>;  // the lines a test expects
 
 inline const std::string D = " \u2014 ";  // the dash between a line's head and its entries
 
@@ -26,7 +27,7 @@ inline UtcMillis at(int hh, int mm = 0, int ss = 0, int ms = 0) {
 }
 
 // Lines a sink received, thread-safe.
-struct Lines {
+struct LineCatch {
   mutable std::mutex mu;
   std::vector<std::string> got;
   forgemeter::LineSink sink() {
@@ -48,7 +49,7 @@ struct Rig {
         meter(std::make_unique<forgemeter::Meter>(
             forgemeter::MeterOptions{.clock = &clock, .sink = lines.sink(), .max_hosts = max_hosts})) {}
   forgemeter::ManualClock clock;
-  Lines lines;
+  LineCatch lines;
   std::unique_ptr<forgemeter::Meter> meter;
 
   void request(std::string_view host, forgemeter::Lane lane, UtcMillis t, std::uint64_t installation = 0,

@@ -11,9 +11,7 @@
 #include "meter_fixture.h"
 
 using namespace forgemeter;
-using fmtest::at;
-using fmtest::D;
-using fmtest::Rig;
+using namespace fmtest;
 
 namespace {
 

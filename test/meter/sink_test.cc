@@ -11,9 +11,7 @@
 #include "meter_fixture.h"
 
 using namespace forgemeter;
-using fmtest::at;
-using Lines = fmtest::LineList;
-using fmtest::D;
+using namespace fmtest;
 
 namespace {
 const Lane kLane{"l"};
@@ -125,7 +123,7 @@ TEST_CASE("prometheus: cumulative counters across hours, the live hour included,
 
 TEST_CASE("the default sink writes each line to stderr with a newline; an empty MeterOptions works") {
   Meter meter;
-  CHECK(&meter.clock() == &system_clock());
+  CHECK(&meter.clock() == &forgemeter::system_clock());
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
   const int saved = ::dup(STDERR_FILENO);

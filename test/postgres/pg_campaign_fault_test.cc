@@ -19,9 +19,9 @@
 #include "forgemeter/postgres_store.h"
 #include "private_server.h"
 #include "support/campaign_spans.h"
+#include "support/eventually.h"
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
-#include "support/pg_wait.h"
 
 using namespace std::chrono_literals;
 using fmtest::SteadyClock;
@@ -37,10 +37,10 @@ TEST_CASE("postgres fault (1): server stopped mid-term and restarted; fail-close
   // TTL 1.2 s: renewals every 400 ms, step-down 1000 ms after the last proven
   // renewal was sent. The server stays down 3 s (2.5 TTLs).
   if (fmtest::pg_skip_requested()) return;
-  auto server = pgtest::private_server();
+  auto server = fmtest::private_server();
   if (!server) return;
   constexpr auto kTtl = 1200ms, kStepDown = kTtl - kTtl / 6;
-  fmtest::MidTerm race(pgtest::pg_stores(server->conninfo(), "leases"), {.name = "restart", .ttl = kTtl});
+  fmtest::MidTerm race(fmtest::pg_stores(server->conninfo(), "leases"), {.name = "restart", .ttl = kTtl});
   auto& spans = race.spans;
   const std::string holder = race.holder;
 
@@ -77,11 +77,9 @@ TEST_CASE("postgres fault (1): server stopped mid-term and restarted; fail-close
       ms(last_proven + kTtl - served.last_valid), back.owner.c_str(), ms(back.start - restarting), all.size());
 }
 
-TEST_CASE("postgres fault (4): an attempt stuck on a lock is abandoned at TTL/3 as unanswered, then released") {
+FM_SUITE_PG_TEST("postgres fault (4): an attempt stuck on a lock is abandoned at TTL/3 as unanswered, then released") {
   // TTL 900 ms: each attempt is bounded by 300 ms; we allow 250 ms over it on
   // a loaded machine. The lock is held 1.5 s.
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
   fmtest::ScratchTable table(*pg);
   {
     forgemeter::PostgresStore setup({.conninfo = *pg, .table = table.name()});
@@ -95,7 +93,7 @@ TEST_CASE("postgres fault (4): an attempt stuck on a lock is abandoned at TTL/3 
   REQUIRE(locker.exec("SELECT * FROM \"" + table.name() + "\" WHERE name = 'stuck' FOR UPDATE"));
 
   Spans spans;
-  Candidate a(pgtest::pg_stores(*pg, table.name()), "cand-a");
+  Candidate a(fmtest::pg_stores(*pg, table.name()), "cand-a");
   a.start({.name = "stuck", .ttl = 900ms}, spans);
   auto unanswered_then_release = [&] {
     auto calls = a.recorder.calls();

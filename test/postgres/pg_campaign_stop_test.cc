@@ -18,8 +18,8 @@
 #include "forgemeter/campaign.h"
 #include "forgemeter/postgres_store.h"
 #include "lease/postgres/canceller.h"
+#include "support/eventually.h"
 #include "support/pg_env.h"
-#include "support/pg_wait.h"
 #include "support/recording_store.h"
 
 using namespace std::chrono_literals;
@@ -117,7 +117,7 @@ std::optional<Clock::duration> time_until(Pred pred, Clock::duration limit) {
 
 }  // namespace
 
-TEST_CASE(
+FM_SUITE_PG_TEST(
     "postgres campaign: a stop while the attempt waits on a row lock returns within a round trip; the "
     "statement is ended on the server") {
   // TTL 90 s (the CLI's default): the attempt's own bound is 30 s. The stop
@@ -125,8 +125,6 @@ TEST_CASE(
   // row's snapshot on a fresh connection: a connect and a round trip; it is
   // bounded by 100 ms here, no answer having come yet), and the stalled
   // backend must be gone within 1 s (the server checks its client every 100 ms).
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
   fmtest::ScratchTable table(*pg);
   {
     forgemeter::PostgresStore setup({.conninfo = *pg, .table = table.name()});
@@ -175,15 +173,13 @@ TEST_CASE(
       ms(took), ms(acq.answered - acq.sent), ms(rel.answered - rel.sent), ms(*gone));
 }
 
-TEST_CASE(
+FM_SUITE_PG_TEST(
     "postgres campaign: a stop while the holder's renewal waits on a row lock returns at once; the "
     "release that cannot be answered is bounded by about a round trip") {
   // TTL 6 s: a renewal every 2 s, bounded by 2 s. The holder's release also
   // waits for the lock, so it is abandoned at its stop bound, max(100 ms,
   // 4 × the slowest answer: the first, which connected and prepared): campaign()
   // must return within that bound + 250 ms, far from the renewal's 2 s.
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
   fmtest::ScratchTable table(*pg);
   fmtest::PgSession admin(*pg), locker(*pg);
   Campaigner a(*pg, table.name(), "cand-a");

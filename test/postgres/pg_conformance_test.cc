@@ -4,25 +4,14 @@
 // races run each candidate on its own connection.
 #include <doctest/doctest.h>
 
-#include <cstdlib>
 #include <memory>
-#include <string_view>
 #include <vector>
 
 #include "forgemeter/postgres_store.h"
 #include "lease/conformance.h"
 #include "support/pg_env.h"
-#include "support/skips.h"
 
 namespace {
-
-bool skipping() {
-  const char* skip = std::getenv("FORGEMETER_SKIP_PG");
-  const char* pg = std::getenv("FORGEMETER_TEST_PG");
-  const bool skip_all = (!pg || !*pg) && skip && std::string_view(skip) == "1";
-  if (skip_all) fmtest::skipped("FORGEMETER_SKIP_PG=1: PostgreSQL-backed tests did not run");
-  return skip_all;
-}
 
 struct PostgresFactory final : forgemeter::conformance::StoreFactory {
   std::shared_ptr<forgemeter::LeaseStore> fresh() override {
@@ -50,6 +39,6 @@ TEST_CASE("postgres conformance: the suite's server") {
   if (pg) MESSAGE("conformance suite against PostgreSQL at: " << *pg);
 }
 
-TEST_SUITE_BEGIN("postgres conformance" * doctest::skip(skipping()));
+TEST_SUITE_BEGIN("postgres conformance" * fmtest::suite_pg_skip());
 FORGEMETER_LEASE_CONFORMANCE("postgres", PostgresFactory)
 TEST_SUITE_END();

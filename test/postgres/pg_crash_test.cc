@@ -17,13 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "child_process.h"
 #include "forgemeter/postgres_store.h"
 #include "private_server.h"
 #include "support/campaign_spans.h"
+#include "support/eventually.h"
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
-#include "support/pg_wait.h"
+#include "support/process.h"
 
 using namespace std::chrono_literals;
 using fmtest::check_no_overlap;
@@ -48,7 +48,7 @@ void crash(fmtest::PrivatePg& server) {
   argv.push_back(data);
   argv.push_back(fmtest::PrivatePg::bin_dir() + "/pg_ctl");
   for (const char* a : {"-D", data.c_str(), "-m", "immediate", "-w", "stop"}) argv.emplace_back(a);
-  pgtest::ChildProcess pg_ctl(argv);
+  fmtest::LineChild pg_ctl(argv);
   REQUIRE(pg_ctl.wait_exit(30s) == 0);
   server.stop();  // only marks it down: the server is gone already
 }
@@ -59,10 +59,10 @@ std::uint64_t last_term(const Spans& spans) { return spans.all().back().term; }
 
 TEST_CASE("postgres crash: unlogged state lost; quarantined a TTL from the first attempt, then term + 1, no overlap") {
   if (fmtest::pg_skip_requested()) return;
-  auto server = pgtest::private_server();
+  auto server = fmtest::private_server();
   if (!server) return;
   constexpr auto kTtl = 1200ms, kStepDown = kTtl - kTtl / 6;
-  fmtest::MidTerm race(pgtest::pg_stores(server->conninfo(), "leases"), {.name = "crash", .ttl = kTtl});
+  fmtest::MidTerm race(fmtest::pg_stores(server->conninfo(), "leases"), {.name = "crash", .ttl = kTtl});
   auto& spans = race.spans;
   const std::string holder = race.holder;
   const std::uint64_t old_term = last_term(spans);

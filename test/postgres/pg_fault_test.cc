@@ -13,9 +13,9 @@
 #include "forgemeter/postgres_store.h"
 #include "lease/postgres/canceller.h"
 #include "private_server.h"
+#include "support/eventually.h"
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
-#include "support/pg_wait.h"
 
 using namespace std::chrono_literals;
 using forgemeter::Deadline;
@@ -60,9 +60,8 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("postgres fault (2): the holder's backend killed with pg_terminate_backend; the next call reconnects") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST(
+    "postgres fault (2): the holder's backend killed with pg_terminate_backend; the next call reconnects") {
   Fixture f(*pg);
   REQUIRE(f.store.acquire("gate", "a", t0, 10s, within(5s)).status == LeaseStatus::granted);
   const std::string before = backend_pid_of(f.admin, f.app);
@@ -76,10 +75,8 @@ TEST_CASE("postgres fault (2): the holder's backend killed with pg_terminate_bac
   CHECK(after != before);
 }
 
-TEST_CASE(
+FM_SUITE_PG_TEST(
     "postgres fault (3): a renewal held behind a row lock past the holder's release does not re-create the lease") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
   Fixture f(*pg);
   SUBCASE("the lease was released while the renewal waited") {
     REQUIRE(f.store.acquire("gate", "a", t0, 10s, within(5s)).status == LeaseStatus::granted);
@@ -115,11 +112,9 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("postgres fault (4): a statement stuck on a lock is abandoned at its deadline and cancelled") {
+FM_SUITE_PG_TEST("postgres fault (4): a statement stuck on a lock is abandoned at its deadline and cancelled") {
   // Margins: the call must end at its 300 ms deadline, not before, and within
   // 250 ms after it (a loaded 2-core CI machine).
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
   Fixture f(*pg);
   REQUIRE(f.store.acquire("gate", "old", t0, 1s, within(5s)).status == LeaseStatus::granted);
   REQUIRE(f.locker.exec("BEGIN"));
@@ -152,7 +147,7 @@ TEST_CASE("postgres fault (4): a statement stuck on a lock is abandoned at its d
 
 TEST_CASE("postgres fault: a stopped server answers no_answer at once; the store reconnects after a restart") {
   if (fmtest::pg_skip_requested()) return;
-  auto server = pgtest::private_server();
+  auto server = fmtest::private_server();
   if (!server) return;
   PostgresStore store({.conninfo = server->conninfo(), .table = "leases"});
   REQUIRE(store.acquire("gate", "a", t0, 10s, within(5s)).status == LeaseStatus::granted);
@@ -173,10 +168,8 @@ TEST_CASE("postgres fault: a stopped server answers no_answer at once; the store
   CHECK(seen.holder == "a");
 }
 
-TEST_CASE("postgres fault: every pooled connection stuck; a call waiting for one ends at its deadline") {
+FM_SUITE_PG_TEST("postgres fault: every pooled connection stuck; a call waiting for one ends at its deadline") {
   // Margins as in fault (4): the waiting call ends within 250 ms after its 200 ms deadline.
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
   fmtest::ScratchTable table(*pg);
   PostgresStore one({.conninfo = *pg, .table = table.name(), .max_connections = 1});
   REQUIRE(one.acquire("gate", "a", t0, 10s, within(5s)).status == LeaseStatus::granted);

@@ -14,10 +14,8 @@
 #include "support/pg_env.h"
 
 using namespace std::chrono_literals;
-using forgemeter::LeaseStatus;
-using forgemeter::PostgresStore;
-using pgtest::ok;
-using pgtest::t0;
+using namespace forgemeter;
+using namespace fmtest;
 
 namespace {
 
@@ -33,9 +31,7 @@ struct TwoReplicas {
 
 }  // namespace
 
-TEST_CASE("postgres hints: a candidate that saw the lease held takes it once it is released or expired") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("postgres hints: a candidate that saw the lease held takes it once it is released or expired") {
   TwoReplicas r(*pg);
   REQUIRE(r.a.acquire("gate", "a", t0, 10s, ok()).status == LeaseStatus::granted);
   auto polled = r.b.acquire("gate", "b", t0 + 1s, 10s, ok());  // b now believes a holds it
@@ -57,9 +53,7 @@ TEST_CASE("postgres hints: a candidate that saw the lease held takes it once it 
   CHECK(back.term == 3);
 }
 
-TEST_CASE("postgres hints: a holder whose lease another took meanwhile is refused, and its release is lost") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("postgres hints: a holder whose lease another took meanwhile is refused, and its release is lost") {
   TwoReplicas r(*pg);
   REQUIRE(r.a.acquire("gate", "a", t0, 10s, ok()).status == LeaseStatus::granted);
   REQUIRE(r.a.renew("gate", "a", t0 + 1s, 10s, ok()).status == LeaseStatus::granted);     // a: "mine, TTL recorded"
@@ -87,9 +81,7 @@ TEST_CASE("postgres hints: a holder whose lease another took meanwhile is refuse
   CHECK(again.term == 4);
 }
 
-TEST_CASE("postgres hints: a renewal with a TTL larger than any recorded still raises the record") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("postgres hints: a renewal with a TTL larger than any recorded still raises the record") {
   TwoReplicas r(*pg);
   fmtest::PgSession s(*pg);
   auto recorded_ttl = [&] {

@@ -35,15 +35,15 @@
 #include "lease/postgres/canceller.h"
 #include "private_server.h"
 #include "store_calls.h"
+#include "support/eventually.h"
 #include "support/pg_env.h"
-#include "support/pg_wait.h"
 
 using namespace std::chrono_literals;
+using fmtest::t0;
 using forgemeter::Deadline;
 using forgemeter::LeaseState;
 using forgemeter::LeaseStatus;
 using forgemeter::PostgresStore;
-using pgtest::t0;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -155,7 +155,7 @@ TEST_CASE(
     "postgres hostile: a frozen server (SIGSTOP) holds no call past its deadline or its stop; no cancel "
     "request waits on it; after SIGCONT the store answers and the abandoned backends are gone") {
   if (fmtest::pg_skip_requested()) return;
-  auto server = pgtest::private_server();
+  auto server = fmtest::private_server();
   if (!server) return;
   const std::string app = "fm-frozen";
   PostgresStore store(
@@ -210,7 +210,7 @@ TEST_CASE(
   CHECK(forgemeter::pg::cancels_sent() == cancels_before);
 }
 
-TEST_CASE("postgres hostile: a host name whose resolution hangs holds no call past its deadline or its stop") {
+FM_SUITE_PG_TEST("postgres hostile: a host name whose resolution hangs holds no call past its deadline or its stop") {
   GateOpener open_at_end;
   PostgresStore store({.conninfo = "host=" + std::string(kHangingName) + " port=5432 dbname=postgres user=postgres",
                        .table = "leases"});
@@ -234,8 +234,6 @@ TEST_CASE("postgres hostile: a host name whose resolution hangs holds no call pa
                                           << " ms after it");
 
   // A name that resolves still connects (through the same interposed resolver).
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
   fmtest::ScratchTable table(*pg);
   const int before = gate().others.load();
   PostgresStore by_name({.conninfo = *pg + " host=localhost", .table = table.name()});

@@ -13,11 +13,8 @@
 #include "support/pg_env.h"
 
 using namespace std::chrono_literals;
-using forgemeter::LeaseState;
-using forgemeter::LeaseStatus;
-using forgemeter::PostgresStore;
-using pgtest::ok;
-using pgtest::t0;
+using namespace forgemeter;
+using namespace fmtest;
 
 namespace {
 
@@ -46,9 +43,8 @@ struct Tables {
 
 }  // namespace
 
-TEST_CASE("postgres layout: an UNLOGGED live table; the logged terms table is written only on a change of hands") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST(
+    "postgres layout: an UNLOGGED live table; the logged terms table is written only on a change of hands") {
   Tables t(*pg);
   PostgresStore store({.conninfo = *pg, .table = t.live.name()});
   REQUIRE(store.acquire("gate", "a", t0, 10s, ok()).status == LeaseStatus::granted);
@@ -78,9 +74,7 @@ TEST_CASE("postgres layout: an UNLOGGED live table; the logged terms table is wr
   CHECK(t.record("gate").rfind("2/30000/", 0) == 0);  // the largest TTL stays
 }
 
-TEST_CASE("postgres layout: lost live state quarantines the name for the recorded TTL, then term + 1") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("postgres layout: lost live state quarantines the name for the recorded TTL, then term + 1") {
   Tables t(*pg);
   PostgresStore store({.conninfo = *pg, .table = t.live.name()});
   REQUIRE(store.acquire("gate", "a", t0, 10s, ok()).status == LeaseStatus::granted);
@@ -114,9 +108,7 @@ TEST_CASE("postgres layout: lost live state quarantines the name for the recorde
   CHECK(fresh.term == 1);
 }
 
-TEST_CASE("postgres layout: the migration from one logged table keeps every term") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("postgres layout: the migration from one logged table keeps every term") {
   Tables t(*pg);
   const std::string q = "\"" + t.live.name() + "\"";
   REQUIRE(t.s.exec("CREATE TABLE " + q +

@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "child_process.h"
 #include "forgemeter/postgres_store.h"
+#include "support/eventually.h"
 #include "support/pg_env.h"
-#include "support/pg_wait.h"
+#include "support/process.h"
 
 using namespace std::chrono_literals;
 
@@ -53,7 +53,7 @@ std::optional<Mark> parse(const std::string& line, std::string_view kind) {
 
 struct Candidate {
   std::string owner;
-  std::unique_ptr<pgtest::ChildProcess> proc;
+  std::unique_ptr<fmtest::LineChild> proc;
   long long killed_ns = 0;  // set when SIGKILLed: its gate's end as far as work goes
 };
 
@@ -65,7 +65,7 @@ struct Run {
     std::string owner = "proc-" + std::to_string(c.size() + 1);
     c.push_back(
         {owner,
-         std::make_unique<pgtest::ChildProcess>(std::vector<std::string>{
+         std::make_unique<fmtest::LineChild>(std::vector<std::string>{
              FM_PG_CAMPAIGNER, conninfo, table, "multi-process", owner, std::to_string(kTtl), std::to_string(kRetry)}),
          0});
     REQUIRE_FALSE(
@@ -107,9 +107,7 @@ struct Run {
 
 }  // namespace
 
-TEST_CASE("postgres multi-process: three campaigner processes, a clean stop and a SIGKILL, measured takeovers") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("postgres multi-process: three campaigner processes, a clean stop and a SIGKILL, measured takeovers") {
   fmtest::ScratchTable table(*pg);
   Run run{*pg, table.name(), {}};
   const long long start = now_ns();

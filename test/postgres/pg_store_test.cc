@@ -14,7 +14,7 @@
 #include "forgemeter/testing/manual_clock.h"
 #include "store_calls.h"
 #include "support/pg_env.h"
-#include "support/pg_listener.h"
+#include "support/silent_listener.h"
 
 using namespace std::chrono_literals;
 using forgemeter::Deadline;
@@ -25,8 +25,8 @@ using forgemeter::PostgresStoreOptions;
 
 namespace {
 
-using pgtest::ok;
-using pgtest::t0;
+using fmtest::ok;
+using fmtest::t0;
 
 PostgresStoreOptions opts(const std::string& conninfo, const std::string& table) {
   return {.conninfo = conninfo, .table = table};
@@ -93,9 +93,7 @@ TEST_CASE("postgres store: schema_sql is the documented migration, the name quot
   CHECK_THROWS_AS(PostgresStore::schema_sql("no-dash"), std::invalid_argument);
 }
 
-TEST_CASE("postgres store: one row per lease, the caller's instants, term; conninfo or URI") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("postgres store: one row per lease, the caller's instants, term; conninfo or URI") {
   fmtest::ScratchTable table(*pg);
   PostgresStore store(opts(*pg, table.name()));
   PostgresStore by_uri(opts(as_uri(*pg), table.name()));
@@ -121,9 +119,7 @@ TEST_CASE("postgres store: one row per lease, the caller's instants, term; conni
   CHECK(*(*rows)[0][1] == "1");  // release keeps the term
 }
 
-TEST_CASE("postgres store: names and owners that try to break out of SQL are kept byte for byte") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("postgres store: names and owners that try to break out of SQL are kept byte for byte") {
   fmtest::ScratchTable table(*pg);
   PostgresStore store(opts(*pg, table.name()));
   const std::vector<std::string> texts = {
@@ -151,9 +147,7 @@ TEST_CASE("postgres store: names and owners that try to break out of SQL are kep
   CHECK(*(*back)[0][0] == "owner новый лидер");
 }
 
-TEST_CASE("postgres store: NUL bytes and bad UTF-8 are invalid and write nothing") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("postgres store: NUL bytes and bad UTF-8 are invalid and write nothing") {
   fmtest::ScratchTable table(*pg);
   PostgresStore store(opts(*pg, table.name()));
   REQUIRE(store.inspect("warm-up", ok()).status == LeaseState::Status::free);  // creates the table
@@ -171,9 +165,7 @@ TEST_CASE("postgres store: NUL bytes and bad UTF-8 are invalid and write nothing
   CHECK(count_rows(s, table.name()) == "0");
 }
 
-TEST_CASE("postgres store: a schema-qualified table; a missing table with create_table off says so") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("postgres store: a schema-qualified table; a missing table with create_table off says so") {
   fmtest::PgSession s(*pg);
   const std::string schema = fmtest::fresh_table_name();
   REQUIRE(s.exec("CREATE SCHEMA \"" + schema + "\""));
@@ -193,9 +185,7 @@ TEST_CASE("postgres store: a schema-qualified table; a missing table with create
   s.exec("DROP SCHEMA \"" + schema + "\" CASCADE");
 }
 
-TEST_CASE("postgres store: a deadline already passed sends nothing, not even a connection") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("postgres store: a deadline already passed sends nothing, not even a connection") {
   fmtest::ScratchTable table(*pg);
   const std::string app = "fm-nothing-sent-" + table.name();
   PostgresStore store({.conninfo = *pg, .table = table.name(), .application_name = app});
@@ -249,9 +239,7 @@ TEST_CASE("postgres store: an unreachable server is no answer, within the deadli
   }
 }
 
-TEST_CASE("postgres store: one store serves many threads at once from its pool") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("postgres store: one store serves many threads at once from its pool") {
   fmtest::ScratchTable table(*pg);
   for (std::size_t pool : {std::size_t{1}, std::size_t{4}}) {
     CAPTURE(pool);
@@ -273,13 +261,11 @@ TEST_CASE("postgres store: one store serves many threads at once from its pool")
   }
 }
 
-TEST_CASE("postgres store: READ COMMITTED row locks serialise mixed racing calls") {
+FM_SUITE_PG_TEST("postgres store: READ COMMITTED row locks serialise mixed racing calls") {
   // Several rounds: the holder renews and releases while 7 others acquire at
   // the same instant, each on its own store (own connection). Whatever the
   // interleaving, the answers must tell one consistent story: at most one
   // grant per round to a non-holder, and each change of hands adds one term.
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
   fmtest::ScratchTable table(*pg);
   constexpr int kStores = 8, kRounds = 15;
   std::vector<std::unique_ptr<PostgresStore>> stores;
@@ -340,9 +326,7 @@ TEST_CASE("postgres store: READ COMMITTED row locks serialise mixed racing calls
   }
 }
 
-TEST_CASE("postgres store: stores racing to create the same table all get it") {
-  auto pg = fmtest::suite_pg();
-  if (!pg) return;
+FM_SUITE_PG_TEST("postgres store: stores racing to create the same table all get it") {
   for (int round = 0; round < 3; ++round) {
     fmtest::ScratchTable table(*pg);
     constexpr int kStores = 8;

@@ -12,7 +12,7 @@
 #include "support/campaign_spans.h"
 #include "support/pg_instance.h"
 
-namespace pgtest {
+namespace fmtest {
 
 inline std::unique_ptr<fmtest::PrivatePg> private_server() {
   try {
@@ -31,4 +31,4 @@ inline fmtest::StoreMaker pg_stores(std::string conninfo, std::string table) {
   };
 }
 
-}  // namespace pgtest
+}  // namespace fmtest

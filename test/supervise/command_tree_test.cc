@@ -13,13 +13,14 @@
 
 #include "supervise/command_tree.h"
 #include "supervise/heartbeats.h"
-#include "support/pg_wait.h"
+#include "support/eventually.h"
 #include "support/process.h"
+#include "support/temp_files.h"
 
 using forgemeter::supervise::CommandTree;
 using forgemeter::supervise::find_program;
 using forgemeter::supervise::StartError;
-using namespace forgemeter::test;
+using namespace fmtest;
 using namespace std::chrono;
 
 namespace {
@@ -126,9 +127,7 @@ TEST_CASE("a worker that left the group (setsid) and was orphaned is still signa
   REQUIRE(await_empty(tree));
   beats = read_heartbeats(dir.path());
   CHECK(alive_count(beats) == 0);
-  std::size_t termed = 0;
-  for (const auto& [pid, b] : beats) termed += b.term.has_value() ? 1 : 0;
-  CHECK(termed == 1);  // the orphan; CMD had exited by itself
+  CHECK(termed_count(beats) == 1);  // the orphan; CMD had exited by itself
 }
 
 TEST_CASE("wake() makes a wait in progress return at once") {

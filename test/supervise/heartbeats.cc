@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "support/process.h"
+#include "support/temp_files.h"
 
-namespace forgemeter::test {
+namespace fmtest {
 
 std::map<pid_t, Beats> read_heartbeats(const std::string& dir) {
   std::map<pid_t, Beats> out;
@@ -59,6 +59,12 @@ std::size_t alive_count(const std::map<pid_t, Beats>& beats) {
   return n;
 }
 
+std::size_t termed_count(const std::map<pid_t, Beats>& beats) {
+  std::size_t n = 0;
+  for (const auto& [pid, b] : beats) n += b.term.has_value();
+  return n;
+}
+
 std::int64_t earliest_beat(const std::map<pid_t, Beats>& beats) {
   std::int64_t t = 0;
   for (const auto& [pid, b] : beats) t = t == 0 ? b.first : std::min(t, b.first);
@@ -71,4 +77,4 @@ std::int64_t latest_beat(const std::map<pid_t, Beats>& beats) {
   return t;
 }
 
-}  // namespace forgemeter::test
+}  // namespace fmtest

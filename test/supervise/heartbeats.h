@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace forgemeter::test {
+namespace fmtest {
 
 // One process's beats: "<pid> <CLOCK_MONOTONIC ns>[ TERM]" lines in DIR/hb.<pid>.
 struct Beats {
@@ -30,9 +30,11 @@ bool worker_alive(pid_t pid);
 
 // How many of the workers in `beats` still run.
 std::size_t alive_count(const std::map<pid_t, Beats>& beats);
+// How many of them got SIGTERM.
+std::size_t termed_count(const std::map<pid_t, Beats>& beats);
 
 // Earliest first beat and latest last beat over all processes (0 when none).
 std::int64_t earliest_beat(const std::map<pid_t, Beats>& beats);
 std::int64_t latest_beat(const std::map<pid_t, Beats>& beats);
 
-}  // namespace forgemeter::test
+}  // namespace fmtest

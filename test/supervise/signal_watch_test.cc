@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "supervise/signal_watch.h"
-#include "support/pg_wait.h"
+#include "support/eventually.h"
 
 using forgemeter::supervise::SignalWatch;
 

@@ -20,7 +20,7 @@
 
 #include "forgemeter/campaign.h"
 #include "forgemeter/lease.h"
-#include "support/pg_wait.h"
+#include "support/eventually.h"
 #include "support/recording_store.h"
 
 namespace fmtest {

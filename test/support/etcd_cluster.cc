@@ -1,10 +1,7 @@
 #include "support/etcd_cluster.h"
 
 #include <curl/curl.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -15,8 +12,7 @@
 
 #include "support/free_port.h"
 #include "support/process.h"
-
-extern char** environ;
+#include "support/temp_files.h"
 
 namespace fmtest {
 namespace {
@@ -28,7 +24,7 @@ std::size_t collect(char* data, std::size_t size, std::size_t n, void* out) {
 
 }  // namespace
 
-bool EtcdCluster::available() { return !forgemeter::test::find_on_path("etcd").empty(); }
+bool EtcdCluster::available() { return !find_on_path("etcd").empty(); }
 
 EtcdCluster::EtcdCluster(int members, EtcdTls tls, std::vector<std::string> extra)
     : tls_(std::move(tls)), extra_(std::move(extra)) {
@@ -78,7 +74,7 @@ void EtcdCluster::spawn(int i, bool fresh) {
     cluster += (cluster.empty() ? "" : ",") + m.name + "=http://127.0.0.1:" + std::to_string(m.peer_port);
   const Member& m = members_[i];
   const std::string client = endpoint(i), peer = "http://127.0.0.1:" + std::to_string(m.peer_port);
-  std::vector<std::string> argv{forgemeter::test::find_on_path("etcd"),
+  std::vector<std::string> argv{find_on_path("etcd"),
                                 "--name=" + m.name,
                                 "--data-dir=" + dir_ + "/" + m.name,
                                 "--listen-client-urls=" + client,
@@ -99,29 +95,15 @@ void EtcdCluster::spawn(int i, bool fresh) {
     if (tls_.client_cert_auth) argv.push_back("--client-cert-auth");
   }
   argv.insert(argv.end(), extra_.begin(), extra_.end());
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
   const std::string out = dir_ + "/" + m.name + ".out";
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw std::runtime_error("etcd cluster: cannot start etcd");
-  members_[i].pid = pid;
+  members_[i].pid = spawn_process(argv, {.out_path = out, .append = true}).pid;
 }
 
 void EtcdCluster::kill(int i) {
   Member& m = members_[i];
   if (m.pid <= 0) return;
   ::kill(m.pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(m.pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  wait_exit(m.pid);
   m.pid = -1;
 }
 
@@ -184,8 +166,7 @@ int EtcdCluster::leader(std::chrono::milliseconds timeout) const {
 
 std::string EtcdCluster::logs() const {
   std::string out;
-  for (const auto& m : members_)
-    out += "--- " + m.name + "\n" + forgemeter::test::read_file(dir_ + "/" + m.name + ".out");
+  for (const auto& m : members_) out += "--- " + m.name + "\n" + read_file(dir_ + "/" + m.name + ".out");
   return out;
 }
 

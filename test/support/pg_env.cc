@@ -26,6 +26,17 @@ std::optional<std::string> suite_pg() {
   return std::nullopt;
 }
 
+doctest::skip suite_pg_skip() {
+  const char* conninfo = std::getenv("FORGEMETER_TEST_PG");
+  if (conninfo && *conninfo) return doctest::skip(false);
+  const char* skip = std::getenv("FORGEMETER_SKIP_PG");
+  const bool skipping = skip && std::string_view(skip) == "1";
+  if (skipping) skipped("FORGEMETER_SKIP_PG=1: PostgreSQL-backed tests did not run");
+  return doctest::skip(skipping);
+}
+
+SuitePg::SuitePg() : pg(suite_pg()) {}
+
 bool pg_skip_requested() {
   const char* skip = std::getenv("FORGEMETER_SKIP_PG");
   if (!skip || std::string_view(skip) != "1") return false;

@@ -3,9 +3,13 @@
 //
 // The suite's server is FORGEMETER_TEST_PG (a conninfo; `scripts/dev test`
 // starts one and exports it). Unset, a Postgres-backed test FAILS, unless
-// FORGEMETER_SKIP_PG=1, when it is skipped with a loud message.
+// FORGEMETER_SKIP_PG=1, when it is skipped (support/skips.h: ctest shows the
+// binary Skipped).
+//
+// A test on the suite's server: FM_SUITE_PG_TEST("name") { ... *pg ... }
 #pragma once
 
+#include <doctest/doctest.h>
 #include <libpq-fe.h>
 
 #include <optional>
@@ -16,8 +20,20 @@
 namespace fmtest {
 
 // The suite's conninfo, or nullopt after failing/skipping the current test
-// loudly. Use: `auto pg = fmtest::suite_pg(); if (!pg) return;`
+// loudly (for code that is not a whole test; a test is an FM_SUITE_PG_TEST).
 std::optional<std::string> suite_pg();
+
+// A decorator: skip (and record it) when FORGEMETER_SKIP_PG=1 and there is
+// no FORGEMETER_TEST_PG. Evaluated when a test registers, before main.
+doctest::skip suite_pg_skip();
+
+// The fixture of an FM_SUITE_PG_TEST: `pg` is the suite's conninfo (always
+// set; an optional so that bodies read `*pg` as suite_pg()'s callers did).
+// Constructing it FAILS the test when FORGEMETER_TEST_PG is unset.
+struct SuitePg {
+  SuitePg();
+  std::optional<std::string> pg;
+};
 
 // True (after saying so loudly) when FORGEMETER_SKIP_PG=1: for tests that run
 // a private server and so do not need FORGEMETER_TEST_PG.
@@ -68,3 +84,6 @@ class ScratchTable {
 };
 
 }  // namespace fmtest
+
+// TEST_CASE for a test that needs the suite's server, skipped as suite_pg_skip() says.
+#define FM_SUITE_PG_TEST(decorators) TEST_CASE_FIXTURE(fmtest::SuitePg, decorators* fmtest::suite_pg_skip())

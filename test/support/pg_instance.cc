@@ -1,26 +1,19 @@
 #include "support/pg_instance.h"
 
-#include "support/free_port.h"
-
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <pwd.h>
-#include <spawn.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
-extern char** environ;
+#include "support/free_port.h"
+#include "support/process.h"
+#include "support/temp_files.h"
 
 namespace fmtest {
 namespace {
@@ -30,13 +23,6 @@ std::vector<std::string> split(const std::string& line) {
   std::istringstream in(line);
   for (std::string w; in >> w;) out.push_back(w);
   return out;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace
@@ -55,30 +41,19 @@ std::string PrivatePg::bin_dir() {
 
 // Runs bin_/program with whitespace-separated args (no spaces inside an
 // argument; every path here is ours), as `postgres` when we are root, from
-// dir_, output into dir_/cmd.log. Returns the exit status.
+// dir_, output into dir_/cmd.log. Returns its exit code (support/process.h), -1
+// when it cannot be started.
 int PrivatePg::run(const std::string& program, const std::string& args_line) const {
   std::vector<std::string> argv;
   if (::geteuid() == 0) argv = {"/usr/sbin/runuser", "-u", "postgres", "--"};
   argv.push_back(bin_ + "/" + program);
   for (auto& a : split(args_line)) argv.push_back(a);
-  std::vector<char*> cargv;
-  for (auto& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addchdir_np(&fa, dir_.c_str());
   const std::string log = dir_ + "/cmd.log";
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, cargv[0], &fa, nullptr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  try {
+    return wait_exit(spawn_process(argv, {.out_path = log, .append = true, .dir = dir_}).pid);
+  } catch (const std::runtime_error&) {
+    return -1;
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 PrivatePg::PrivatePg() : bin_(bin_dir()) {
@@ -93,12 +68,12 @@ PrivatePg::PrivatePg() : bin_(bin_dir()) {
       throw std::runtime_error("running as root, but cannot hand " + dir_ + " to the postgres user");
   }
   if (run("initdb", "-D " + dir_ + "/data -U postgres -A trust --no-sync") != 0)
-    throw std::runtime_error("initdb failed: " + slurp(dir_ + "/cmd.log"));
+    throw std::runtime_error("initdb failed: " + read_file(dir_ + "/cmd.log"));
   for (int attempt = 0; attempt < 5; ++attempt) {
     port_ = free_loopback_port();
     if (try_start()) return;
   }
-  throw std::runtime_error("could not start a private PostgreSQL: " + slurp(dir_ + "/log"));
+  throw std::runtime_error("could not start a private PostgreSQL: " + read_file(dir_ + "/log"));
 }
 
 PrivatePg::~PrivatePg() {
@@ -134,7 +109,7 @@ void PrivatePg::stop() {
 
 void PrivatePg::start() {
   if (running_) return;
-  if (!try_start()) throw std::runtime_error("could not restart the private PostgreSQL: " + slurp(dir_ + "/log"));
+  if (!try_start()) throw std::runtime_error("could not restart the private PostgreSQL: " + read_file(dir_ + "/log"));
 }
 
 }  // namespace fmtest

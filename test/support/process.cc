@@ -10,21 +10,19 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
 
 extern char** environ;
 
-namespace forgemeter::test {
+namespace fmtest {
 
 namespace {
 
 // posix_spawn of argv with the current environment plus `env`; destroys `fa`.
-int spawn_with(posix_spawn_file_actions_t& fa, const std::vector<std::string>& argv,
-               const std::vector<std::pair<std::string, std::string>>& env, pid_t* pid) {
+// Returns posix_spawn's error (0 when started).
+int spawn_with(posix_spawn_file_actions_t& fa, const std::vector<std::string>& argv, const Env& env, pid_t* pid) {
   std::vector<std::string> env_store;
   for (char** e = environ; *e != nullptr; ++e) env_store.emplace_back(*e);
   for (const auto& [k, v] : env) env_store.push_back(k + "=" + v);
@@ -39,7 +37,15 @@ int spawn_with(posix_spawn_file_actions_t& fa, const std::vector<std::string>& a
   return rc;
 }
 
+std::runtime_error cannot_start(const std::vector<std::string>& argv, int rc) {
+  return std::runtime_error(std::string("cannot start ") + argv.at(0) + ": " + std::strerror(rc));
+}
+
 }  // namespace
+
+int exit_code(int wait_status) {
+  return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+}
 
 std::string find_on_path(const std::string& program) {
   const char* path = std::getenv("PATH");
@@ -75,7 +81,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     ::close(in[1]);
     ::close(out[0]);
     ::close(err[0]);
-    throw std::runtime_error(std::string("cannot start ") + argv.at(0) + ": " + std::strerror(rc));
+    throw cannot_start(argv, rc);
   }
   fcntl(in[1], F_SETFL, O_NONBLOCK);
 
@@ -137,24 +143,29 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   }
   for (int fd : {out[0], err[0], in_fd})
     if (fd >= 0) ::close(fd);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.exit_code = wait_exit(pid);
   return r;
 }
 
-Spawned spawn_process(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
-                      const std::vector<std::pair<std::string, std::string>>& env) {
+Spawned spawn_process(const std::vector<std::string>& argv, const SpawnOptions& options) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
+  if (!options.dir.empty()) posix_spawn_file_actions_addchdir_np(&fa, options.dir.c_str());
+  const int mode = O_WRONLY | O_CREAT | (options.append ? O_APPEND : O_TRUNC);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (!options.out_path.empty()) posix_spawn_file_actions_addopen(&fa, 1, options.out_path.c_str(), mode, 0644);
+  if (!options.err_path.empty())
+    posix_spawn_file_actions_addopen(&fa, 2, options.err_path.c_str(), mode, 0644);
+  else
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
   pid_t pid = -1;
-  int rc = spawn_with(fa, argv, env, &pid);
-  if (rc != 0) throw std::runtime_error(std::string("cannot start ") + argv.at(0) + ": " + std::strerror(rc));
-  return {pid, out_path, err_path};
+  if (int rc = spawn_with(fa, argv, options.env, &pid); rc != 0) throw cannot_start(argv, rc);
+  return {pid, options.out_path, options.err_path};
+}
+
+Spawned spawn_process(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
+                      const Env& env) {
+  return spawn_process(argv, {.out_path = out_path, .err_path = err_path, .env = env});
 }
 
 int wait_exit(int pid, std::chrono::milliseconds timeout) {
@@ -162,36 +173,91 @@ int wait_exit(int pid, std::chrono::milliseconds timeout) {
   for (;;) {
     int status = 0;
     pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (r == pid) return exit_code(status);
     if (r < 0 && errno != EINTR) return -2;
     if (std::chrono::steady_clock::now() >= deadline) return -1;
     usleep(5000);  // polling a child's exit; waitpid has no timeout
   }
 }
 
-TempDir::TempDir() {
-  const char* base = std::getenv("TMPDIR");
-  std::string tmpl = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/forgemeter-cli-test.XXXXXX";
-  if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  path_ = tmpl;
+int wait_exit(int pid) {
+  int status = 0;
+  for (;;) {
+    if (waitpid(pid, &status, 0) == pid) return exit_code(status);
+    if (errno != EINTR) return -2;
+  }
 }
 
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
+LineChild::LineChild(const std::vector<std::string>& argv) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  const int rc = spawn_with(fa, argv, {}, &pid_);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    throw cannot_start(argv, rc);
+  }
+  reader_ = std::thread([this, fd = fds[0]] { read_loop(fd); });
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+LineChild::~LineChild() {
+  if (code_ == -1) {
+    ::kill(pid_, SIGKILL);
+    code_ = fmtest::wait_exit(pid_);
+  }
+  if (reader_.joinable()) reader_.join();  // EOF once the child is gone
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  if (!f) throw std::runtime_error("cannot write " + path);
+void LineChild::read_loop(int fd) {
+  std::string partial;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    partial.append(buf, static_cast<std::size_t>(n));
+    for (auto nl = partial.find('\n'); nl != std::string::npos; nl = partial.find('\n')) {
+      {
+        std::lock_guard lock(mu_);
+        lines_.push_back(partial.substr(0, nl));
+      }
+      cv_.notify_all();
+      partial.erase(0, nl + 1);
+    }
+  }
+  ::close(fd);
 }
 
-}  // namespace forgemeter::test
+void LineChild::signal(int sig) const {
+  if (code_ == -1) ::kill(pid_, sig);
+}
+
+int LineChild::wait_exit(std::chrono::milliseconds timeout) {
+  if (code_ == -1) code_ = fmtest::wait_exit(pid_, timeout);
+  return code_;
+}
+
+std::vector<std::string> LineChild::lines() const {
+  std::lock_guard lock(mu_);
+  return lines_;
+}
+
+std::string LineChild::await_line(const std::function<bool(const std::string&)>& pred,
+                                  std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  std::string found;
+  cv_.wait_for(lock, timeout, [&] {
+    for (const auto& l : lines_)
+      if (pred(l)) {
+        found = l;
+        return true;
+      }
+    return false;
+  });
+  return found;
+}
+
+}  // namespace fmtest

@@ -15,7 +15,6 @@ namespace fmtest {
 namespace {
 
 using namespace std::chrono;
-namespace ft = forgemeter::test;
 
 // "[id=3] [  0.507] recv (stream_id=1) :authority: host:port" -> its parts.
 bool parse_received(std::string_view line, int& connection, int& stream, std::string& name, std::string& value) {
@@ -42,7 +41,7 @@ bool parse_received(std::string_view line, int& connection, int& stream, std::st
 }  // namespace
 
 H2Server::H2Server(const forgemeter::testforge::TestCa& ca, const std::map<std::string, std::string>& files) {
-  const std::string nghttpd = ft::find_on_path("nghttpd"), stdbuf = ft::find_on_path("stdbuf");
+  const std::string nghttpd = fmtest::find_on_path("nghttpd"), stdbuf = fmtest::find_on_path("stdbuf");
   if (nghttpd.empty())
     throw std::runtime_error(
         "nghttpd not found on PATH: install the Debian package nghttp2-server (scripts/dev test does)");
@@ -50,10 +49,10 @@ H2Server::H2Server(const forgemeter::testforge::TestCa& ca, const std::map<std::
   for (const auto& [path, content] : files) {
     const std::filesystem::path p = std::filesystem::path(dir_.file("root")) / path;
     std::filesystem::create_directories(p.parent_path());
-    ft::write_file(p.string(), content);
+    fmtest::write_file(p.string(), content);
   }
-  ft::write_file(dir_.file("key.pem"), ca.server_key_pem());
-  ft::write_file(dir_.file("cert.pem"), ca.server_cert_pem());
+  fmtest::write_file(dir_.file("key.pem"), ca.server_key_pem());
+  fmtest::write_file(dir_.file("cert.pem"), ca.server_cert_pem());
   for (int attempt = 0; attempt < 5; ++attempt)
     if (start(nghttpd, stdbuf)) return;
   throw std::runtime_error("h2 server: nghttpd did not start; its log:\n" + log());
@@ -63,18 +62,18 @@ bool H2Server::start(const std::string& nghttpd, const std::string& stdbuf) {
   port_ = free_loopback_port();
   if (port_ == 0) throw std::runtime_error("h2 server: no free port on 127.0.0.1");
   // stdbuf -oL: nghttpd's log is line-buffered, so a test reads it as it grows.
-  const auto child = ft::spawn_process({stdbuf, "-oL", nghttpd, "-v", "-a", "127.0.0.1", "-d", dir_.file("root"),
-                                        std::to_string(port_), dir_.file("key.pem"), dir_.file("cert.pem")},
-                                       dir_.file("log"), dir_.file("err"));
+  const auto child = fmtest::spawn_process({stdbuf, "-oL", nghttpd, "-v", "-a", "127.0.0.1", "-d", dir_.file("root"),
+                                            std::to_string(port_), dir_.file("key.pem"), dir_.file("cert.pem")},
+                                           dir_.file("log"), dir_.file("err"));
   pid_ = child.pid;
   const std::string ready = "listen 127.0.0.1:" + std::to_string(port_);
   const auto deadline = steady_clock::now() + seconds(10);
   while (steady_clock::now() < deadline) {
     if (log().find(ready) != std::string::npos) return true;
-    if (ft::wait_exit(pid_, milliseconds(10)) != -1) break;  // it exited (the port was taken)
+    if (fmtest::wait_exit(pid_, milliseconds(10)) != -1) break;  // it exited (the port was taken)
   }
   ::kill(pid_, SIGKILL);
-  ft::wait_exit(pid_, seconds(5));
+  fmtest::wait_exit(pid_, seconds(5));
   pid_ = -1;
   return false;
 }
@@ -82,9 +81,9 @@ bool H2Server::start(const std::string& nghttpd, const std::string& stdbuf) {
 H2Server::~H2Server() {
   if (pid_ <= 0) return;
   ::kill(pid_, SIGTERM);
-  if (ft::wait_exit(pid_, seconds(5)) == -1) {
+  if (fmtest::wait_exit(pid_, seconds(5)) == -1) {
     ::kill(pid_, SIGKILL);
-    ft::wait_exit(pid_, seconds(5));
+    fmtest::wait_exit(pid_, seconds(5));
   }
 }
 
@@ -94,7 +93,7 @@ std::string H2Server::resolve(const std::string& host) const {
 
 std::string H2Server::log() const {
   try {
-    return ft::read_file(dir_.file("log")) + ft::read_file(dir_.file("err"));
+    return fmtest::read_file(dir_.file("log")) + fmtest::read_file(dir_.file("err"));
   } catch (const std::exception&) {
     return "";
   }
@@ -103,7 +102,7 @@ std::string H2Server::log() const {
 std::vector<H2Request> H2Server::received() const {
   std::vector<H2Request> out;
   std::map<std::pair<int, int>, std::size_t> index;  // (connection, stream) -> out[i]
-  std::istringstream in(ft::read_file(dir_.file("log")));
+  std::istringstream in(fmtest::read_file(dir_.file("log")));
   std::string line, name, value;
   int connection = 0, stream = 0;
   while (std::getline(in, line)) {
@@ -125,7 +124,7 @@ bool H2Server::await(std::size_t n, std::chrono::milliseconds timeout) const {
 }
 
 int H2Server::h2_connections() const {
-  const std::string text = ft::read_file(dir_.file("log"));
+  const std::string text = fmtest::read_file(dir_.file("log"));
   int n = 0;
   for (auto at = text.find("The negotiated protocol: h2"); at != std::string::npos;
        at = text.find("The negotiated protocol: h2", at + 1))

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "support/process.h"
+#include "support/temp_files.h"
 #include "testforge/test_ca.h"
 
 namespace fmtest {
@@ -62,7 +63,7 @@ class H2Server {
   bool start(const std::string& nghttpd, const std::string& stdbuf);
   std::string log() const;
 
-  forgemeter::test::TempDir dir_;
+  fmtest::TempDir dir_;
   int pid_ = -1;
   int port_ = 0;
 };

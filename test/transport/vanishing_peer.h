@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "support/pg_listener.h"
+#include "support/silent_listener.h"
 
 namespace fmtest {
 

@@ -1,4 +1,4 @@
-#include "support/pg_listener.h"
+#include "support/silent_listener.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
