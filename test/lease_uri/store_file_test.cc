@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "core/components.h"
 #include "lease/uri/open_store.h"
 #include "lease/uri/secrets.h"
 #include "lease/uri/store_error.h"
@@ -79,9 +80,23 @@ TEST_CASE("--store first, then --store-file, then FORGEMETER_STORE; none is a us
 
 TEST_CASE("a text that is no store is a usage error that does not echo it") {
   CHECK_NOTHROW(check_store_kind("memory:"));
+#if FORGEMETER_HAS_POSTGRES
   CHECK_NOTHROW(check_store_kind("host=h dbname=d"));
   CHECK_NOTHROW(check_store_kind("postgresql://u@h/d"));
+#else
+  const auto no_pg = refusal([] { check_store_kind("postgresql://u:Hidden-pw@h/d"); });
+  CHECK(no_pg.first == Kind::not_given);
+  CHECK(no_pg.second.find("built without PostgreSQL support") != std::string::npos);
+  CHECK(no_pg.second.find("Hidden-pw") == std::string::npos);
+#endif
+#if FORGEMETER_HAS_ETCD
   CHECK_NOTHROW(check_store_kind("etcds://h:2379/p"));
+#else
+  const auto no_etcd = refusal([] { check_store_kind("etcds://root:Hidden-pw@h:2379/p"); });
+  CHECK(no_etcd.first == Kind::not_given);
+  CHECK(no_etcd.second.find("built without etcd support") != std::string::npos);
+  CHECK(no_etcd.second.find("Hidden-pw") == std::string::npos);
+#endif
   const auto [kind, what] = refusal([] { check_store_kind("mysql://u:Hidden-pw@h/d"); });
   CHECK(kind == Kind::not_given);
   CHECK(what.find("'mysql://…' is not a store") != std::string::npos);
