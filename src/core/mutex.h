@@ -51,7 +51,7 @@ class SCOPED_CAPABILITY MutexLock {
 class SCOPED_CAPABILITY UniqueLock {
  public:
   explicit UniqueLock(Mutex& mu) ACQUIRE(mu) : lock_(mu.native()) {}
-  ~UniqueLock() RELEASE() {}
+  ~UniqueLock() RELEASE() = default;
   UniqueLock(const UniqueLock&) = delete;
   UniqueLock& operator=(const UniqueLock&) = delete;
 
