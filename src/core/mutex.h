@@ -37,15 +37,17 @@ class CAPABILITY("mutex") Mutex {
   std::mutex mu_;
 };
 
-class SCOPED_CAPABILITY MutexLock {
+// std::lock_guard: holds a Mutex, or a SharedMutex exclusively, for its scope.
+template <class M>
+class SCOPED_CAPABILITY ExclusiveLock {
  public:
-  explicit MutexLock(Mutex& mu) ACQUIRE(mu) : mu_(mu) { mu_.lock(); }
-  ~MutexLock() RELEASE() { mu_.unlock(); }
-  MutexLock(const MutexLock&) = delete;
-  MutexLock& operator=(const MutexLock&) = delete;
+  explicit ExclusiveLock(M& mu) ACQUIRE(mu) : mu_(mu) { mu_.lock(); }
+  ~ExclusiveLock() RELEASE() { mu_.unlock(); }
+  ExclusiveLock(const ExclusiveLock&) = delete;
+  ExclusiveLock& operator=(const ExclusiveLock&) = delete;
 
  private:
-  Mutex& mu_;
+  M& mu_;
 };
 
 class SCOPED_CAPABILITY UniqueLock {
@@ -86,15 +88,7 @@ class SCOPED_CAPABILITY ReaderLock {
   SharedMutex& mu_;
 };
 
-class SCOPED_CAPABILITY WriterLock {
- public:
-  explicit WriterLock(SharedMutex& mu) ACQUIRE(mu) : mu_(mu) { mu_.lock(); }
-  ~WriterLock() RELEASE() { mu_.unlock(); }
-  WriterLock(const WriterLock&) = delete;
-  WriterLock& operator=(const WriterLock&) = delete;
-
- private:
-  SharedMutex& mu_;
-};
+using MutexLock = ExclusiveLock<Mutex>;
+using WriterLock = ExclusiveLock<SharedMutex>;
 
 }  // namespace forgemeter::core_detail
