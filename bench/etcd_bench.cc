@@ -33,6 +33,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
+using forgemeter::LeaseState;
 using forgemeter::LeaseStatus;
 
 const forgemeter::WallTime t0{std::chrono::milliseconds(1'790'000'000'000)};
@@ -99,7 +100,7 @@ void BM_etcd_calls(benchmark::State& state) {
   std::vector<Kind> kinds = {
       {"range", "", [&] { return bare.post("/v3/kv/range", range); }, {}},
       {"put", "", [&] { return bare.post("/v3/kv/put", put); }, {}},
-      {"inspect", "range", [&] { return store.inspect("held", bound()).status == LeaseStatus::granted; }, {}},
+      {"inspect", "range", [&] { return store.inspect("held", bound()).status == LeaseState::Status::held; }, {}},
       {"acquire_refused",
        "range",
        [&] { return store.acquire("held", "candidate", stamp(), 10s, bound()).status == LeaseStatus::refused; },

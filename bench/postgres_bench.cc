@@ -46,6 +46,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
+using forgemeter::LeaseState;
 using forgemeter::LeaseStatus;
 
 const forgemeter::WallTime t0{std::chrono::milliseconds(1'790'000'000'000)};
@@ -135,7 +136,7 @@ void BM_lease_calls(benchmark::State& state) {
       {"select1", {}, [&] { return bare("bench_select1"); }, {}},
       {"update_logged", {}, [&] { return bare("bench_update"); }, {}},
       {"update_unlogged", {}, [&] { return bare("bench_update_u"); }, {}},
-      {"inspect", {}, [&] { return store.inspect("bench-held", bound()).status == LeaseStatus::granted; }, {}},
+      {"inspect", {}, [&] { return store.inspect("bench-held", bound()).status == LeaseState::Status::held; }, {}},
       {"acquire_refused",
        {},
        [&] { return store.acquire("bench-held", "candidate", stamp(), 10s, bound()).status == LeaseStatus::refused; },

@@ -5,7 +5,7 @@
 // they count every request made.
 //
 //   build/<dir>/examples/example_hourly_lines
-#include <forgemeter/clock.h>
+#include <forgemeter/testing/manual_clock.h>
 #include <forgemeter/meter.h>
 
 #include <forgemeter/line_view.h>

@@ -34,7 +34,7 @@ namespace campaign {
 std::stop_source stop_source;
 std::uint64_t swept = 0;
 
-// One sweep, then the process stops: run() stops the term's work and returns.
+// One sweep, then the process stops: campaign() stops the term's work and returns.
 void sweep_once(std::uint64_t term) {
   swept = term;
   stop_source.request_stop();
@@ -46,7 +46,7 @@ bool example() {
   forgemeter::CampaignSpec spec{.name = "merge-gate-sweeper",
                                 .owner = forgemeter::make_owner_id(),
                                 .ttl = std::chrono::minutes(3)};
-  forgemeter::run(store, spec, stop_source.get_token(), [](forgemeter::Term& term) {
+  forgemeter::campaign(store, spec, stop_source.get_token(), [](forgemeter::Term& term) {
     while (!term.stop_token().stop_requested()) sweep_once(term.number());
   });
   // -----------------------------------------------------------------------------
@@ -68,7 +68,7 @@ bool memory_store_h() {
 }
 
 // What the store examples campaign with: a spec, a stop already requested (so
-// run() returns before it reaches the store) and work that records it ran.
+// campaign() returns before it reaches the store) and work that records it ran.
 struct Stopped {
   forgemeter::CampaignSpec spec{.name = "merge-gate-sweeper", .owner = "host-a", .ttl = 3min};
   std::stop_source source;
@@ -87,7 +87,7 @@ bool postgres_store_h() {
 
   // --- as in forgemeter/postgres_store.h ---------------------------------------
   forgemeter::PostgresStore store({.conninfo = "host=db.internal dbname=app user=svc"});
-  forgemeter::run(store, spec, stop, work);   // forgemeter/campaign.h
+  forgemeter::campaign(store, spec, stop, work);   // forgemeter/campaign.h
   // -----------------------------------------------------------------------------
   return !s.served;
 }
@@ -101,7 +101,7 @@ bool etcd_store_h() {
   // --- as in forgemeter/etcd_store.h -------------------------------------------
   auto options = forgemeter::EtcdStoreOptions::from_uri("etcd://10.0.0.1:2379,10.0.0.2:2379/forgemeter/leases");
   forgemeter::EtcdStore store(options);
-  forgemeter::run(store, spec, stop, work);   // forgemeter/campaign.h
+  forgemeter::campaign(store, spec, stop, work);   // forgemeter/campaign.h
   // -----------------------------------------------------------------------------
   return !s.served && options.endpoints.size() == 2;
 }

@@ -1,11 +1,11 @@
-// A ManualClock stepping three workers that sleep on it (forgemeter/clock.h):
+// A ManualClock (forgemeter/testing/manual_clock.h) stepping three workers that sleep on it:
 // each polls every 90, 91 or 92 s of simulated time. A step waits until all
 // three are parked, then jumps to the earliest deadline; run_for() steps from
 // wakeup to wakeup and returns once they sleep again, so what the workers did
 // is settled when main() looks — no real time passes, no sleep is guessed.
 //
 //   build/<dir>/examples/example_manual_clock
-#include <forgemeter/clock.h>
+#include <forgemeter/testing/manual_clock.h>
 
 #include <atomic>
 #include <chrono>

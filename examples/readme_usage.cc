@@ -1,57 +1,47 @@
-// README.md's library example, verbatim between the marks, compiled and run so
-// it stays true. It runs offline: the replica is stopped before it campaigns,
-// so elect() gates the lane and returns at once (PostgresStore connects
-// lazily: nothing reaches a server), and the sweep, in a lane this replica
-// holds no term of, is refused before sending. The Meter writes the refusal
-// on stderr at exit.
+// README.md's library example, verbatim below this comment: a whole program,
+// compiled and run by the suite (ctest example_readme_usage) with its input
+// closed, so it stops before it could campaign: PostgresStore connects lazily,
+// and a stop ends the store call in flight, so nothing reaches a server and it
+// exits 0 at once.
 //
-//   build/<dir>/examples/example_readme_usage
+// my_sweeper.cc — one loop of a service, metered and run on one replica of the fleet.
+#include <chrono>
 #include <cstdio>
 #include <stop_token>
 #include <string>
+#include <thread>
 
-void log(const std::string& message);  // the application's own
-void sweep_every_minute();
-
-// --- README.md, verbatim ------------------------------------------------------
 #include <forgemeter/elected_lane.h>
 #include <forgemeter/meter.h>
 #include <forgemeter/postgres_store.h>
 #include <forgemeter/transport.h>
 
-forgemeter::Meter meter;                                // hourly lines go to stderr by default
-forgemeter::Transport transport({.meter = &meter});     // libcurl underneath, thread-safe
+forgemeter::Meter meter;                             // hourly lines go to stderr by default
+forgemeter::Transport transport({.meter = &meter});  // libcurl underneath, thread-safe
 
-int sweep_once(const std::string& token) {
-  forgemeter::LaneScope lane{forgemeter::Lane{"merge-gate-sweeper"}};  // tags this thread's requests
-  forgemeter::Request req{.url = "https://api.github.com/repos/o/r/pulls/7",
-                          .installation = 101, .bearer = token};
-  forgemeter::Response res = transport.perform(req);    // a failed exchange is a value, not an exception
-  if (res.error) log(res.error.message);                // every hop was counted either way
-  return res.status;
+void sweep_once(const std::string& token) {
+  forgemeter::Request req{
+      .url = "https://api.github.com/repos/o/r/pulls?state=open", .installation = 101, .bearer = token};
+  forgemeter::Response res = transport.perform(req);  // a failed exchange is a value, not an exception
+  if (!res.ok()) std::fprintf(stderr, "sweep: %s\n", res.error.message.c_str());  // every hop was counted either way
 }
 
-// One replica of the fleet sweeps; on the others the lane's requests are refused before sending.
-void sweep_on_one_replica(std::stop_token stop_token) {
+int main(int argc, char** argv) {
+  const std::string token = argc > 1 ? argv[1] : "";
   forgemeter::PostgresStore store({.conninfo = "postgresql://app@db/app"});
-  forgemeter::elect(transport, forgemeter::Lane{"merge-gate-sweeper"}, store,
-                    {.owner = forgemeter::make_owner_id(), .ttl = std::chrono::minutes(3)}, stop_token,
-                    [&](forgemeter::Term& term) { while (!term.stop_token().stop_requested()) sweep_every_minute(); });
-}
-// -----------------------------------------------------------------------------
-
-std::string logged;  // what log() was given last
-void log(const std::string& message) {
-  logged = message;
-  std::fprintf(stderr, "%s\n", message.c_str());
-}
-void sweep_every_minute() { sweep_once("inst-101"); }
-
-int main() {
+  const forgemeter::Clock& clock = forgemeter::system_clock();
   std::stop_source stop;
-  stop.request_stop();
-  sweep_on_one_replica(stop.get_token());
-  const int status = sweep_once("inst-101");
-  std::printf("a sweep without a term: status %d, nothing sent\n", status);
-  return status == forgemeter::kNoAnswer && logged.find("holds no valid term") != std::string::npos ? 0 : 1;
+  std::jthread sweeper([&] {
+    // Only the replica holding the lease sweeps; on the others the lane's requests are refused unsent.
+    forgemeter::elect(transport, forgemeter::Lane{"merge-gate-sweeper"}, store,
+                      {.owner = forgemeter::make_owner_id(), .ttl = std::chrono::minutes(3)}, stop.get_token(),
+                      [&](forgemeter::Term& term) {  // this thread's requests are in the lane
+                        while (term.valid()) {
+                          sweep_once(token);
+                          clock.wait_until(clock.steady_now() + std::chrono::minutes(1), term.stop_token());
+                        }
+                      });
+  });
+  std::getchar();       // a service would wait for SIGTERM
+  stop.request_stop();  // the term ends and the lease is released: the next replica takes over
 }

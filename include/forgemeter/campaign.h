@@ -4,21 +4,21 @@
 //   forgemeter::CampaignSpec spec{.name = "merge-gate-sweeper",
 //                                 .owner = forgemeter::make_owner_id(),
 //                                 .ttl = std::chrono::minutes(3)};
-//   forgemeter::run(store, spec, stop_source.get_token(), [](forgemeter::Term& term) {
+//   forgemeter::campaign(store, spec, stop_source.get_token(), [](forgemeter::Term& term) {
 //     while (!term.stop_token().stop_requested()) sweep_once(term.number());
 //   });
 //
-// run() campaigns for a lease and serves each term it wins with `work`, handing
-// it a Term that reads false from the step-down deadline on — at least T/6
-// before the expiry the store recorded, even while the campaign is stalled in a
-// store call. When terms end and how a stop takes effect: at run() below; the
-// arithmetic: docs/lease-timing.md, docs/lease-stop.md. For load, not
-// exclusion (lease.h): fence writes with Term::number().
-// Threads: run() blocks the caller; Term is readable from any thread; events
-// go out in order on run()'s event thread, drained before run() returns.
-// Ownership: run() borrows the store and spec.clock. Errors: invalid_argument
-// for an unusable spec or empty `work`; what work threw, after the release;
-// store failures are events, never thrown.
+// campaign() campaigns for a lease and serves each term it wins with `work`,
+// handing it a Term that reads false from the step-down deadline on — at least
+// T/6 before the expiry the store recorded, even while the campaign is stalled
+// in a store call. When terms end and how a stop takes effect: at campaign()
+// below; the arithmetic: docs/lease-timing.md, docs/lease-stop.md. For load,
+// not exclusion (lease.h): fence writes with Term::number().
+// Threads: campaign() blocks the caller; Term is readable from any thread;
+// events go out in order on its event thread, drained before it returns.
+// Ownership: campaign() borrows the store and spec.clock. Errors:
+// invalid_argument for an unusable spec or empty `work`; what work threw,
+// after the release; store failures are events, never thrown.
 #pragma once
 
 #include "forgemeter/export.h"
@@ -30,6 +30,7 @@
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "forgemeter/clock.h"
 #include "forgemeter/lease.h"
@@ -38,7 +39,7 @@ namespace forgemeter {
 
 enum class OnLoss : std::uint8_t {
   recampaign,  // after a term ended by a refusal or a step-down, campaign again (default)
-  stop,        // at most one term per run(): return RunEnd::term_ended after it
+  stop,        // at most one term per campaign(): return CampaignEnd::term_ended after it
 };
 
 struct FORGEMETER_API LeaseEvent {
@@ -77,25 +78,25 @@ struct FORGEMETER_API CampaignSpec {
   Duration ttl{};                   // kMinCampaignTtl to kMaxCampaignTtl (docs/lease-timing.md)
   std::optional<Duration> retry{};  // nullopt: ttl / 3; a value must be > 0 and < ttl
   // The serving window W: how long after the SENDING of its last proven call
-  // a term may serve (D at run() below). nullopt: T − ⌈T/6⌉. A value must be
+  // a term may serve (D at campaign() below). nullopt: T − ⌈T/6⌉. A value must be
   // at least T/3 + 1 ms (a renewal sent at T/3 can still prove within it,
   // whatever the stamp's sub-millisecond offset) and at most T − ⌈T/6⌉ (the
   // step-down keeps T/6 before the recorded expiry); T being the TTL
   // truncated to whole ms.
   std::optional<Duration> serve_for{};
   const Clock* clock = nullptr;                       // nullptr: system_clock()
-  std::function<void(const LeaseEvent&)> on_event{};  // on run()'s event thread, after any stop it reports
+  std::function<void(const LeaseEvent&)> on_event{};  // on campaign()'s event thread, after any stop it reports
   OnLoss on_loss = OnLoss::recampaign;
 };
 
-// Why `spec` is unusable, or empty when run() would accept it.
-FORGEMETER_API std::string campaign_spec_error(const CampaignSpec& spec);
+// Why `spec` is unusable, or nullopt when campaign() would accept it.
+FORGEMETER_API std::optional<std::string> check_campaign_spec(const CampaignSpec& spec);
 
-// The serving window run() uses for `spec` (serve_for, or its default), and
+// The serving window campaign() uses for `spec` (serve_for, or its default), and
 // the slack D subtracts for the stamp's millisecond: a term ends at most
 // serving_window(spec) − kStampSlack after its last proven call was sent, and
 // at least lease_ttl(spec.ttl) − serving_window(spec) before the expiry the
-// store recorded. For a spec campaign_spec_error() accepts.
+// store recorded. For a spec check_campaign_spec() accepts.
 inline constexpr Duration kStampSlack = std::chrono::milliseconds(1) - std::chrono::nanoseconds(1);
 FORGEMETER_API Duration serving_window(const CampaignSpec& spec);
 
@@ -125,13 +126,14 @@ class FORGEMETER_API Term {
   std::shared_ptr<const State> state_;
 };
 
-enum class RunEnd : std::uint8_t {
+// Why campaign() returned.
+enum class CampaignEnd : std::uint8_t {
   stopped,        // `stop` was requested
   work_returned,  // work returned by itself during a valid term (the lease was released)
   term_ended,     // on_loss == OnLoss::stop and the term ended (refused or stepped down)
 };
 
-FORGEMETER_API std::string_view to_string(RunEnd e) noexcept;  // "stopped", "work_returned", "term_ended"
+FORGEMETER_API std::string_view to_string(CampaignEnd e) noexcept;  // "stopped", "work_returned", "term_ended"
 
 // Campaigns for spec.name on `store` until `stop`, serving each term won with
 // `work` (afresh for each term; a healthy holder keeps its term). The store is
@@ -153,8 +155,8 @@ FORGEMETER_API std::string_view to_string(RunEnd e) noexcept;  // "stopped", "wo
 //     step-down, after an attempt with no answer; never after a refusal.
 //   * store_unreachable once per outage (a call cut by the stop opens none),
 //     store_reachable once an acquire or renewal is answered again.
-FORGEMETER_API RunEnd run(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop,
-                          std::function<void(Term&)> work);
+FORGEMETER_API CampaignEnd campaign(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop,
+                                    std::function<void(Term&)> work);
 
 // Host name + "-" + 12 random hex digits, e.g. `web-7-3f9a2c01b2d4`; the host
 // name is cut so that the whole fits a lease owner (lease.h), and bytes that
@@ -180,5 +182,17 @@ class FORGEMETER_API LeaseNames {
   std::shared_ptr<Impl> impl_ = make_impl();
   static std::shared_ptr<Impl> make_impl();
 };
+
+// The spellings before campaign(), CampaignEnd and check_campaign_spec(), for
+// one release.
+using RunEnd [[deprecated("use CampaignEnd")]] = CampaignEnd;
+[[deprecated("use forgemeter::campaign()")]] inline CampaignEnd run(LeaseStore& store, const CampaignSpec& spec,
+                                                                    std::stop_token stop,
+                                                                    std::function<void(Term&)> work) {
+  return campaign(store, spec, std::move(stop), std::move(work));
+}
+[[deprecated("use check_campaign_spec()")]] inline std::string campaign_spec_error(const CampaignSpec& spec) {
+  return check_campaign_spec(spec).value_or("");
+}
 
 }  // namespace forgemeter

@@ -8,20 +8,21 @@
 //                       while (!term.stop_token().stop_requested()) sweep_once(transport);
 //                     });
 //
-// elect() campaigns (run(), forgemeter/campaign.h) on the lease named after the
-// lane, running `work` for each term with the calling thread in that lane, and
-// gates the lane on `transport` before its first attempt: a request in the
-// lane, from any thread, is sent only while the current Term::valid() (asked
-// before every hop), else refused unsent (lane_refused, `refused` on the
+// elect() campaigns (campaign(), forgemeter/campaign.h) on the lease named
+// after the lane, running `work` for each term with the calling thread in that
+// lane, and gates the lane on `transport` before its first attempt: a request
+// in the lane, from any thread, is sent only while the current Term::valid()
+// (asked before every hop), else refused unsent (lane_refused, `refused` on the
 // answers line), so a deposed replica late to see its stop cannot spend the
 // budget. The lane stays gated after elect() returns, until ungate_lane(lane).
 //
-// Thread-safety: as run(); the gate may be asked from any thread. Ownership:
-// `transport` and `store` are borrowed and must outlive elect(); the gate
-// shares what it reads, so the transport may outlive elect() with it in place.
-// Errors: std::invalid_argument, before anything is gated or sent, for the
-// lane `other`, a spec.name other than the lane's, an unusable spec or an
-// empty work; otherwise as run() (work's exception propagates after release).
+// Thread-safety: as campaign(); the gate may be asked from any thread.
+// Ownership: `transport` and `store` are borrowed and must outlive elect(); the
+// gate shares what it reads, so the transport may outlive elect() with it in
+// place. Errors: std::invalid_argument, before anything is gated or sent, for
+// the lane `other`, a spec.name other than the lane's, an unusable spec or an
+// empty work; otherwise as campaign() (work's exception propagates after
+// release).
 #pragma once
 
 #include <functional>
@@ -34,7 +35,7 @@
 namespace forgemeter {
 
 // spec.name may be left empty: it becomes lane.name().
-FORGEMETER_API RunEnd elect(Transport& transport, Lane lane, LeaseStore& store, CampaignSpec spec, std::stop_token stop,
-                            std::function<void(Term&)> work);
+FORGEMETER_API CampaignEnd elect(Transport& transport, Lane lane, LeaseStore& store, CampaignSpec spec,
+                                 std::stop_token stop, std::function<void(Term&)> work);
 
 }  // namespace forgemeter

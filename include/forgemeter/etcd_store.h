@@ -2,7 +2,7 @@
 //
 //   auto options = forgemeter::EtcdStoreOptions::from_uri("etcd://10.0.0.1:2379,10.0.0.2:2379/forgemeter/leases");
 //   forgemeter::EtcdStore store(options);
-//   forgemeter::run(store, spec, stop, work);   // forgemeter/campaign.h
+//   forgemeter::campaign(store, spec, stop, work);   // forgemeter/campaign.h
 //
 // Keeps the contract of forgemeter/lease.h (the conformance suite checks it)
 // over etcd's JSON gateway (/v3/kv/range, /v3/kv/txn; etcd 3.4 and later)
@@ -82,7 +82,7 @@ class FORGEMETER_API EtcdStore final : public LeaseStore {
   LeaseResult renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                     const Deadline& deadline) override;
   LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) override;
-  LeaseResult inspect(std::string_view name, const Deadline& deadline) override;
+  LeaseState inspect(std::string_view name, const Deadline& deadline) override;
 
  private:
   struct Impl;

@@ -15,7 +15,8 @@
 //
 // Thread-safety: Lane is immutable; LaneScope affects only its own thread.
 // Errors: the throwing constructor throws std::invalid_argument saying which
-// rule (at Lane below) the name broke; Lane::parse() is the non-throwing form.
+// rule (at Lane below) the name broke; Lane::parse() is the non-throwing form
+// and Lane::check() says why a name is refused (nullopt: it is not).
 #pragma once
 
 #include "forgemeter/export.h"
@@ -24,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace forgemeter {
 
@@ -38,11 +40,20 @@ class FORGEMETER_API Lane {
   // The lane of untagged requests.
   static Lane other() noexcept;
 
-  // Non-throwing: the lane, or nullopt with the reason in *error when given.
-  static std::optional<Lane> parse(std::string_view name, std::string* error = nullptr);
+  // Non-throwing: the lane, or nullopt when check(name) refuses it.
+  static std::optional<Lane> parse(std::string_view name);
 
   // Why `name` is not a valid lane to tag with, or nullopt when it is.
   static std::optional<std::string> check(std::string_view name);
+
+  // The spelling before check(), for one release.
+  [[deprecated("use check(name), then parse(name)")]] static std::optional<Lane> parse(std::string_view name,
+                                                                                       std::string* error) {
+    auto why = check(name);
+    if (!why) return parse(name);
+    if (error) *error = std::move(*why);
+    return std::nullopt;
+  }
 
   std::string_view name() const noexcept;
   bool is_other() const noexcept;

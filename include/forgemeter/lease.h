@@ -14,14 +14,16 @@
 // the answer did not arrive, NOT that nothing happened.
 //
 // Thread-safety: every store may be called from many threads at once.
-// Errors: outcomes are values (LeaseResult); store methods never throw except
-// std::bad_alloc. Constructors throw std::invalid_argument on unusable options.
+// Errors: outcomes are values (LeaseResult; inspect's LeaseState); store
+// methods never throw except std::bad_alloc. Constructors throw
+// std::invalid_argument on unusable options.
 #pragma once
 
 #include "forgemeter/export.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,11 +33,13 @@ namespace forgemeter {
 
 inline constexpr std::size_t kLeaseTextMaxBytes = 200;  // longest name or owner
 
+// What acquire, renew and release answered; each call answers only its own
+// (at LeaseStore below), no_answer and invalid being every call's.
 enum class LeaseStatus : std::uint8_t {
-  granted,    // acquire took or extended the lease; renew extended it; inspect: held
+  granted,    // acquire took or extended the lease; renew extended it
   refused,    // acquire: another owner holds it; renew: the caller does not hold it
   released,   // release freed the caller's lease
-  not_held,   // release of a lease nobody holds: nothing to do; inspect: free
+  not_held,   // release of a lease nobody holds: nothing to do
   lost,       // release: another owner holds it; nothing changed
   no_answer,  // the store did not answer by the deadline (the write may have landed)
   invalid,    // an argument broke the contract; nothing written
@@ -62,6 +66,28 @@ struct FORGEMETER_API LeaseResult {
 
   bool answered() const { return status != LeaseStatus::no_answer && status != LeaseStatus::invalid; }
 };
+
+// What inspect() answered: the lease as the store holds it — by whom, until
+// when, in which term. `holder`, `expiry` and `term` are as at LeaseResult
+// (free: holder "", expiry the epoch, the term the last one, kept).
+struct FORGEMETER_API LeaseState {
+  enum class Status : std::uint8_t {
+    held,       // someone holds it, even past its expiry: compare `expiry` with your clock
+    free,       // nobody holds it: never taken, or released
+    no_answer,  // the store did not answer by the deadline
+    invalid,    // the name broke the contract; nothing read
+  };
+  Status status = Status::no_answer;
+  std::string holder{};
+  UtcMillis expiry{};
+  std::uint64_t term = 0;
+  std::string error{};  // for no_answer and invalid: what went wrong, for a log line
+
+  bool answered() const { return status == Status::held || status == Status::free; }
+};
+
+// "held", "free", "no_answer", "invalid" (the enumerator's name).
+FORGEMETER_API std::string_view to_string(LeaseState::Status s) noexcept;
 
 // The contract of every store:
 //   * Instants are the caller's clock (`now`, UTC) and are kept to the
@@ -91,30 +117,48 @@ class FORGEMETER_API LeaseStore {
   // Takes the lease until now+ttl when it is free, expired at `now` (expiry
   // <= now: expiry is inclusive), or already the caller's; else `refused`,
   // with the holder and its expiry.
+  // Answers: granted, refused, no_answer, invalid.
   virtual LeaseResult acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                               const Deadline& deadline) = 0;
   // Extends only the caller's own lease (even one past its expiry that nobody
   // took); never creates or takes one: `refused` otherwise.
+  // Answers: granted, refused, no_answer, invalid.
   virtual LeaseResult renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                             const Deadline& deadline) = 0;
   // Frees the caller's lease (`released`); a no-op on a free lease
   // (`not_held`); answers `lost`, changing nothing, when another owner holds
   // it. The caller's lease past its expiry is still the caller's.
+  // Answers: released, not_held, lost, no_answer, invalid.
   virtual LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) = 0;
-  // For operators: `granted` when someone holds it (even past its expiry: the
-  // caller compares `expiry` with its own clock), `not_held` when free.
-  virtual LeaseResult inspect(std::string_view name, const Deadline& deadline) = 0;
+  // For operators: who holds the lease, until when, in which term; changes
+  // nothing. Answers: held, free, no_answer, invalid.
+  virtual LeaseState inspect(std::string_view name, const Deadline& deadline) = 0;
 };
 
-// Why the arguments break the contract, or empty when they do not. Every store
-// calls these first; exposed so callers can validate early.
-FORGEMETER_API std::string lease_args_error(std::string_view name, std::string_view owner,
-                                            Duration ttl);                                   // acquire, renew
-FORGEMETER_API std::string lease_args_error(std::string_view name, std::string_view owner);  // release
-FORGEMETER_API std::string lease_name_error(std::string_view name);                          // inspect
+// Why the arguments break the contract, or nullopt when they do not. Every
+// store calls these first; exposed so callers can validate early.
+FORGEMETER_API std::optional<std::string> check_lease_args(std::string_view name, std::string_view owner,
+                                                           Duration ttl);  // acquire, renew
+FORGEMETER_API std::optional<std::string> check_lease_args(std::string_view name,
+                                                           std::string_view owner);  // release
+FORGEMETER_API std::optional<std::string> check_lease_name(std::string_view name);   // inspect
 
 // The stores' millisecond truncation of an instant and of a TTL (floor).
 FORGEMETER_API UtcMillis lease_stamp(WallTime now) noexcept;
 FORGEMETER_API std::chrono::milliseconds lease_ttl(Duration ttl) noexcept;
+
+// The spellings before check_lease_args() and check_lease_name(), for one
+// release: the reason, or "" when valid.
+[[deprecated("use check_lease_args()")]] inline std::string lease_args_error(std::string_view name,
+                                                                             std::string_view owner, Duration ttl) {
+  return check_lease_args(name, owner, ttl).value_or("");
+}
+[[deprecated("use check_lease_args()")]] inline std::string lease_args_error(std::string_view name,
+                                                                             std::string_view owner) {
+  return check_lease_args(name, owner).value_or("");
+}
+[[deprecated("use check_lease_name()")]] inline std::string lease_name_error(std::string_view name) {
+  return check_lease_name(name).value_or("");
+}
 
 }  // namespace forgemeter

@@ -40,7 +40,7 @@ class FORGEMETER_API MemoryStore final : public LeaseStore {
   LeaseResult renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                     const Deadline& deadline) override;
   LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) override;
-  LeaseResult inspect(std::string_view name, const Deadline& deadline) override;
+  LeaseState inspect(std::string_view name, const Deadline& deadline) override;
 
   // Number of names ever taken (released ones keep their term, so they stay).
   std::size_t size() const;

@@ -1,7 +1,7 @@
 // forgemeter/postgres_store.h — the lease store shared by replicas, on PostgreSQL.
 //
 //   forgemeter::PostgresStore store({.conninfo = "host=db.internal dbname=app user=svc"});
-//   forgemeter::run(store, spec, stop, work);   // forgemeter/campaign.h
+//   forgemeter::campaign(store, spec, stop, work);   // forgemeter/campaign.h
 //
 // Keeps the contract of forgemeter/lease.h (the conformance suite checks it):
 // live leases in an UNLOGGED <table>, fencing terms in a logged <table>_terms
@@ -68,7 +68,7 @@ class FORGEMETER_API PostgresStore final : public LeaseStore {
   LeaseResult renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                     const Deadline& deadline) override;
   LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) override;
-  LeaseResult inspect(std::string_view name, const Deadline& deadline) override;
+  LeaseState inspect(std::string_view name, const Deadline& deadline) override;
 
   // The migration statements that create both tables (CREATE ... IF NOT
   // EXISTS). Throws std::invalid_argument for a bad table name.

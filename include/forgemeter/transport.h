@@ -119,6 +119,7 @@ struct FORGEMETER_API Response {
   std::vector<Hop> hops;   // in order; empty only when nothing was attempted
   TransportError error;
 
+  // Whether the exchange succeeded: the one test of failure; `error` says why not.
   bool ok() const noexcept { return !error; }
   // First value of a header of the last answer (any case), or nullopt.
   std::optional<std::string_view> header(std::string_view name) const noexcept;

@@ -14,7 +14,6 @@
 
 #include <curl/curl.h>
 #include <fmt/format.h>
-#include <libpq-fe.h>
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
@@ -23,10 +22,14 @@
 #include "cli/man_section.h"
 #include "cli/parse_error.h"
 #include "cli/words.h"
+#include "core/components.h"
 #include "core/output.h"
 #include "core/terminal_text.h"
 #include "forgemeter/version.h"
 #include "lease/uri/secrets.h"
+#if FORGEMETER_HAS_POSTGRES
+#include <libpq-fe.h>
+#endif
 
 namespace {
 
@@ -46,8 +49,12 @@ std::string help_hint(const CLI::App& root) {
 // `forgemeter --version`: ours, then the libraries that do the work, as curl
 // prints its own.
 std::string version_text() {
+#if FORGEMETER_HAS_POSTGRES
   const int pq = PQlibVersion();
   return fmt::format("forgemeter {} ({}; libpq {}.{})", forgemeter::version(), curl_version(), pq / 10000, pq % 10000);
+#else
+  return fmt::format("forgemeter {} ({})", forgemeter::version(), curl_version());
+#endif
 }
 
 // As GNU's close_stdout: output that could not be written (a full disk, a

@@ -48,11 +48,8 @@ std::optional<std::string> Lane::check(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<Lane> Lane::parse(std::string_view name, std::string* error) {
-  if (auto why = check(name)) {
-    if (error) *error = *why;
-    return std::nullopt;
-  }
+std::optional<Lane> Lane::parse(std::string_view name) {
+  if (check(name)) return std::nullopt;
   static auto* names PT_GUARDED_BY(table_mutex()) = new std::unordered_map<std::string, std::unique_ptr<Interned>>;
   core_detail::MutexLock lock(table_mutex());
   auto& slot = (*names)[std::string(name)];
@@ -61,14 +58,12 @@ std::optional<Lane> Lane::parse(std::string_view name, std::string* error) {
 }
 
 Lane::Lane(std::string_view name) : p_(nullptr) {
-  std::string why;
-  auto lane = parse(name, &why);
-  if (!lane) {
+  if (auto why = check(name)) {
     std::string shown;
     for (char c : name.substr(0, 64)) shown += (c >= 0x20 && c < 0x7f) ? c : '?';
-    throw std::invalid_argument("invalid lane \"" + shown + "\": " + why);
+    throw std::invalid_argument("invalid lane \"" + shown + "\": " + *why);
   }
-  p_ = lane->p_;
+  p_ = parse(name)->p_;
 }
 
 Lane Lane::other() noexcept { return Lane(static_cast<const Interned*>(nullptr)); }

@@ -28,19 +28,19 @@ struct CurrentTerm {
 
 }  // namespace
 
-RunEnd elect(Transport& transport, Lane lane, LeaseStore& store, CampaignSpec spec, std::stop_token stop,
-             std::function<void(Term&)> work) {
+CampaignEnd elect(Transport& transport, Lane lane, LeaseStore& store, CampaignSpec spec, std::stop_token stop,
+                  std::function<void(Term&)> work) {
   if (lane.is_other()) throw std::invalid_argument("elect: the lane of untagged requests (`other`) cannot be elected");
   if (spec.name.empty()) spec.name = std::string(lane.name());
   if (spec.name != lane.name())
     throw std::invalid_argument("elect: the lease of lane `" + std::string(lane.name()) +
                                 "` is named after it; leave CampaignSpec::name empty");
-  if (auto e = campaign_spec_error(spec); !e.empty()) throw std::invalid_argument("elect: " + e);
+  if (auto why = check_campaign_spec(spec)) throw std::invalid_argument("elect: " + *why);
   if (!work) throw std::invalid_argument("elect: no work given");
 
   auto current = std::make_shared<CurrentTerm>();
   transport.gate_lane(lane, [current] { return current->valid(); });
-  return run(store, spec, std::move(stop), [&, current](Term& term) {
+  return campaign(store, spec, std::move(stop), [&, current](Term& term) {
     current->set(term);
     LaneScope scope{lane};
     work(term);

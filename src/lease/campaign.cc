@@ -1,7 +1,7 @@
-// run(): the campaign loop — campaign, serve a term, step down fail-closed
+// campaign(): the campaign loop — campaign, serve a term, step down fail-closed
 // (the timing contract is in forgemeter/campaign.h).
 //
-// One Campaign per run() call; its methods run on the campaign thread (the
+// One Campaign per campaign() call; its methods run on the campaign thread (the
 // caller's), the only writer of the Term::State it hands out. Work runs on a
 // thread per term; events go out on the EventPump's thread.
 #include <algorithm>
@@ -65,7 +65,7 @@ class Campaign {
         text_(spec.name, spec.owner),
         events_(spec.on_event) {}
 
-  RunEnd run() {
+  CampaignEnd run() {
     SteadyTime next = clock_.steady_now();
     while (!stop_.stop_requested()) {
       if (!clock_.wait_until(next, stop_)) break;
@@ -83,12 +83,12 @@ class Campaign {
         break;
       }
       Ending how = serve(r.term, sent);
-      if (how == Ending::stopped) return RunEnd::stopped;
-      if (how == Ending::work_returned) return RunEnd::work_returned;
-      if (spec_.on_loss == OnLoss::stop) return RunEnd::term_ended;
+      if (how == Ending::stopped) return CampaignEnd::stopped;
+      if (how == Ending::work_returned) return CampaignEnd::work_returned;
+      if (spec_.on_loss == OnLoss::stop) return CampaignEnd::term_ended;
       next = clock_.steady_now();
     }
-    return RunEnd::stopped;
+    return CampaignEnd::stopped;
   }
 
  private:
@@ -216,11 +216,12 @@ class Campaign {
 
 }  // namespace
 
-RunEnd run(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop, std::function<void(Term&)> work) {
-  if (auto e = campaign_spec_error(spec); !e.empty()) throw std::invalid_argument(e);
+CampaignEnd campaign(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop,
+                     std::function<void(Term&)> work) {
+  if (auto why = check_campaign_spec(spec)) throw std::invalid_argument(*why);
   if (!work) throw std::invalid_argument("campaign: no work given");
-  Campaign campaign(store, spec, std::move(stop), work);
-  return campaign.run();
+  Campaign loop(store, spec, std::move(stop), work);
+  return loop.run();
 }
 
 }  // namespace forgemeter

@@ -11,10 +11,10 @@ Duration default_window(Duration ttl) { return ttl - (ttl + std::chrono::nanosec
 
 }  // namespace
 
-std::string campaign_spec_error(const CampaignSpec& spec) {
+std::optional<std::string> check_campaign_spec(const CampaignSpec& spec) {
   using namespace std::chrono;
   using core_detail::duration_text;
-  if (auto e = lease_args_error(spec.name, spec.owner); !e.empty()) return "campaign: " + e;
+  if (auto why = check_lease_args(spec.name, spec.owner)) return "campaign: " + *why;
   const auto ttl = lease_ttl(spec.ttl);
   if (ttl < kMinCampaignTtl)
     return fmt::format("campaign: TTL {} is under {} (renewals every TTL/3 need at least 1ms)", duration_text(spec.ttl),
@@ -31,7 +31,7 @@ std::string campaign_spec_error(const CampaignSpec& spec) {
       return fmt::format("campaign: serving window {} must be from {} (TTL/3 + 1ms) to {} (TTL − TTL/6) for TTL {}",
                          duration_text(w), duration_text(lo), duration_text(hi), duration_text(ttl));
   }
-  return {};
+  return std::nullopt;
 }
 
 Duration serving_window(const CampaignSpec& spec) {
@@ -52,11 +52,11 @@ std::string_view to_string(LeaseEvent::Kind k) noexcept {
   return "unknown";
 }
 
-std::string_view to_string(RunEnd e) noexcept {
+std::string_view to_string(CampaignEnd e) noexcept {
   switch (e) {
-    case RunEnd::stopped: return "stopped";
-    case RunEnd::work_returned: return "work_returned";
-    case RunEnd::term_ended: return "term_ended";
+    case CampaignEnd::stopped: return "stopped";
+    case CampaignEnd::work_returned: return "work_returned";
+    case CampaignEnd::term_ended: return "term_ended";
   }
   return "unknown";
 }

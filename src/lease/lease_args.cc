@@ -1,5 +1,5 @@
 // Validation of store arguments, the stores' millisecond truncation, and the
-// names of LeaseStatus (forgemeter/lease.h).
+// names of LeaseStatus and LeaseState::Status (forgemeter/lease.h).
 #include <fmt/format.h>
 
 #include "core/duration_text.h"
@@ -52,7 +52,7 @@ std::size_t bad_utf8_at(std::string_view s) {
   return std::string_view::npos;
 }
 
-std::string text_error(std::string_view what, std::string_view v) {
+std::optional<std::string> check_text(std::string_view what, std::string_view v) {
   if (v.empty()) return fmt::format("lease {} is empty", what);
   if (v.size() > kLeaseTextMaxBytes)
     return fmt::format("lease {} is {} bytes long (at most {})", what, v.size(), kLeaseTextMaxBytes);
@@ -63,7 +63,7 @@ std::string text_error(std::string_view what, std::string_view v) {
   bool blank = true;
   for (char c : v) blank = blank && ascii_space(static_cast<unsigned char>(c));
   if (blank) return fmt::format("lease {} is blank (only whitespace)", what);
-  return {};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -81,18 +81,28 @@ std::string_view to_string(LeaseStatus s) noexcept {
   return "unknown";
 }
 
-std::string lease_name_error(std::string_view name) { return text_error("name", name); }
-
-std::string lease_args_error(std::string_view name, std::string_view owner) {
-  if (auto e = text_error("name", name); !e.empty()) return e;
-  return text_error("owner", owner);
+std::string_view to_string(LeaseState::Status s) noexcept {
+  switch (s) {
+    case LeaseState::Status::held: return "held";
+    case LeaseState::Status::free: return "free";
+    case LeaseState::Status::no_answer: return "no_answer";
+    case LeaseState::Status::invalid: return "invalid";
+  }
+  return "unknown";
 }
 
-std::string lease_args_error(std::string_view name, std::string_view owner, Duration ttl) {
-  if (auto e = lease_args_error(name, owner); !e.empty()) return e;
+std::optional<std::string> check_lease_name(std::string_view name) { return check_text("name", name); }
+
+std::optional<std::string> check_lease_args(std::string_view name, std::string_view owner) {
+  if (auto why = check_text("name", name)) return why;
+  return check_text("owner", owner);
+}
+
+std::optional<std::string> check_lease_args(std::string_view name, std::string_view owner, Duration ttl) {
+  if (auto why = check_lease_args(name, owner)) return why;
   if (lease_ttl(ttl) < std::chrono::milliseconds(1))
     return fmt::format("lease TTL {} is under 1ms", core_detail::duration_text(ttl));
-  return {};
+  return std::nullopt;
 }
 
 UtcMillis lease_stamp(WallTime now) noexcept { return std::chrono::floor<std::chrono::milliseconds>(now); }

@@ -16,7 +16,7 @@ struct LeaseNames::Impl {
 std::shared_ptr<LeaseNames::Impl> LeaseNames::make_impl() { return std::make_shared<Impl>(); }
 
 std::string_view LeaseNames::claim(std::string_view name) {
-  if (auto e = lease_name_error(name); !e.empty()) throw std::invalid_argument("LeaseNames::claim: " + e);
+  if (auto why = check_lease_name(name)) throw std::invalid_argument("LeaseNames::claim: " + *why);
   core_detail::MutexLock lock(impl_->mu);
   auto [it, inserted] = impl_->names.emplace(name);
   if (!inserted)

@@ -11,6 +11,7 @@ namespace {
 using lease_detail::answer;
 using lease_detail::failure;
 using lease_detail::LeaseRecord;
+using lease_detail::state_of;
 using lease_detail::Step;
 
 // The call never waits, so a stop can only have come before it.
@@ -54,7 +55,7 @@ MemoryStore::~MemoryStore() = default;
 
 LeaseResult MemoryStore::acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                                  const Deadline& deadline) {
-  if (auto e = lease_args_error(name, owner, ttl); !e.empty()) return failure(LeaseStatus::invalid, std::move(e));
+  if (auto why = check_lease_args(name, owner, ttl)) return failure(LeaseStatus::invalid, std::move(*why));
   if (deadline.over()) return too_late(deadline);
   const UtcMillis at = lease_stamp(now), until = at + lease_ttl(ttl);
   return impl_->apply(name, [&](LeaseRecord& r) { return lease_detail::acquire_step(r, owner, at, until); });
@@ -62,24 +63,23 @@ LeaseResult MemoryStore::acquire(std::string_view name, std::string_view owner, 
 
 LeaseResult MemoryStore::renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                                const Deadline& deadline) {
-  if (auto e = lease_args_error(name, owner, ttl); !e.empty()) return failure(LeaseStatus::invalid, std::move(e));
+  if (auto why = check_lease_args(name, owner, ttl)) return failure(LeaseStatus::invalid, std::move(*why));
   if (deadline.over()) return too_late(deadline);
   const UtcMillis until = lease_stamp(now) + lease_ttl(ttl);
   return impl_->apply(name, [&](LeaseRecord& r) { return lease_detail::renew_step(r, owner, until); });
 }
 
 LeaseResult MemoryStore::release(std::string_view name, std::string_view owner, const Deadline& deadline) {
-  if (auto e = lease_args_error(name, owner); !e.empty()) return failure(LeaseStatus::invalid, std::move(e));
+  if (auto why = check_lease_args(name, owner)) return failure(LeaseStatus::invalid, std::move(*why));
   if (deadline.over()) return too_late(deadline);
   return impl_->apply(name, [&](LeaseRecord& r) { return lease_detail::release_step(r, owner); });
 }
 
-LeaseResult MemoryStore::inspect(std::string_view name, const Deadline& deadline) {
-  if (auto e = lease_name_error(name); !e.empty()) return failure(LeaseStatus::invalid, std::move(e));
-  if (deadline.over()) return too_late(deadline);
+LeaseState MemoryStore::inspect(std::string_view name, const Deadline& deadline) {
+  if (auto why = check_lease_name(name)) return state_of(failure(LeaseStatus::invalid, std::move(*why)));
+  if (deadline.over()) return state_of(too_late(deadline));
   core_detail::MutexLock lock(impl_->mu);
-  const LeaseRecord& r = impl_->find(name);
-  return answer(lease_detail::inspect_status(r), r);
+  return state_of(impl_->find(name));
 }
 
 std::size_t MemoryStore::size() const {

@@ -34,8 +34,16 @@ Step release_step(LeaseRecord& record, std::string_view owner) {
   return {LeaseStatus::released, true};
 }
 
-LeaseStatus inspect_status(const LeaseRecord& record) {
-  return record.holder.empty() ? LeaseStatus::not_held : LeaseStatus::granted;
+LeaseState state_of(const LeaseRecord& record) {
+  using S = LeaseState::Status;
+  return {record.holder.empty() ? S::free : S::held, record.holder, record.expiry, record.term, {}};
+}
+
+LeaseState state_of(LeaseResult result) {
+  using S = LeaseState::Status;
+  if (result.status == LeaseStatus::no_answer || result.status == LeaseStatus::invalid)
+    return {result.status == LeaseStatus::invalid ? S::invalid : S::no_answer, {}, {}, 0, std::move(result.error)};
+  return state_of(LeaseRecord{std::move(result.holder), result.expiry, result.term});
 }
 
 LeaseResult answer(LeaseStatus status, const LeaseRecord& record) {

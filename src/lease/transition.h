@@ -1,6 +1,6 @@
 // Internal: the lease contract's rules (forgemeter/lease.h) as pure functions
-// of a lease's record: what acquire, renew and release answer, and the record
-// they leave. The memory store applies them under its mutex; the etcd store
+// of a lease's record: what acquire, renew and release answer, the record
+// they leave, and the state inspect reads. The memory store applies them under its mutex; the etcd store
 // applies them to the record it read and writes the result in one
 // compare-and-swap transaction. One place for the rules, so stores cannot
 // drift apart.
@@ -35,8 +35,11 @@ struct Step {
 Step acquire_step(LeaseRecord& record, std::string_view owner, UtcMillis at, UtcMillis until);
 Step renew_step(LeaseRecord& record, std::string_view owner, UtcMillis until);
 Step release_step(LeaseRecord& record, std::string_view owner);
-// inspect: granted when held (even past its expiry), not_held when free.
-LeaseStatus inspect_status(const LeaseRecord& record);
+// inspect's answer: held when the record has a holder (even past its
+// expiry), else free. From a call's result: the same when it was answered;
+// else its no_answer or invalid, with its error.
+LeaseState state_of(const LeaseRecord& record);
+LeaseState state_of(LeaseResult result);
 
 LeaseResult answer(LeaseStatus status, const LeaseRecord& record);
 LeaseResult failure(LeaseStatus status, std::string error);

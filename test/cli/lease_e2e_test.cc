@@ -1,6 +1,7 @@
 // `forgemeter lease run` / `lease status` as processes: on the memory store
 // (one process), and three processes campaigning on the test PostgreSQL and
-// on a three-member etcd cluster.
+// on a three-member etcd cluster (each when this build has that store; a
+// store it does not have is refused, saying so).
 #include <doctest/doctest.h>
 
 #include <signal.h>
@@ -13,9 +14,10 @@
 #include <sstream>
 #include <thread>
 
+#include "core/components.h"
 #include "process.h"
 #include "support/skips.h"
-#ifdef FORGEMETER_TEST_ETCD
+#if FORGEMETER_HAS_ETCD
 #include "support/etcd_cluster.h"
 #endif
 
@@ -254,6 +256,7 @@ void three_processes(const std::string& pg) {
 
 }  // namespace
 
+#if FORGEMETER_HAS_POSTGRES
 TEST_CASE(
     "three processes on PostgreSQL: one CMD at a time, SIGKILL and a clean stop hand over, a stalled "
     "holder's CMD ends on resume") {
@@ -268,8 +271,9 @@ TEST_CASE(
   }
   three_processes(pg);
 }
+#endif
 
-#ifdef FORGEMETER_TEST_ETCD
+#if FORGEMETER_HAS_ETCD
 TEST_CASE("three processes on a three-member etcd cluster: the same, through etcd:// URIs") {
   if (!fmtest::EtcdCluster::available()) {
     fmtest::skipped("no etcd binary on PATH (Debian package etcd-server): the etcd lease test did not run");
@@ -277,6 +281,26 @@ TEST_CASE("three processes on a three-member etcd cluster: the same, through etc
   }
   fmtest::EtcdCluster cluster(3);
   three_processes(cluster.uri("/cli-e2e/"));
+}
+#endif
+
+#if !FORGEMETER_HAS_POSTGRES || !FORGEMETER_HAS_ETCD
+TEST_CASE("a store this build does not have: lease run and lease status exit 2 and say so, its password unshown") {
+  std::vector<std::pair<std::string, std::string>> absent;  // a store URI, the words of the refusal
+  if (!FORGEMETER_HAS_POSTGRES) {
+    absent.emplace_back("postgresql://svc:hunter2@127.0.0.1:1/app", "built without PostgreSQL support");
+    absent.emplace_back("host=127.0.0.1 password=hunter2", "built without PostgreSQL support");
+  }
+  if (!FORGEMETER_HAS_ETCD) absent.emplace_back("etcd://svc:hunter2@127.0.0.1:1/leases/", "built without etcd support");
+  for (const auto& [store, words] : absent) {
+    CAPTURE(store);
+    for (const auto& r : {run_process({forgemeter_bin(), "lease", "run", "--store", store, "n", "--", "true"}),
+                          run_process({forgemeter_bin(), "lease", "status", "--store", store, "n"})}) {
+      CHECK(r.exit_code == 2);
+      CHECK(r.err.find(words) != std::string::npos);
+      CHECK(r.err.find("hunter2") == std::string::npos);
+    }
+  }
 }
 #endif
 

@@ -3,7 +3,7 @@
 #include <atomic>
 #include <thread>
 
-#include "forgemeter/clock.h"
+#include "forgemeter/testing/manual_clock.h"
 
 using namespace std::chrono_literals;
 using forgemeter::ManualClock;

@@ -4,7 +4,7 @@
 //
 // What counts as an example:
 //   * Markdown: a fenced block opened by ```cpp or ```c++.
-//   * A public header (include/forgemeter/*.h): a run of comment lines indented
+//   * A public header (include/forgemeter/*.h, testing/*.h): a run of comment lines indented
 //     at least two spaces deeper than prose (`//   code`) that reads as code:
 //     one of its lines holds `forgemeter::` or ends (before any trailing `//`
 //     comment) with `;`, `{` or `}`, and none of its lines is a bullet (`* `).
@@ -157,8 +157,9 @@ int main(int argc, char** argv) {
   std::vector<Block> markdown = markdown_blocks(root / "README.md", root), headers;
   for (const auto& p : files(root / "docs", ".md"))
     for (auto& b : markdown_blocks(p, root)) markdown.push_back(std::move(b));
-  for (const auto& p : files(root / "include" / "forgemeter", ".h"))
-    for (auto& b : header_blocks(p, root)) headers.push_back(std::move(b));
+  for (const auto& dir : {root / "include" / "forgemeter", root / "include" / "forgemeter" / "testing"})
+    for (const auto& p : files(dir, ".h"))
+      for (auto& b : header_blocks(p, root)) headers.push_back(std::move(b));
   std::vector<Lines> examples;
   for (const auto& p : files(root / "examples", ".cc")) {
     examples.emplace_back();

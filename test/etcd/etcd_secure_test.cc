@@ -18,6 +18,7 @@ using namespace std::chrono_literals;
 using fmtest::EtcdCluster;
 using forgemeter::EtcdStore;
 using forgemeter::EtcdStoreOptions;
+using forgemeter::LeaseState;
 using forgemeter::LeaseStatus;
 using forgemeter::test::run_process;
 using forgemeter::test::TempDir;
@@ -75,17 +76,17 @@ TEST_CASE("etcd over TLS with client certificates: the CA's client connects; a s
 
   EtcdStore stranger(
       EtcdStoreOptions::from_uri(uri + "&cert=" + d.file("stranger.pem") + "&key=" + d.file("stranger.key")));
-  r = stranger.inspect("sweep", soon());
-  INFO(r.error);
-  CHECK(r.status == LeaseStatus::no_answer);
-  CHECK(r.error.find("permanent") != std::string::npos);
+  const LeaseState stranger_saw = stranger.inspect("sweep", soon());
+  INFO(stranger_saw.error);
+  CHECK(stranger_saw.status == LeaseState::Status::no_answer);
+  CHECK(stranger_saw.error.find("permanent") != std::string::npos);
 
   EtcdStore untrusting(EtcdStoreOptions::from_uri(cluster.uri("/tls/") + "?cacert=" + d.file("other-ca.pem") +
                                                   "&cert=" + d.file("client.pem") + "&key=" + d.file("client.key")));
-  r = untrusting.inspect("sweep", soon());
-  INFO(r.error);
-  CHECK(r.status == LeaseStatus::no_answer);
-  CHECK(r.error.find("permanent") != std::string::npos);
+  const LeaseState untrusting_saw = untrusting.inspect("sweep", soon());
+  INFO(untrusting_saw.error);
+  CHECK(untrusting_saw.status == LeaseState::Status::no_answer);
+  CHECK(untrusting_saw.error.find("permanent") != std::string::npos);
 }
 
 TEST_CASE(
@@ -110,18 +111,18 @@ TEST_CASE(
   CHECK(r.status == LeaseStatus::granted);
 
   EtcdStore wrong(EtcdStoreOptions::from_uri("etcd://root:not-it@" + cluster.uri("/auth/").substr(7)));
-  r = wrong.inspect("sweep", soon());
-  INFO(r.error);
-  CHECK(r.status == LeaseStatus::no_answer);
-  CHECK(r.error.find("permanent") != std::string::npos);
-  CHECK(r.error.find("root") != std::string::npos);
-  CHECK(r.error.find("not-it") == std::string::npos);
+  const LeaseState wrong_saw = wrong.inspect("sweep", soon());
+  INFO(wrong_saw.error);
+  CHECK(wrong_saw.status == LeaseState::Status::no_answer);
+  CHECK(wrong_saw.error.find("permanent") != std::string::npos);
+  CHECK(wrong_saw.error.find("root") != std::string::npos);
+  CHECK(wrong_saw.error.find("not-it") == std::string::npos);
 
   EtcdStore anonymous(EtcdStoreOptions::from_uri(cluster.uri("/auth/")));
-  r = anonymous.inspect("sweep", soon());
-  INFO(r.error);
-  CHECK(r.status == LeaseStatus::no_answer);
-  CHECK(r.error.find("permanent") != std::string::npos);
+  const LeaseState anonymous_saw = anonymous.inspect("sweep", soon());
+  INFO(anonymous_saw.error);
+  CHECK(anonymous_saw.status == LeaseState::Status::no_answer);
+  CHECK(anonymous_saw.error.find("permanent") != std::string::npos);
 }
 
 TEST_SUITE_END();

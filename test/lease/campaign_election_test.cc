@@ -31,8 +31,8 @@ TEST_CASE("campaign: elected at once, renews every TTL/3 from the sending, keeps
   CHECK(a->events().size() == 1);  // elected, nothing else
   a->stop();
   REQUIRE(a->await_finished());
-  CHECK(a->end() == RunEnd::stopped);
-  CHECK(sim.inspect().status == LeaseStatus::not_held);
+  CHECK(a->end() == CampaignEnd::stopped);
+  CHECK(sim.inspect().status == LeaseState::Status::free);
   CHECK(a->serving_terms() == 0);
   CHECK(a->texts(Kind::released) ==
         std::vector<std::string>{"lease \"merge-gate-sweeper\": host-a released the lease (term 1)"});
@@ -66,11 +66,11 @@ TEST_CASE(
     const SteadyTime stopped_at = sim.clock.steady_now();
     (*it)->stop();
     REQUIRE((*it)->await_finished());
-    CHECK((*it)->end() == RunEnd::stopped);
+    CHECK((*it)->end() == CampaignEnd::stopped);
     cs.erase(it);
     --running;
     REQUIRE(sim.step_until(
-        running, [&] { return sim.inspect().status == LeaseStatus::granted; }, kTtl));
+        running, [&] { return sim.inspect().status == LeaseState::Status::held; }, kTtl));
     REQUIRE(sim.ledger.terms().size() >= before);  // the new term's work may still be starting
     auto& winner =
         **std::find_if(cs.begin(), cs.end(), [&](auto& c) { return c->spec().owner == sim.inspect().holder; });
@@ -114,19 +114,19 @@ TEST_CASE("campaign: work that throws still releases, and the exception propagat
   REQUIRE(a->error());
   CHECK_THROWS_WITH_AS(std::rethrow_exception(a->error()), "sweep failed", std::runtime_error);
   CHECK_FALSE(a->end().has_value());
-  CHECK(sim.inspect().status == LeaseStatus::not_held);
+  CHECK(sim.inspect().status == LeaseState::Status::free);
   CHECK(a->count(Kind::released) == 1);
 }
 
-TEST_CASE("campaign: work that returns releases, run() returns work_returned") {
+TEST_CASE("campaign: work that returns releases, campaign() returns work_returned") {
   Sim sim;
   auto a = sim.candidate("host-a");
   std::uint64_t fence = 0;
   a->start([&](Term& t) { fence = t.valid() ? t.number() : 0; });
   REQUIRE(a->await_finished());
-  CHECK(a->end() == RunEnd::work_returned);
+  CHECK(a->end() == CampaignEnd::work_returned);
   CHECK(fence == 1);
-  CHECK(sim.inspect().status == LeaseStatus::not_held);
+  CHECK(sim.inspect().status == LeaseState::Status::free);
   CHECK(a->store().count(Op::release, LeaseStatus::released) == 1);
 }
 
@@ -137,7 +137,7 @@ TEST_CASE("campaign: an unanswered attempt gives back what it may have taken; a 
   a->start();
   REQUIRE(sim.clock.await_parked(1));
   CHECK(a->store().count(Op::release, LeaseStatus::released) == 1);  // what the lost answer had taken
-  CHECK(sim.inspect().status == LeaseStatus::not_held);
+  CHECK(sim.inspect().status == LeaseState::Status::free);
   auto b = sim.candidate("host-b");
   b->start();
   REQUIRE(b->await_terms(1));  // at b's first attempt, without waiting for any TTL
@@ -174,8 +174,8 @@ TEST_CASE("campaign: a stop during an attempt leaves no lease") {
   if (ignores_stop) a->store().unblock();
   REQUIRE(a->await_finished());  // no simulated time passes: the stop needs no timer
   CHECK(sim.clock.steady_now() == stopped);
-  CHECK(a->end() == RunEnd::stopped);
-  CHECK(sim.inspect().status == LeaseStatus::not_held);
+  CHECK(a->end() == CampaignEnd::stopped);
+  CHECK(sim.inspect().status == LeaseState::Status::free);
   CHECK(a->terms().empty());
   CHECK(a->count(Kind::elected) == 0);
   CHECK(a->store().count(Op::release, LeaseStatus::released) == 1);
@@ -275,18 +275,18 @@ TEST_CASE("campaign: on_loss=stop ends after the first term") {
   a->store().set_all({Fault::unreachable});
   REQUIRE(sim.step_until(
       1, [&] { return a->finished(); }, 2 * kTtl));
-  CHECK(a->end() == RunEnd::term_ended);
+  CHECK(a->end() == CampaignEnd::term_ended);
   CHECK(a->count(Kind::elected) == 1);
   CHECK(a->store().count(Op::acquire) == 1);
 }
 
-TEST_CASE("campaign: a stop requested before run() touches no store") {
+TEST_CASE("campaign: a stop requested before campaign() touches no store") {
   Sim sim;
   auto a = sim.candidate("host-a");
   a->stop();
   a->start();
   REQUIRE(a->await_finished());
-  CHECK(a->end() == RunEnd::stopped);
+  CHECK(a->end() == CampaignEnd::stopped);
   CHECK(a->store().calls().empty());
 }
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "forgemeter/campaign.h"
-#include "forgemeter/clock.h"
 #include "forgemeter/memory_store.h"
+#include "forgemeter/testing/manual_clock.h"
 #include "lease/candidate.h"
 
 namespace forgemeter::testing {
@@ -42,7 +42,7 @@ struct Sim {
     auto t = c.terms();
     return !t.empty() && t[0].ended != SteadyTime{};
   }
-  LeaseResult inspect() const { return shared->inspect(kLease, Deadline::after(system_clock(), 5s)); }
+  LeaseState inspect() const { return shared->inspect(kLease, Deadline::after(system_clock(), 5s)); }
   // ManualClock::step and run_for, failing the test when the n threads do not park.
   Duration step(std::size_t n, Duration max = 24h * 365) {
     const std::optional<Duration> d = clock.step(n, max);

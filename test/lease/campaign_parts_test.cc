@@ -54,19 +54,19 @@ TEST_CASE("campaign spec: unusable specs are rejected before anything runs") {
     CAPTURE(b.what);
     CampaignSpec s = good();
     b.edit(s);
-    const std::string error = campaign_spec_error(s);
+    const std::string error = check_campaign_spec(s).value_or("");
     CHECK(error.find(b.says) != std::string::npos);
-    CHECK_THROWS_AS(run(store, s, stop.get_token(), work), std::invalid_argument);
+    CHECK_THROWS_AS(campaign(store, s, stop.get_token(), work), std::invalid_argument);
   }
-  CHECK_THROWS_WITH_AS(run(store, good(), stop.get_token(), {}), "campaign: no work given", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(campaign(store, good(), stop.get_token(), {}), "campaign: no work given", std::invalid_argument);
   CHECK(store.calls().empty());
   // Usable: the default retry, the smallest TTL, a retry just under the TTL.
   for (auto edit :
        {+[](CampaignSpec&) {}, +[](CampaignSpec& s) { s.ttl = 3ms; }, +[](CampaignSpec& s) { s.retry = 90s - 1ns; }}) {
     CampaignSpec s = good();
     edit(s);
-    CHECK(campaign_spec_error(s).empty());
-    CHECK(run(store, s, stop.get_token(), work) == RunEnd::stopped);
+    CHECK_FALSE(check_campaign_spec(s).has_value());
+    CHECK(campaign(store, s, stop.get_token(), work) == CampaignEnd::stopped);
   }
 }
 
@@ -106,7 +106,7 @@ TEST_CASE("campaign events: stable texts, name, owner and errors escaped onto on
 
 TEST_CASE("campaign events: kind and end names") {
   CHECK(to_string(LeaseEvent::Kind::store_unreachable) == "store_unreachable");
-  CHECK(to_string(RunEnd::term_ended) == "term_ended");
+  CHECK(to_string(CampaignEnd::term_ended) == "term_ended");
   CHECK(to_string(LeaseStatus::no_answer) == "no_answer");
 }
 
@@ -115,7 +115,7 @@ TEST_CASE("owner id: host name, a dash, 12 random hex digits") {
   CHECK(std::regex_match(a, std::regex("[A-Za-z0-9._-]+-[0-9a-f]{12}")));
   CHECK(a != b);
   CHECK(a.substr(0, a.size() - 12) == b.substr(0, b.size() - 12));
-  CHECK(lease_args_error("x", a).empty());
+  CHECK_FALSE(check_lease_args("x", a).has_value());
 }
 
 TEST_CASE("lease names: each name claimed once per registry") {

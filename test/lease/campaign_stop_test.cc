@@ -19,13 +19,13 @@ TEST_CASE("campaign: a stop during a renewal the store does not answer takes eff
   a->stop();
   REQUIRE(a->await_finished());
   CHECK(sim.clock.steady_now() == stopped);  // no simulated time passed
-  CHECK(a->end() == RunEnd::stopped);
+  CHECK(a->end() == CampaignEnd::stopped);
   const auto renewals = of(a->store().calls(), Op::renew);
   REQUIRE(renewals.size() == 1);
   CHECK(renewals[0].status == LeaseStatus::no_answer);
   CHECK(renewals[0].returned == stopped);
   CHECK(a->terms()[0].ended == stopped);
-  CHECK(sim.inspect().status == LeaseStatus::not_held);  // released after the stop
+  CHECK(sim.inspect().status == LeaseState::Status::free);  // released after the stop
   CHECK(a->count(Kind::released) == 1);
   CHECK(a->count(Kind::store_unreachable) == 0);  // the campaign gave up on the call: no outage
 }
@@ -72,7 +72,7 @@ TEST_CASE("campaign: a release after a term's end (not a stop) keeps its TTL/3 b
   REQUIRE(releases.size() == 1);
   CHECK(releases[0].returned - releases[0].sent == kThird);
   CHECK(a->store().count(Op::renew) == 0);  // the work's return was seen before any renewal was due
-  CHECK(a->end() == RunEnd::work_returned);
+  CHECK(a->end() == CampaignEnd::work_returned);
 }
 
 TEST_CASE("campaign: acquires that hang while the releases after them answer are one outage, reported once") {

@@ -194,12 +194,12 @@ TEST_CASE("campaign: a slow event callback delays no renewal and no stop") {
   a->stop();
   // The stop is applied at once: work stopped, lease released, with the callback still stuck.
   const auto until = std::chrono::steady_clock::now() + 20s;
-  while ((a->serving_terms() != 0 || sim.inspect().status != LeaseStatus::not_held) &&
+  while ((a->serving_terms() != 0 || sim.inspect().status != LeaseState::Status::free) &&
          std::chrono::steady_clock::now() < until)
     std::this_thread::yield();
   CHECK(a->serving_terms() == 0);
-  CHECK(sim.inspect().status == LeaseStatus::not_held);
-  CHECK_FALSE(a->finished());  // run() returns only after the events are delivered
+  CHECK(sim.inspect().status == LeaseState::Status::free);
+  CHECK_FALSE(a->finished());  // campaign() returns only after the events are delivered
   open.count_down();
   REQUIRE(a->await_finished());
   CHECK(a->count(Kind::released) == 1);

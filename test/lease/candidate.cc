@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "forgemeter/testing/manual_clock.h"
+
 namespace forgemeter::testing {
 
 void Ledger::begin(TermRecord r) {
@@ -80,10 +82,10 @@ void Candidate::start(Work work, WorkTime time) {
       given(t);
     };
   thread_ = std::thread([this, work = std::move(work)] {
-    std::optional<RunEnd> end;
+    std::optional<CampaignEnd> end;
     std::exception_ptr error;
     try {
-      end = run(*store_, spec_, stop_.get_token(), work);
+      end = campaign(*store_, spec_, stop_.get_token(), work);
     } catch (...) {
       error = std::current_exception();
     }
@@ -142,7 +144,7 @@ void Candidate::default_work(Term& term) {
   }
 }
 
-std::optional<RunEnd> Candidate::end() const {
+std::optional<CampaignEnd> Candidate::end() const {
   std::lock_guard lock(mu_);
   return end_;
 }

@@ -1,6 +1,6 @@
 // test/lease/candidate.h — one campaigning replica for the campaign tests.
 //
-// A Candidate runs forgemeter::run() on a thread of its own against its own
+// A Candidate runs forgemeter::campaign() on a thread of its own against its own
 // FaultyStore (wrapping a store shared with the other candidates), records
 // every event, and serves each term with a work function that waits for the
 // term's stop token (not on the clock, so a ManualClock sees only the campaign
@@ -67,7 +67,7 @@ class Candidate {
   // Called on the event thread before an event is recorded; set before start().
   void before_event(std::function<void(const LeaseEvent&)> f) { before_event_ = std::move(f); }
 
-  // Starts run(); `work` replaces the default (wait for the stop token).
+  // Starts campaign(); `work` replaces the default (wait for the stop token).
   // `instant` work returns without waiting on anything: the grant's hold on a
   // ManualClock then lasts until the campaign calls the store after it (its
   // release), so no step can come between the work's return and the campaign
@@ -77,12 +77,12 @@ class Candidate {
   void stop() { stop_.request_stop(); }
   void join();
   bool finished() const { return finished_.load(); }
-  // Real-time wait until run() returned.
+  // Real-time wait until campaign() returned.
   bool await_finished(std::chrono::milliseconds timeout = std::chrono::seconds(20)) const;
 
   FaultyStore& store() { return *store_; }
   const CampaignSpec& spec() const { return spec_; }
-  std::optional<RunEnd> end() const;
+  std::optional<CampaignEnd> end() const;
   std::exception_ptr error() const;
 
   std::vector<LeaseEvent> events() const;
@@ -117,7 +117,7 @@ class Candidate {
   std::vector<LeaseEvent> events_;
   std::vector<TermRecord> terms_;
   std::vector<Term> gates_;
-  std::optional<RunEnd> end_;
+  std::optional<CampaignEnd> end_;
   std::exception_ptr error_;
   std::thread thread_;
 };

@@ -1,11 +1,19 @@
 #include "lease/faulty_store.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace forgemeter::testing {
 namespace {
 
-LeaseResult no_answer(std::string why) { return {LeaseStatus::no_answer, {}, {}, 0, std::move(why)}; }
+// A LeaseResult or a LeaseState that says no_answer, and why.
+template <typename R>
+R no_answer(std::string why) {
+  R r;
+  r.status = decltype(r.status)::no_answer;
+  r.error = std::move(why);
+  return r;
+}
 
 }  // namespace
 
@@ -81,20 +89,21 @@ FaultPlan FaultyStore::take(Op op) {
   return now;
 }
 
-LeaseResult FaultyStore::call(Op op, WallTime now, const Deadline& deadline, const Forward& forward) {
+template <typename R>
+R FaultyStore::call(Op op, WallTime now, const Deadline& deadline, const std::function<R(const Deadline&)>& forward) {
   const Clock& clock = *deadline.clock;
   if (harness_sending_) harness_sending_(op);  // set before the calls begin
   // A write that lands after its caller gave up is not bound by the caller's deadline.
   const Deadline late = Deadline::after(system_clock(), std::chrono::seconds(10));
   const SteadyTime sent = clock.steady_now();
   const FaultPlan plan = take(op);
-  LeaseResult r;
+  R r;
   switch (plan.fault) {
     case Fault::none: r = forward(deadline); break;
-    case Fault::unreachable: r = no_answer("injected: store unreachable"); break;
+    case Fault::unreachable: r = no_answer<R>("injected: store unreachable"); break;
     case Fault::hang:
-      r = clock.wait_until(deadline.at, deadline.stop) ? no_answer("injected: no answer by the deadline")
-                                                       : no_answer("stopped: injected hang abandoned");
+      r = clock.wait_until(deadline.at, deadline.stop) ? no_answer<R>("injected: no answer by the deadline")
+                                                       : no_answer<R>("stopped: injected hang abandoned");
       break;
     case Fault::slow:
       if (sent + plan.delay <= deadline.at) {
@@ -102,18 +111,18 @@ LeaseResult FaultyStore::call(Op op, WallTime now, const Deadline& deadline, con
           r = forward(late);
         } else {
           if (plan.lands) forward(late);
-          r = no_answer("stopped: injected slow answer abandoned");
+          r = no_answer<R>("stopped: injected slow answer abandoned");
         }
       } else {
         const bool reached = clock.wait_until(deadline.at, deadline.stop);
         if (plan.lands) forward(late);
-        r = no_answer(reached ? "injected: slow answer abandoned at the deadline"
-                              : "stopped: injected slow answer abandoned");
+        r = no_answer<R>(reached ? "injected: slow answer abandoned at the deadline"
+                                 : "stopped: injected slow answer abandoned");
       }
       break;
     case Fault::lose_answer:
       forward(deadline);
-      r = no_answer("injected: answer lost");
+      r = no_answer<R>("injected: answer lost");
       break;
     case Fault::block: {
       std::unique_lock lock(mu_);
@@ -126,7 +135,11 @@ LeaseResult FaultyStore::call(Op op, WallTime now, const Deadline& deadline, con
       break;
     }
   }
-  CallRecord rec{op, sent, clock.steady_now(), now, r.status};
+  CallRecord rec{op, sent, clock.steady_now(), now};
+  if constexpr (std::is_same_v<R, LeaseState>)
+    rec.state = r.status;
+  else
+    rec.status = r.status;
   std::function<void(const CallRecord&)> hook;
   {
     std::lock_guard lock(mu_);
@@ -141,20 +154,23 @@ LeaseResult FaultyStore::call(Op op, WallTime now, const Deadline& deadline, con
 
 LeaseResult FaultyStore::acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                                  const Deadline& deadline) {
-  return call(Op::acquire, now, deadline, [&](const Deadline& d) { return inner_->acquire(name, owner, now, ttl, d); });
+  return call<LeaseResult>(Op::acquire, now, deadline,
+                           [&](const Deadline& d) { return inner_->acquire(name, owner, now, ttl, d); });
 }
 
 LeaseResult FaultyStore::renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                                const Deadline& deadline) {
-  return call(Op::renew, now, deadline, [&](const Deadline& d) { return inner_->renew(name, owner, now, ttl, d); });
+  return call<LeaseResult>(Op::renew, now, deadline,
+                           [&](const Deadline& d) { return inner_->renew(name, owner, now, ttl, d); });
 }
 
 LeaseResult FaultyStore::release(std::string_view name, std::string_view owner, const Deadline& deadline) {
-  return call(Op::release, {}, deadline, [&](const Deadline& d) { return inner_->release(name, owner, d); });
+  return call<LeaseResult>(Op::release, {}, deadline,
+                           [&](const Deadline& d) { return inner_->release(name, owner, d); });
 }
 
-LeaseResult FaultyStore::inspect(std::string_view name, const Deadline& deadline) {
-  return call(Op::inspect, {}, deadline, [&](const Deadline& d) { return inner_->inspect(name, d); });
+LeaseState FaultyStore::inspect(std::string_view name, const Deadline& deadline) {
+  return call<LeaseState>(Op::inspect, {}, deadline, [&](const Deadline& d) { return inner_->inspect(name, d); });
 }
 
 }  // namespace forgemeter::testing

@@ -44,8 +44,9 @@ struct FaultPlan {
 struct CallRecord {
   Op op;
   SteadyTime sent, returned;
-  WallTime now;  // the stamp the caller sent (acquire/renew)
-  LeaseStatus status;
+  WallTime now;                                              // the stamp the caller sent (acquire/renew)
+  LeaseStatus status = LeaseStatus::no_answer;               // what acquire, renew or release answered
+  LeaseState::Status state = LeaseState::Status::no_answer;  // what inspect answered
 };
 
 class FaultyStore final : public LeaseStore {
@@ -58,7 +59,7 @@ class FaultyStore final : public LeaseStore {
   void unblock();  // releases every `block`ed call, now and later, until the next set
   // Real-time wait until at least n calls wait in `block`.
   bool await_blocked(std::size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(20));
-  // Real-time wait until at least n calls of `op` answered `status`.
+  // Real-time wait until at least n calls of `op` (not inspect) answered `status`.
   bool await_count(Op op, LeaseStatus status, std::size_t n,
                    std::chrono::milliseconds timeout = std::chrono::seconds(20));
   std::vector<CallRecord> calls() const;
@@ -75,11 +76,12 @@ class FaultyStore final : public LeaseStore {
   LeaseResult renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                     const Deadline& deadline) override;
   LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) override;
-  LeaseResult inspect(std::string_view name, const Deadline& deadline) override;
+  LeaseState inspect(std::string_view name, const Deadline& deadline) override;
 
  private:
-  using Forward = std::function<LeaseResult(const Deadline&)>;
-  LeaseResult call(Op op, WallTime now, const Deadline& deadline, const Forward& forward);
+  // R: LeaseResult, or inspect's LeaseState.
+  template <typename R>
+  R call(Op op, WallTime now, const Deadline& deadline, const std::function<R(const Deadline&)>& forward);
   FaultPlan take(Op op);
   std::size_t count_locked(Op op, LeaseStatus status) const;
 

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "forgemeter/clock.h"
 #include "forgemeter/lines.h"
 #include "forgemeter/meter.h"
+#include "forgemeter/testing/manual_clock.h"
 
 namespace fmtest {
 

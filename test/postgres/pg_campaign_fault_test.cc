@@ -1,4 +1,4 @@
-// Campaigns (forgemeter::run) on PostgresStore under server faults:
+// Campaigns (forgemeter::campaign) on PostgresStore under server faults:
 //   (1) the server is stopped mid-term and restarted (a PRIVATE instance);
 //   (4) an attempt stuck on a row lock is abandoned at TTL/3, counted as
 //       unanswered, and followed by a release.
@@ -118,7 +118,7 @@ TEST_CASE("postgres fault (4): an attempt stuck on a lock is abandoned at TTL/3 
   a.finish();
   forgemeter::PostgresStore check({.conninfo = *pg, .table = table.name()});
   auto after = check.inspect("stuck", forgemeter::Deadline::after(forgemeter::system_clock(), 5s));
-  CHECK(after.status == LeaseStatus::not_held);  // released on stop
+  CHECK(after.status == forgemeter::LeaseState::Status::free);  // released on stop
   // The term served is the store's last: 2, or 3 when the lock went just as an
   // attempt was abandoned (its write landed unanswered; the release after it
   // gave term 2 back unserved, as the contract asks).

@@ -1,12 +1,13 @@
-// Campaigns (forgemeter::run) on PostgresStore stopped while a statement is
+// Campaigns (forgemeter::campaign) on PostgresStore stopped while a statement is
 // stalled by a row lock (another session holds SELECT … FOR UPDATE on the
-// lease row in an open transaction): run() returns about one round trip after
+// lease row in an open transaction): campaign() returns about one round trip after
 // the stop instead of waiting out the call's TTL/3 bound, and the stalled
 // statement is gone from pg_stat_activity while the lock is still held.
 // Margins are stated beside each check; they allow a loaded 2-core machine.
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <mutex>
 #include <stop_token>
@@ -45,7 +46,7 @@ struct Campaigner {
       events.push_back(e);
     };
     thread = std::thread([this, spec] {
-      forgemeter::run(recorder, spec, stop.get_token(), [this](forgemeter::Term& term) {
+      forgemeter::campaign(recorder, spec, stop.get_token(), [this](forgemeter::Term& term) {
         {
           std::lock_guard lock(mu);
           serving = true;
@@ -57,7 +58,7 @@ struct Campaigner {
       });
     });
   }
-  // Requests the stop; returns how long run() took to return after it.
+  // Requests the stop; returns how long campaign() took to return after it.
   Clock::duration stop_and_join() {
     const auto at = Clock::now();
     stop.request_stop();
@@ -120,7 +121,7 @@ TEST_CASE(
     "postgres campaign: a stop while the attempt waits on a row lock returns within a round trip; the "
     "statement is ended on the server") {
   // TTL 90 s (the CLI's default): the attempt's own bound is 30 s. The stop
-  // must end run() within 250 ms (the release after it is answered from the
+  // must end campaign() within 250 ms (the release after it is answered from the
   // row's snapshot on a fresh connection: a connect and a round trip; it is
   // bounded by 100 ms here, no answer having come yet), and the stalled
   // backend must be gone within 1 s (the server checks its client every 100 ms).
@@ -168,9 +169,9 @@ TEST_CASE(
   CHECK(after.holder == "old");  // the abandoned acquire never landed
   CHECK(after.term == 1);
   std::printf(
-      "postgres campaign stop (candidate): run() returned %.1f ms after the stop (acquire abandoned after "
+      "postgres campaign stop (candidate): campaign() returned %.1f ms after the stop (acquire abandoned after "
       "%.1f ms on the lock; release answered in %.1f ms on a fresh connection); the statement left "
-      "pg_stat_activity %.1f ms after run() returned\n",
+      "pg_stat_activity %.1f ms after campaign() returned\n",
       ms(took), ms(acq.answered - acq.sent), ms(rel.answered - rel.sent), ms(*gone));
 }
 
@@ -179,7 +180,7 @@ TEST_CASE(
     "release that cannot be answered is bounded by about a round trip") {
   // TTL 6 s: a renewal every 2 s, bounded by 2 s. The holder's release also
   // waits for the lock, so it is abandoned at its stop bound, max(100 ms,
-  // 4 × the slowest answer: the first, which connected and prepared): run()
+  // 4 × the slowest answer: the first, which connected and prepared): campaign()
   // must return within that bound + 250 ms, far from the renewal's 2 s.
   auto pg = fmtest::suite_pg();
   if (!pg) return;
@@ -218,8 +219,8 @@ TEST_CASE(
   auto after = check.inspect("held", forgemeter::Deadline::after(forgemeter::system_clock(), 5s));
   CHECK(after.holder == "cand-a");  // not released: it expires, as after a crash
   std::printf(
-      "postgres campaign stop (holder): run() returned %.1f ms after the stop (renewal abandoned at once; the "
+      "postgres campaign stop (holder): campaign() returned %.1f ms after the stop (renewal abandoned at once; the "
       "release waited on the lock until its bound %.1f ms = max(100 ms, 4 x slowest answer %.1f ms)); the "
-      "statements left pg_stat_activity %.1f ms after run() returned\n",
+      "statements left pg_stat_activity %.1f ms after campaign() returned\n",
       ms(took), ms(rel.answered - rel.sent), ms(slowest), ms(*gone));
 }

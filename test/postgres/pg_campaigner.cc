@@ -1,5 +1,5 @@
 // A campaigner process for the multi-process test: campaigns on one lease
-// through PostgresStore until SIGTERM (a clean stop: run() releases) or until
+// through PostgresStore until SIGTERM (a clean stop: campaign() releases) or until
 // it is killed. Prints one line per fact, flushed at once, with the monotonic
 // clock (CLOCK_MONOTONIC, comparable across processes on this machine):
 //
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
                                 .retry = std::chrono::milliseconds(std::atoll(argv[6])),
                                 .on_event = [](const forgemeter::LeaseEvent& e) { say("EVENT " + e.text); }};
   say("READY " + owner);
-  forgemeter::run(store, spec, stop.get_token(), [&](forgemeter::Term& term) {
+  forgemeter::campaign(store, spec, stop.get_token(), [&](forgemeter::Term& term) {
     const std::string t = std::to_string(term.number());
     say("ELECTED " + owner + " " + t + " " + std::to_string(steady_ns()));
     long long last_valid = steady_ns();

@@ -19,6 +19,7 @@
 
 using namespace std::chrono_literals;
 using forgemeter::Deadline;
+using forgemeter::LeaseState;
 using forgemeter::LeaseStatus;
 using forgemeter::PostgresStore;
 
@@ -95,7 +96,7 @@ TEST_CASE(
     CHECK(r.holder == "");
     CHECK(r.term == 1);
     auto now = f.store.inspect("gate", within(5s));
-    CHECK(now.status == LeaseStatus::not_held);
+    CHECK(now.status == LeaseState::Status::free);
     CHECK(now.term == 1);
     CHECK(f.store.acquire("gate", "b", t0 + 3s, 10s, within(5s)).term == 2);
   }
@@ -192,7 +193,7 @@ TEST_CASE("postgres fault: every pooled connection stuck; a call waiting for one
   auto start = std::chrono::steady_clock::now();
   auto r = one.inspect("gate", within(200ms));  // the only connection is busy
   auto took = std::chrono::steady_clock::now() - start;
-  CHECK(r.status == LeaseStatus::no_answer);
+  CHECK(r.status == LeaseState::Status::no_answer);
   CHECK(r.error.find("waiting for a connection") != std::string::npos);
   CHECK(took >= 200ms);
   CHECK(took < 450ms);
@@ -206,7 +207,7 @@ TEST_CASE("postgres fault: every pooled connection stuck; a call waiting for one
   stop.request_stop();
   auto stopped = waiting.get();
   CHECK(std::chrono::steady_clock::now() - stop_at < 50ms);
-  CHECK(stopped.status == LeaseStatus::no_answer);
+  CHECK(stopped.status == LeaseState::Status::no_answer);
   CHECK(stopped.error.find("stopped waiting for a connection") != std::string::npos);
   REQUIRE(locker.exec("COMMIT"));
   CHECK(stuck.get().status == LeaseStatus::granted);

@@ -27,6 +27,8 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "forgemeter/postgres_store.h"
@@ -38,6 +40,7 @@
 
 using namespace std::chrono_literals;
 using forgemeter::Deadline;
+using forgemeter::LeaseState;
 using forgemeter::LeaseStatus;
 using forgemeter::PostgresStore;
 using pgtest::t0;
@@ -111,7 +114,7 @@ class Freeze {
 };
 
 template <typename Call>
-std::pair<forgemeter::LeaseResult, Clock::duration> timed(Call call) {
+std::pair<std::invoke_result_t<Call>, Clock::duration> timed(Call call) {
   const auto start = Clock::now();
   auto r = call();
   return {std::move(r), Clock::now() - start};
@@ -121,7 +124,7 @@ std::pair<forgemeter::LeaseResult, Clock::duration> timed(Call call) {
 // (a duration, not a sync: the call is meant to be waiting on something that
 // never answers), and returns its result and how long after the stop it came.
 template <typename Call>
-std::pair<forgemeter::LeaseResult, Clock::duration> stopped_midway(Call call) {
+std::pair<std::invoke_result_t<Call, std::stop_token>, Clock::duration> stopped_midway(Call call) {
   std::stop_source stop;
   auto pending = std::async(std::launch::async, [&] { return call(stop.get_token()); });
   std::this_thread::sleep_for(100ms);
@@ -212,7 +215,7 @@ TEST_CASE("postgres hostile: a host name whose resolution hangs holds no call pa
   PostgresStore store({.conninfo = "host=" + std::string(kHangingName) + " port=5432 dbname=postgres user=postgres",
                        .table = "leases"});
   auto [late, late_took] = timed([&] { return store.inspect("gate", within(300ms)); });
-  CHECK(late.status == LeaseStatus::no_answer);
+  CHECK(late.status == LeaseState::Status::no_answer);
   CHECK(late.error.find("connecting did not finish") != std::string::npos);
   CHECK(late_took >= 300ms);
   CHECK(late_took < 550ms);
@@ -221,7 +224,7 @@ TEST_CASE("postgres hostile: a host name whose resolution hangs holds no call pa
   auto [stopped, after_stop] = stopped_midway([&](std::stop_token stop) {  // waiting on the resolver
     return store.inspect("gate", Deadline::after(forgemeter::system_clock(), 10s, stop));
   });
-  CHECK(stopped.status == LeaseStatus::no_answer);
+  CHECK(stopped.status == LeaseState::Status::no_answer);
   CHECK(stopped.error.find("stopped") != std::string::npos);
   CHECK(after_stop < 100ms);
   CHECK(gate().hung.load() >= 2);
@@ -236,6 +239,6 @@ TEST_CASE("postgres hostile: a host name whose resolution hangs holds no call pa
   fmtest::ScratchTable table(*pg);
   const int before = gate().others.load();
   PostgresStore by_name({.conninfo = *pg + " host=localhost", .table = table.name()});
-  CHECK(by_name.inspect("gate", within(5s)).status == LeaseStatus::not_held);
+  CHECK(by_name.inspect("gate", within(5s)).status == LeaseState::Status::free);
   CHECK(gate().others.load() > before);
 }

@@ -13,6 +13,7 @@
 #include "support/pg_env.h"
 
 using namespace std::chrono_literals;
+using forgemeter::LeaseState;
 using forgemeter::LeaseStatus;
 using forgemeter::PostgresStore;
 using pgtest::ok;
@@ -88,7 +89,7 @@ TEST_CASE("postgres layout: lost live state quarantines the name for the recorde
   t.lose_live_state();
 
   auto seen = store.inspect("gate", ok());
-  CHECK(seen.status == LeaseStatus::not_held);
+  CHECK(seen.status == LeaseState::Status::free);
   CHECK(seen.term == 2);                                                               // never backwards
   CHECK(store.renew("gate", "b", t0 + 13s, 8s, ok()).status == LeaseStatus::refused);  // never re-created
   CHECK(t.live_xmin("gate").empty());

@@ -1,6 +1,6 @@
 // Three processes (pg_campaigner, not threads) campaign on one lease through
 // the suite's PostgreSQL for more than 30 s with TTL 1.5 s and retry 0.5 s.
-// The holder is stopped cleanly (SIGTERM: run() releases), then the next one
+// The holder is stopped cleanly (SIGTERM: campaign() releases), then the next one
 // is killed (SIGKILL: its lease must expire); a replacement joins after each,
 // so three always campaign. Measured on CLOCK_MONOTONIC, shared by all the
 // processes of this machine:
@@ -147,7 +147,7 @@ TEST_CASE("postgres multi-process: three campaigner processes, a clean stop and 
   // ... and holds it still, many TTLs on: the store names it, in its term, unexpired.
   forgemeter::PostgresStore check({.conninfo = *pg, .table = table.name()});
   const auto held = check.inspect("multi-process", forgemeter::Deadline::after(forgemeter::system_clock(), 5s));
-  CHECK(held.status == forgemeter::LeaseStatus::granted);
+  CHECK(held.status == forgemeter::LeaseState::Status::held);
   CHECK(held.holder == third->owner);
   CHECK(held.term == third->term);
   CHECK(held.expiry > forgemeter::lease_stamp(std::chrono::system_clock::now()));

@@ -11,12 +11,14 @@
 #include <vector>
 
 #include "forgemeter/postgres_store.h"
+#include "forgemeter/testing/manual_clock.h"
 #include "store_calls.h"
 #include "support/pg_env.h"
 #include "support/pg_listener.h"
 
 using namespace std::chrono_literals;
 using forgemeter::Deadline;
+using forgemeter::LeaseState;
 using forgemeter::LeaseStatus;
 using forgemeter::PostgresStore;
 using forgemeter::PostgresStoreOptions;
@@ -154,7 +156,7 @@ TEST_CASE("postgres store: NUL bytes and bad UTF-8 are invalid and write nothing
   if (!pg) return;
   fmtest::ScratchTable table(*pg);
   PostgresStore store(opts(*pg, table.name()));
-  REQUIRE(store.inspect("warm-up", ok()).status == LeaseStatus::not_held);  // creates the table
+  REQUIRE(store.inspect("warm-up", ok()).status == LeaseState::Status::free);  // creates the table
   const std::string nul("a\0b", 3), bad("\xff\xfe", 2);
   for (const auto& [name, owner] : std::vector<std::pair<std::string, std::string>>{
            {nul, "o"}, {"n", nul}, {bad, "o"}, {"n", bad}, {"", "o"}, {"n", "  "}}) {
@@ -164,7 +166,7 @@ TEST_CASE("postgres store: NUL bytes and bad UTF-8 are invalid and write nothing
     CHECK(store.renew(name, owner, t0, 10s, ok()).status == LeaseStatus::invalid);
     CHECK(store.release(name, owner, ok()).status == LeaseStatus::invalid);
   }
-  CHECK(store.inspect(nul, ok()).status == LeaseStatus::invalid);
+  CHECK(store.inspect(nul, ok()).status == LeaseState::Status::invalid);
   fmtest::PgSession s(*pg);
   CHECK(count_rows(s, table.name()) == "0");
 }
@@ -320,7 +322,7 @@ TEST_CASE("postgres store: READ COMMITTED row locks serialise mixed racing calls
     }
     auto now_held = stores[0]->inspect("mixed", ok());
     if (winners == 0) {
-      CHECK(now_held.status == LeaseStatus::not_held);
+      CHECK(now_held.status == LeaseState::Status::free);
       CHECK(now_held.term == term);
       REQUIRE(stores[0]->acquire("mixed", holder, now, 10s, ok()).status == LeaseStatus::granted);
       ++term;  // a take after release is a change of hands

@@ -83,8 +83,8 @@ struct Candidate {
   void start(const forgemeter::CampaignSpec& base, Spans& spans) {
     auto spec = base;
     spec.owner = owner;
-    thread =
-        std::thread([this, spec, &spans] { forgemeter::run(recorder, spec, stop.get_token(), spans.work_for(owner)); });
+    thread = std::thread(
+        [this, spec, &spans] { forgemeter::campaign(recorder, spec, stop.get_token(), spans.work_for(owner)); });
   }
   void finish() {
     stop.request_stop();

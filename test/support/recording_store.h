@@ -7,6 +7,7 @@
 #include <chrono>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "forgemeter/lease.h"
@@ -17,7 +18,8 @@ struct RecordedCall {
   std::string op;  // acquire, renew, release, inspect
   std::string owner;
   std::chrono::steady_clock::time_point sent, answered;
-  forgemeter::LeaseStatus status;
+  forgemeter::LeaseStatus status = forgemeter::LeaseStatus::no_answer;               // acquire, renew, release
+  forgemeter::LeaseState::Status state = forgemeter::LeaseState::Status::no_answer;  // inspect
   std::string error;
 };
 
@@ -37,7 +39,7 @@ class RecordingStore final : public forgemeter::LeaseStore {
                                   const forgemeter::Deadline& d) override {
     return record("release", owner, [&] { return inner_.release(name, owner, d); });
   }
-  forgemeter::LeaseResult inspect(std::string_view name, const forgemeter::Deadline& d) override {
+  forgemeter::LeaseState inspect(std::string_view name, const forgemeter::Deadline& d) override {
     return record("inspect", "", [&] { return inner_.inspect(name, d); });
   }
 
@@ -48,11 +50,17 @@ class RecordingStore final : public forgemeter::LeaseStore {
 
  private:
   template <typename F>
-  forgemeter::LeaseResult record(const char* op, std::string_view owner, F call) {
+  std::invoke_result_t<F> record(const char* op, std::string_view owner, F call) {
     auto sent = std::chrono::steady_clock::now();
     auto r = call();
+    RecordedCall c{op, std::string(owner), sent, std::chrono::steady_clock::now()};
+    if constexpr (std::is_same_v<decltype(r), forgemeter::LeaseState>)
+      c.state = r.status;
+    else
+      c.status = r.status;
+    c.error = r.error;
     std::lock_guard lock(mu_);
-    calls_.push_back({op, std::string(owner), sent, std::chrono::steady_clock::now(), r.status, r.error});
+    calls_.push_back(std::move(c));
     return r;
   }
 

@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "forgemeter/clock.h"
 #include "forgemeter/lines.h"
 #include "forgemeter/meter.h"
+#include "forgemeter/testing/manual_clock.h"
 #include "forgemeter/transport.h"
 #include "testforge/forge.h"
 

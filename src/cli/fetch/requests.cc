@@ -24,10 +24,9 @@ namespace {
 
 std::optional<Lane> lane_of(const std::string& name, const std::string& where) {
   if (name.empty()) return std::nullopt;
-  std::string why;
-  auto lane = Lane::parse(name, &why);
-  if (!lane) throw UsageError(fmt::format("{}: lane '{}': {}", where, terminal_text(name), why));
-  return lane;
+  if (auto why = Lane::check(name))
+    throw UsageError(fmt::format("{}: lane '{}': {}", where, terminal_text(name), *why));
+  return Lane::parse(name);
 }
 
 // An installation id: digits only, 0 (none) to 2^64-1. A sign, a fraction or

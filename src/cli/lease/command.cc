@@ -93,7 +93,7 @@ int run_lease(const RunArgs& a) {
         fmt::format("--grace {} is more than TTL/6 ({}): CMD could outlive the lease; use a shorter "
                     "--grace or a longer --ttl",
                     a.grace, duration_text(spec.ttl / 6)));
-  if (std::string why = campaign_spec_error(spec); !why.empty()) throw UsageError(why);
+  if (auto why = check_campaign_spec(spec)) throw UsageError(*why);
   if (!find_program(a.cmd.at(0)))
     throw CommandError(
         fmt::format("cannot run '{}': not found or not executable; check the command and PATH", a.cmd[0]));
@@ -108,7 +108,7 @@ int run_lease(const RunArgs& a) {
   Supervision s;
   SignalWatch signals([&s](int sig) { on_signal(s, sig); });
   const TermPlan plan{a.cmd, spec.name, spec.owner, grace};
-  RunEnd end = run(*store, spec, s.campaign.get_token(), [&](Term& term) { serve_term(term, s, plan); });
+  CampaignEnd end = campaign(*store, spec, s.campaign.get_token(), [&](Term& term) { serve_term(term, s, plan); });
   std::lock_guard lock(s.mu);
   if (!s.ran) {
     if (s.signal != 0) return 128 + s.signal;

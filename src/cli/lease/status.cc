@@ -38,7 +38,7 @@ std::string iso_ms(UtcMillis t) { return date::format("%FT%TZ", t); }  // 2026-0
 
 // One JSON object; names and holders are anyone's bytes: escaped to ASCII
 // (no byte a terminal acts on), invalid UTF-8 replaced, never a broken document.
-std::string status_json(const std::string& name, const LeaseResult& r, bool held, std::int64_t left_ms) {
+std::string status_json(const std::string& name, const LeaseState& r, bool held, std::int64_t left_ms) {
   nlohmann::ordered_json j;
   j["name"] = name;
   j["held"] = held;
@@ -56,12 +56,12 @@ int run_status(const StatusArgs& a) {
   require_workable_store(store_text, std::chrono::seconds(10), /*would_retry=*/false);
   auto store = open_store(store_text);
   const Clock& clock = system_clock();
-  LeaseResult r = store->inspect(a.name, Deadline::after(clock, std::chrono::seconds(10)));
-  if (r.status == LeaseStatus::invalid) throw UsageError(r.error);
+  LeaseState r = store->inspect(a.name, Deadline::after(clock, std::chrono::seconds(10)));
+  if (r.status == LeaseState::Status::invalid) throw UsageError(r.error);
   if (!r.answered())
     throw CommandError(
         scrub(fmt::format("the lease store did not answer: {}; check the store and the server", r.error)));
-  const bool held = r.status == LeaseStatus::granted;
+  const bool held = r.status == LeaseState::Status::held;
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(r.expiry - clock.now()).count();
   std::string out;
   if (a.json) {

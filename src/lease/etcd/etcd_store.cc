@@ -126,26 +126,29 @@ EtcdStore::~EtcdStore() = default;
 
 LeaseResult EtcdStore::acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                                const Deadline& deadline) {
-  if (auto why = lease_args_error(name, owner, ttl); !why.empty()) return failed(LeaseStatus::invalid, why);
+  if (auto why = check_lease_args(name, owner, ttl)) return failed(LeaseStatus::invalid, *why);
   const UtcMillis at = lease_stamp(now), until = at + lease_ttl(ttl);
   return impl_->change(name, deadline, [&](LeaseRecord& r) { return lease_detail::acquire_step(r, owner, at, until); });
 }
 
 LeaseResult EtcdStore::renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                              const Deadline& deadline) {
-  if (auto why = lease_args_error(name, owner, ttl); !why.empty()) return failed(LeaseStatus::invalid, why);
+  if (auto why = check_lease_args(name, owner, ttl)) return failed(LeaseStatus::invalid, *why);
   const UtcMillis until = lease_stamp(now) + lease_ttl(ttl);
   return impl_->change(name, deadline, [&](LeaseRecord& r) { return lease_detail::renew_step(r, owner, until); });
 }
 
 LeaseResult EtcdStore::release(std::string_view name, std::string_view owner, const Deadline& deadline) {
-  if (auto why = lease_args_error(name, owner); !why.empty()) return failed(LeaseStatus::invalid, why);
+  if (auto why = check_lease_args(name, owner)) return failed(LeaseStatus::invalid, *why);
   return impl_->change(name, deadline, [&](LeaseRecord& r) { return lease_detail::release_step(r, owner); });
 }
 
-LeaseResult EtcdStore::inspect(std::string_view name, const Deadline& deadline) {
-  if (auto why = lease_name_error(name); !why.empty()) return failed(LeaseStatus::invalid, why);
-  return impl_->change(name, deadline, [](LeaseRecord& r) { return Step{lease_detail::inspect_status(r), false}; });
+LeaseState EtcdStore::inspect(std::string_view name, const Deadline& deadline) {
+  using lease_detail::state_of;
+  if (auto why = check_lease_name(name)) return state_of(failed(LeaseStatus::invalid, *why));
+  // A read, nothing written; state_of() tells held from free by the record,
+  // whatever answered status the step carries.
+  return state_of(impl_->change(name, deadline, [](LeaseRecord&) { return Step{LeaseStatus::granted, false}; }));
 }
 
 }  // namespace forgemeter

@@ -21,10 +21,10 @@ std::string trimmed(const char* msg) {
 
 }  // namespace
 
-std::string conninfo_error(const std::string& conninfo) {
+std::optional<std::string> check_conninfo(const std::string& conninfo) {
   char* err = nullptr;
   PQconninfoOption* opts = PQconninfoParse(conninfo.c_str(), &err);
-  std::string why;
+  std::optional<std::string> why;
   if (!opts) why = err ? trimmed(err) : "out of memory parsing the connection string";
   if (err) PQfreemem(err);
   if (opts) PQconninfoFree(opts);

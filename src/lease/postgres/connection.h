@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,8 +36,8 @@ struct ConnectSettings {
   std::chrono::seconds keepalive_idle{10};
 };
 
-// Why libpq cannot parse `conninfo`, or empty when it can.
-std::string conninfo_error(const std::string& conninfo);
+// Why libpq cannot parse `conninfo`, or nullopt when it can.
+std::optional<std::string> check_conninfo(const std::string& conninfo);
 
 // The rows of one answer (text format).
 class Rows {

@@ -10,6 +10,7 @@
 #include "lease/postgres/proven.h"
 #include "lease/postgres/schema.h"
 #include "lease/postgres/statements.h"
+#include "lease/transition.h"
 
 namespace forgemeter {
 namespace {
@@ -127,9 +128,9 @@ struct PostgresStore::Impl {
 namespace {
 
 PostgresStoreOptions checked(PostgresStoreOptions o) {
-  if (auto why = pg::table_name_error(o.table); !why.empty()) throw std::invalid_argument("PostgresStore: " + why);
-  if (auto why = pg::conninfo_error(o.conninfo); !why.empty())
-    throw std::invalid_argument("PostgresStore: unusable conninfo: " + why);
+  if (auto why = pg::check_table_name(o.table)) throw std::invalid_argument("PostgresStore: " + *why);
+  if (auto why = pg::check_conninfo(o.conninfo))
+    throw std::invalid_argument("PostgresStore: unusable conninfo: " + *why);
   if (o.max_connections == 0) throw std::invalid_argument("PostgresStore: max_connections must be at least 1");
   if (o.application_name.find('\0') != std::string::npos)
     throw std::invalid_argument("PostgresStore: application_name contains NUL");
@@ -158,7 +159,7 @@ PostgresStore::~PostgresStore() = default;
 namespace {
 
 pg::Tables named(std::string_view table) {
-  if (auto why = pg::table_name_error(table); !why.empty()) throw std::invalid_argument("PostgresStore: " + why);
+  if (auto why = pg::check_table_name(table)) throw std::invalid_argument("PostgresStore: " + *why);
   return pg::quoted_tables(table);
 }
 
@@ -180,7 +181,7 @@ std::string PostgresStore::migration_from_logged_sql(std::string_view table) {
 // hands, or the first call for a name), a holder that lost it.
 LeaseResult PostgresStore::acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                                    const Deadline& deadline) {
-  if (auto why = lease_args_error(name, owner, ttl); !why.empty()) return failed(LeaseStatus::invalid, why);
+  if (auto why = check_lease_args(name, owner, ttl)) return failed(LeaseStatus::invalid, *why);
   std::string n(name), o(owner), at = to_ms(now), until = plus_ms(now, ttl);
   const auto seen = impl_->proven.get(name);
   const std::int64_t ttl_ms = lease_ttl(ttl).count();
@@ -205,7 +206,7 @@ LeaseResult PostgresStore::acquire(std::string_view name, std::string_view owner
 
 LeaseResult PostgresStore::renew(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                                  const Deadline& deadline) {
-  if (auto why = lease_args_error(name, owner, ttl); !why.empty()) return failed(LeaseStatus::invalid, why);
+  if (auto why = check_lease_args(name, owner, ttl)) return failed(LeaseStatus::invalid, *why);
   std::string n(name), o(owner), at = to_ms(now), until = plus_ms(now, ttl);
   const std::int64_t ttl_ms = lease_ttl(ttl).count();
   const bool covered = ttl_ms <= impl_->proven.get(name).recorded_ttl_ms;
@@ -216,7 +217,7 @@ LeaseResult PostgresStore::renew(std::string_view name, std::string_view owner, 
 }
 
 LeaseResult PostgresStore::release(std::string_view name, std::string_view owner, const Deadline& deadline) {
-  if (auto why = lease_args_error(name, owner); !why.empty()) return failed(LeaseStatus::invalid, why);
+  if (auto why = check_lease_args(name, owner)) return failed(LeaseStatus::invalid, *why);
   std::string n(name), o(owner);
   if (impl_->proven.get(name).holder == owner) {
     auto mine = impl_->call(pg::kReleaseHeld, {n.c_str(), o.c_str()}, deadline, [](const pg::Rows& rows) {
@@ -245,17 +246,18 @@ LeaseResult PostgresStore::release(std::string_view name, std::string_view owner
   }));
 }
 
-LeaseResult PostgresStore::inspect(std::string_view name, const Deadline& deadline) {
-  if (auto why = lease_name_error(name); !why.empty()) return failed(LeaseStatus::invalid, why);
+LeaseState PostgresStore::inspect(std::string_view name, const Deadline& deadline) {
+  if (auto why = check_lease_name(name)) return lease_detail::state_of(failed(LeaseStatus::invalid, *why));
   std::string n(name);
-  return impl_->saw(name, impl_->call(pg::kInspect, {n.c_str()}, deadline, [](const pg::Rows& rows) {
-    LeaseResult r;
-    r.status = LeaseStatus::not_held;
-    if (rows.count() == 0) return r;
-    describe(r, rows, 0);  // owner NULL: free (or quarantined), the term as recorded
-    if (!r.holder.empty()) r.status = LeaseStatus::granted;
-    return r;
-  }));
+  // state_of() tells held from free by the holder the row shows, whatever
+  // answered status the read carries (lease/transition.h).
+  return lease_detail::state_of(
+      impl_->saw(name, impl_->call(pg::kInspect, {n.c_str()}, deadline, [](const pg::Rows& rows) {
+        LeaseResult r;
+        r.status = LeaseStatus::granted;
+        if (rows.count() > 0) describe(r, rows, 0);  // owner NULL: free (or quarantined), the term as recorded
+        return r;
+      })));
 }
 
 }  // namespace forgemeter

@@ -14,13 +14,13 @@ bool identifier_char(char c, bool first) {
   return alpha || (!first && c >= '0' && c <= '9');
 }
 
-std::string part_error(std::string_view part, std::size_t max) {
+std::optional<std::string> check_part(std::string_view part, std::size_t max) {
   if (part.empty()) return "is empty";
   if (part.size() > max) return fmt::format("is longer than {} bytes", max);
   for (std::size_t i = 0; i < part.size(); ++i) {
     if (!identifier_char(part[i], i == 0)) return "must match [A-Za-z_][A-Za-z0-9_]*";
   }
-  return {};
+  return std::nullopt;
 }
 
 std::string quoted(std::string_view table) {
@@ -31,14 +31,14 @@ std::string quoted(std::string_view table) {
 
 }  // namespace
 
-std::string table_name_error(std::string_view table) {
+std::optional<std::string> check_table_name(std::string_view table) {
   auto dot = table.find('.');
   const bool qualified = dot != std::string_view::npos;
-  std::string why = part_error(table.substr(0, dot), qualified ? kMaxIdentifier : kMaxIdentifier - kTermsSuffix.size());
-  if (why.empty() && qualified) why = part_error(table.substr(dot + 1), kMaxIdentifier - kTermsSuffix.size());
-  if (why.empty()) return {};
+  auto why = check_part(table.substr(0, dot), qualified ? kMaxIdentifier : kMaxIdentifier - kTermsSuffix.size());
+  if (!why && qualified) why = check_part(table.substr(dot + 1), kMaxIdentifier - kTermsSuffix.size());
+  if (!why) return std::nullopt;
   return fmt::format("table name \"{}\" {} (optionally schema.table; the table part leaves room for \"{}\")",
-                     table.substr(0, 80), why, kTermsSuffix);
+                     table.substr(0, 80), *why, kTermsSuffix);
 }
 
 Tables quoted_tables(std::string_view table) {

@@ -10,6 +10,7 @@
 // identifier (optionally schema-qualified) and double-quoted.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,9 +24,9 @@ inline constexpr const char* kRaiseRecord =
     "ON CONFLICT (name) DO UPDATE SET term = greatest(r.term, excluded.term), "
     "ttl_ms = greatest(r.ttl_ms, excluded.ttl_ms)";
 
-// Why `table` is not a usable table name, or empty when it is. The table part
-// leaves room for kTermsSuffix within PostgreSQL's 63-byte identifiers.
-std::string table_name_error(std::string_view table);
+// Why `table` is not a usable table name, or nullopt when it is. The table
+// part leaves room for kTermsSuffix within PostgreSQL's 63-byte identifiers.
+std::optional<std::string> check_table_name(std::string_view table);
 
 // Both tables' names, quoted for SQL ("schema"."name").
 struct Tables {
@@ -33,7 +34,7 @@ struct Tables {
   std::string terms;
 };
 
-// Precondition: table_name_error(table) is empty.
+// Precondition: check_table_name(table) accepts it.
 Tables quoted_tables(std::string_view table);
 
 // CREATE ... IF NOT EXISTS for both tables.

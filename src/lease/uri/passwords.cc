@@ -1,6 +1,9 @@
 #include "lease/uri/passwords.h"
 
+#include "core/components.h"
+#if FORGEMETER_HAS_POSTGRES
 #include <libpq-fe.h>
+#endif
 
 #include <algorithm>
 
@@ -32,13 +35,16 @@ std::string percent_decoded(std::string_view s) {
 
 // A keyword libpq knows (host, dbname, ...): after `password=x`, a `word=...`
 // that is not one is probably the rest of a password with a space in it.
+// (Without libpq, no word is: more is scrubbed, never less.)
 bool libpq_keyword(std::string_view key) {
   static const std::vector<std::string> known = [] {
     std::vector<std::string> k;
+#if FORGEMETER_HAS_POSTGRES
     if (PQconninfoOption* d = PQconndefaults()) {
       for (PQconninfoOption* o = d; o->keyword != nullptr; ++o) k.emplace_back(o->keyword);
       PQconninfoFree(d);
     }
+#endif
     return k;
   }();
   return std::find(known.begin(), known.end(), key) != known.end();
@@ -120,6 +126,7 @@ void conninfo_fragments(std::string_view s, std::vector<std::string>& out) {
 
 std::vector<std::string> store_passwords(std::string_view store) {
   std::vector<std::string> out;
+#if FORGEMETER_HAS_POSTGRES
   const std::string text(store);
   char* err = nullptr;
   if (PQconninfoOption* opts = PQconninfoParse(text.c_str(), &err)) {
@@ -128,6 +135,7 @@ std::vector<std::string> store_passwords(std::string_view store) {
     PQconninfoFree(opts);
   }
   if (err != nullptr) PQfreemem(err);
+#endif
   const std::size_t scheme = store.find("://");
   if (scheme != std::string_view::npos)
     uri_fragments(store, out);

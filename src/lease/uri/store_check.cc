@@ -1,7 +1,10 @@
 #include "lease/uri/store_check.h"
 
+#include "core/components.h"
+#if FORGEMETER_HAS_POSTGRES
 #include <libpq-fe.h>
 #include <poll.h>
+#endif
 
 #include <cerrno>
 
@@ -13,8 +16,12 @@
 
 #include <fmt/format.h>
 
+#if FORGEMETER_HAS_ETCD
 #include "forgemeter/etcd_store.h"
+#endif
+#if FORGEMETER_HAS_POSTGRES
 #include "forgemeter/postgres_store.h"
+#endif
 #include "lease/uri/open_store.h"
 #include "lease/uri/secrets.h"
 #include "lease/uri/store_error.h"
@@ -23,6 +30,7 @@ namespace forgemeter::lease_uri {
 
 namespace {
 
+#if FORGEMETER_HAS_POSTGRES
 constexpr std::array<std::string_view, 4> kPermanentStates{"28P01", "28000", "3D000", "42501"};
 
 // One failure line of libpq's message is permanent when the server's SQLSTATE
@@ -101,23 +109,24 @@ std::string tables_unusable(PGconn* conn, Until until) {
   }
   return why;
 }
+#endif
 
+#if FORGEMETER_HAS_ETCD
 // etcd: a URI from_uri() refuses, or one question the cluster refuses for good.
 std::string etcd_misconfiguration(const std::string& store, std::chrono::milliseconds bound) {
   try {
     EtcdStore etcd(EtcdStoreOptions::from_uri(store));
-    const LeaseResult r = etcd.inspect("forgemeter-store-check", Deadline::after(system_clock(), bound));
+    const LeaseState r = etcd.inspect("forgemeter-store-check", Deadline::after(system_clock(), bound));
     return r.error.find("permanent") != std::string::npos ? scrub(r.error) : std::string();
   } catch (const std::invalid_argument& e) {
     return scrub(e.what());
   }
 }
+#endif
 
-}  // namespace
-
-std::string store_misconfiguration(const std::string& store, std::chrono::milliseconds bound) {
-  if (store == "memory:") return {};
-  if (is_etcd(store)) return etcd_misconfiguration(store, bound);
+#if FORGEMETER_HAS_POSTGRES
+// A conninfo or postgresql:// URI: libpq's parse, then one connection attempt.
+std::string postgres_misconfiguration(const std::string& store, std::chrono::milliseconds bound) {
   char* err = nullptr;
   PQconninfoOption* opts = PQconninfoParse(store.c_str(), &err);
   if (opts == nullptr) {
@@ -149,6 +158,25 @@ std::string store_misconfiguration(const std::string& store, std::chrono::millis
   if (st == PGRES_POLLING_OK) return scrub(tables_unusable(conn.get(), until));
   auto [permanent, text] = classify(PQerrorMessage(conn.get()));
   return permanent ? scrub(text) : std::string();
+}
+#endif
+
+}  // namespace
+
+std::string store_misconfiguration(const std::string& store, [[maybe_unused]] std::chrono::milliseconds bound) {
+  if (store == "memory:") return {};
+#if FORGEMETER_HAS_ETCD
+  if (is_etcd(store)) return etcd_misconfiguration(store, bound);
+#endif
+#if FORGEMETER_HAS_POSTGRES
+  if (!is_etcd(store)) return postgres_misconfiguration(store, bound);
+#endif
+  try {
+    check_store_kind(store);  // a store this build does not have: it says so
+  } catch (const StoreError& e) {
+    return e.what();
+  }
+  return {};
 }
 
 void require_workable_store(const std::string& store, std::chrono::milliseconds bound, bool would_retry) {

@@ -1,4 +1,4 @@
-// Built against the meter component alone (CMake or pkg-config): counts two
+// Built against the meter component alone (CMake): counts two
 // requests, flushes, checks the line and that headers and library agree.
 #include <forgemeter/meter.h>
 #include <forgemeter/version.h>
