@@ -1,9 +1,10 @@
 #include "forgemeter/lane.h"
 
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <unordered_map>
+
+#include "core/mutex.h"
 
 namespace forgemeter {
 
@@ -23,8 +24,8 @@ bool lane_byte(unsigned char c) {
 
 // Interned names live for the process: a Lane is a pointer into this table.
 // Never destroyed, so lanes stay valid in static destructors too.
-static std::mutex& table_mutex() {
-  static auto* mu = new std::mutex;
+static core_detail::Mutex& table_mutex() {
+  static auto* mu = new core_detail::Mutex;
   return *mu;
 }
 
@@ -49,8 +50,8 @@ std::optional<std::string> Lane::check(std::string_view name) {
 
 std::optional<Lane> Lane::parse(std::string_view name) {
   if (check(name)) return std::nullopt;
-  static auto* names = new std::unordered_map<std::string, std::unique_ptr<Interned>>;
-  std::lock_guard lock(table_mutex());
+  static auto* names PT_GUARDED_BY(table_mutex()) = new std::unordered_map<std::string, std::unique_ptr<Interned>>;
+  core_detail::MutexLock lock(table_mutex());
   auto& slot = (*names)[std::string(name)];
   if (!slot) slot = std::make_unique<Interned>(Interned{std::string(name)});
   return Lane(slot.get());

@@ -1,10 +1,11 @@
 // elect(): a lease tied to the transport's lane gate (forgemeter/elected_lane.h).
 #include "forgemeter/elected_lane.h"
 
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
+
+#include "core/mutex.h"
 
 namespace forgemeter {
 namespace {
@@ -12,15 +13,15 @@ namespace {
 // The term the gate reads: the current one, or the last (invalid forever once
 // ended), or none yet. Written by each term's work thread as it begins.
 struct CurrentTerm {
-  std::mutex mu;
-  std::optional<Term> term;
+  core_detail::Mutex mu;
+  std::optional<Term> term GUARDED_BY(mu);
 
   bool valid() {
-    std::lock_guard lock(mu);
+    core_detail::MutexLock lock(mu);
     return term && term->valid();
   }
   void set(const Term& t) {
-    std::lock_guard lock(mu);
+    core_detail::MutexLock lock(mu);
     term = t;
   }
 };

@@ -8,7 +8,7 @@ EventPump::EventPump(std::function<void(const LeaseEvent&)> sink) : sink_(std::m
 
 EventPump::~EventPump() {
   {
-    std::lock_guard lock(mu_);
+    core_detail::MutexLock lock(mu_);
     closing_ = true;
   }
   cv_.notify_all();
@@ -18,16 +18,16 @@ EventPump::~EventPump() {
 void EventPump::post(LeaseEvent e) {
   if (!sink_) return;
   {
-    std::lock_guard lock(mu_);
+    core_detail::MutexLock lock(mu_);
     queue_.push_back(std::move(e));
   }
   cv_.notify_all();
 }
 
 void EventPump::loop() {
-  std::unique_lock lock(mu_);
+  core_detail::UniqueLock lock(mu_);
   for (;;) {
-    cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+    cv_.wait(lock.native(), [&]() REQUIRES(mu_) { return closing_ || !queue_.empty(); });
     if (queue_.empty()) return;  // closing, and everything delivered
     LeaseEvent e = std::move(queue_.front());
     queue_.pop_front();

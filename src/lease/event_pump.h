@@ -9,9 +9,9 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <thread>
 
+#include "core/mutex.h"
 #include "forgemeter/campaign.h"
 
 namespace forgemeter::lease_detail {
@@ -29,10 +29,10 @@ class EventPump {
   void loop();
 
   std::function<void(const LeaseEvent&)> sink_;
-  std::mutex mu_;
+  core_detail::Mutex mu_;
   std::condition_variable cv_;
-  std::deque<LeaseEvent> queue_;
-  bool closing_ = false;
+  std::deque<LeaseEvent> queue_ GUARDED_BY(mu_);
+  bool closing_ GUARDED_BY(mu_) = false;
   std::thread thread_;  // last: started after the members it uses
 };
 

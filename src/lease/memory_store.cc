@@ -1,8 +1,8 @@
 #include "forgemeter/memory_store.h"
 
 #include <map>
-#include <mutex>
 
+#include "core/mutex.h"
 #include "lease/transition.h"
 
 namespace forgemeter {
@@ -23,11 +23,11 @@ LeaseResult too_late(const Deadline& d) {
 }  // namespace
 
 struct MemoryStore::Impl {
-  mutable std::mutex mu;
-  std::map<std::string, LeaseRecord, std::less<>> leases;
+  mutable core_detail::Mutex mu;
+  std::map<std::string, LeaseRecord, std::less<>> leases GUARDED_BY(mu);
 
   // The record for `name`, or a free one with term 0 (not inserted).
-  const LeaseRecord& find(std::string_view name) const {
+  const LeaseRecord& find(std::string_view name) const REQUIRES(mu) {
     static const LeaseRecord kFree;
     auto it = leases.find(name);
     return it == leases.end() ? kFree : it->second;
@@ -37,7 +37,7 @@ struct MemoryStore::Impl {
   // never taken gets a record only when the step writes one).
   template <typename TakeStep>
   LeaseResult apply(std::string_view name, TakeStep step) {
-    std::lock_guard lock(mu);
+    core_detail::MutexLock lock(mu);
     auto it = leases.find(name);
     if (it != leases.end()) {
       const Step s = step(it->second);
@@ -78,12 +78,12 @@ LeaseResult MemoryStore::release(std::string_view name, std::string_view owner, 
 LeaseState MemoryStore::inspect(std::string_view name, const Deadline& deadline) {
   if (auto why = check_lease_name(name)) return state_of(failure(LeaseStatus::invalid, std::move(*why)));
   if (deadline.over()) return state_of(too_late(deadline));
-  std::lock_guard lock(impl_->mu);
+  core_detail::MutexLock lock(impl_->mu);
   return state_of(impl_->find(name));
 }
 
 std::size_t MemoryStore::size() const {
-  std::lock_guard lock(impl_->mu);
+  core_detail::MutexLock lock(impl_->mu);
   return impl_->leases.size();
 }
 

@@ -13,9 +13,9 @@
 // formatting and the sink run with no lock a request thread takes.
 #include <algorithm>
 #include <array>
-#include <mutex>
 #include <stdexcept>
 
+#include "core/mutex.h"
 #include "forgemeter/meter.h"
 #include "meter/civil.h"
 #include "meter/count_table.h"
@@ -38,9 +38,9 @@ std::size_t shard_index() noexcept {
 }
 
 struct alignas(64) Shard {
-  std::mutex mu;
-  std::int64_t hour = 0;
-  meter::CountTable table;
+  core_detail::Mutex mu;
+  std::int64_t hour GUARDED_BY(mu) = 0;
+  meter::CountTable table GUARDED_BY(mu);
 };
 
 }  // namespace
@@ -54,16 +54,18 @@ struct Meter::Impl {
   std::array<Shard, kShards> shards;
   std::atomic<std::uint64_t> seq{0};  // first-seen numbers, for folding hosts
 
-  std::mutex slow_mu;
-  std::int64_t slow_hour = 0;
-  meter::HourTally slow;
+  // Taken last: with turn_mu (and sink_mu) held when the hour turns, alone
+  // when an answer is counted. A shard's mu is taken in the same places.
+  core_detail::Mutex slow_mu;
+  std::int64_t slow_hour GUARDED_BY(slow_mu) = 0;
+  meter::HourTally slow GUARDED_BY(slow_mu);
 
-  std::mutex turn_mu;  // before sink_mu
-  std::int64_t current = 0;
-  std::optional<TimeOfDay> counted_from;  // of the current hour
+  core_detail::Mutex turn_mu ACQUIRED_BEFORE(sink_mu, slow_mu);
+  std::int64_t current GUARDED_BY(turn_mu) = 0;
+  std::optional<TimeOfDay> counted_from GUARDED_BY(turn_mu);  // of the current hour
 
-  std::mutex sink_mu;
-  meter::Cumulative cumulative;
+  core_detail::Mutex sink_mu ACQUIRED_BEFORE(slow_mu);
+  meter::Cumulative cumulative GUARDED_BY(sink_mu);
 
   explicit Impl(MeterOptions& o)
       : clock(o.clock ? o.clock : &system_clock()),
@@ -89,17 +91,17 @@ struct Meter::Impl {
   }
 
   // Under turn_mu: takes everything counted so far; containers go on in `next`.
-  meter::HourTally collect(std::int64_t next) {
+  meter::HourTally collect(std::int64_t next) REQUIRES(turn_mu) {
     meter::HourTally tally(max_keys);
     {
-      std::lock_guard lock(slow_mu);
+      core_detail::MutexLock lock(slow_mu);
       std::swap(tally, slow);
       slow_hour = next;
     }
     for (auto& s : shards) {
       meter::CountTable taken(max_keys);
       {
-        std::lock_guard lock(s.mu);
+        core_detail::MutexLock lock(s.mu);
         std::swap(taken, s.table);  // an empty table of the same bound
         s.hour = next;
       }
@@ -108,10 +110,9 @@ struct Meter::Impl {
     return tally;
   }
 
-  // Writes `tally` as the lines of `hour`; releases `turn` once in line for the sink.
-  void write(std::unique_lock<std::mutex> turn, const meter::HourTally& tally, std::int64_t hour, HourNote note) {
-    std::lock_guard in_order(sink_mu);
-    turn.unlock();
+  // Writes `tally` as the lines of `hour`. The caller takes sink_mu, then
+  // lets turn_mu go: in line for the sink, with no lock a request takes.
+  void write(const meter::HourTally& tally, std::int64_t hour, HourNote note) REQUIRES(sink_mu) {
     try {
       const auto lines = tally.fold(meter::hour_start(hour + 1), note, max_hosts);
       cumulative.add(lines);
@@ -127,8 +128,8 @@ struct Meter::Impl {
     }
   }
 
-  void turn_to(std::int64_t hour) {
-    std::unique_lock lock(turn_mu);
+  void turn_to(std::int64_t hour) EXCLUDES(turn_mu, sink_mu) {
+    core_detail::UniqueLock turn(turn_mu);
     if (current >= hour) return;  // another thread turned it
     const auto old = current;
     const HourNote note{counted_from, std::nullopt};
@@ -136,7 +137,9 @@ struct Meter::Impl {
     current = hour;
     counted_from.reset();
     if (tally.empty()) return;
-    write(std::move(lock), tally, old, note);
+    core_detail::MutexLock in_order(sink_mu);
+    turn.unlock();
+    write(tally, old, note);
   }
 
   // Counts into whichever container `add` picks, once its hour has reached `hour`.
@@ -144,7 +147,7 @@ struct Meter::Impl {
   void with_slow(std::int64_t hour, Add add) {
     for (;;) {
       {
-        std::lock_guard lock(slow_mu);
+        core_detail::MutexLock lock(slow_mu);
         if (hour <= slow_hour) {
           add(slow);
           return;
@@ -170,7 +173,7 @@ void Meter::record_request(const RequestKey& key, UtcMillis sent) noexcept {
   Shard& shard = impl_->shards[shard_index()];
   for (;;) {
     {
-      std::lock_guard lock(shard.mu);
+      core_detail::MutexLock lock(shard.mu);
       if (hour <= shard.hour) {
         shard.table.add(hash, key, impl_->seq);
         return;
@@ -201,7 +204,7 @@ void Meter::record_refused(const RequestKey& key, UtcMillis at) noexcept {
 
 void Meter::flush() noexcept {
   auto& m = *impl_;
-  std::unique_lock lock(m.turn_mu);
+  core_detail::UniqueLock turn(m.turn_mu);
   const UtcMillis now = m.clock->now();
   const bool inside = meter::hour_index(now) == m.current;
   const HourNote note{m.counted_from, inside ? std::optional(meter::time_of_day(now)) : std::nullopt};
@@ -209,22 +212,25 @@ void Meter::flush() noexcept {
   if (tally.empty()) return;
   // What comes after a stop inside the hour is counted from the stop.
   m.counted_from = inside ? note.until : std::nullopt;
-  m.write(std::move(lock), tally, m.current, note);
+  const std::int64_t hour = m.current;
+  core_detail::MutexLock in_order(m.sink_mu);
+  turn.unlock();
+  m.write(tally, hour, note);
 }
 
 std::string Meter::prometheus() const {
   auto& m = *impl_;
-  std::lock_guard turn(m.turn_mu);
-  std::lock_guard in_order(m.sink_mu);  // an hour being written is in `cumulative` by now
+  core_detail::MutexLock turn(m.turn_mu);
+  core_detail::MutexLock in_order(m.sink_mu);  // an hour being written is in `cumulative` by now
   meter::HourTally live;
   {
-    std::lock_guard lock(m.slow_mu);
+    core_detail::MutexLock lock(m.slow_mu);
     live = m.slow;
   }
   for (auto& s : m.shards) {
     meter::CountTable copy(m.max_keys);
     {
-      std::lock_guard lock(s.mu);
+      core_detail::MutexLock lock(s.mu);
       copy = s.table;
     }
     Impl::add_table(live, copy);

@@ -38,7 +38,7 @@ HandlePool::Handle HandlePool::take() {
   if (Pooled* hot = hot_.exchange(nullptr, std::memory_order_acq_rel))
     return Handle(this, std::unique_ptr<Pooled>(hot));
   {
-    std::lock_guard lock(mu_);
+    core_detail::MutexLock lock(mu_);
     if (!idle_.empty()) {
       std::unique_ptr<Pooled> p = std::move(idle_.back());
       idle_.pop_back();
@@ -56,7 +56,7 @@ void HandlePool::give_back(std::unique_ptr<Pooled> p) noexcept {
   Pooled* displaced = hot_.exchange(p.release(), std::memory_order_acq_rel);
   if (!displaced) return;
   try {
-    std::lock_guard lock(mu_);
+    core_detail::MutexLock lock(mu_);
     idle_.emplace_back(displaced);
   } catch (...) {
     delete displaced;

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "core/mutex.h"
 #include "transport/easy_options.h"
 #include "transport/hop_counter.h"
 
@@ -108,13 +109,15 @@ class HandlePool {
   void give_back(std::unique_ptr<Pooled> p) noexcept;
 
   CURLSH* share_ = nullptr;
+  // Taken and let go by libcurl (lock_share, unlock_share), out of the
+  // analysis' sight: plain std::mutex.
   std::array<std::mutex, CURL_LOCK_DATA_LAST> share_locks_;
   // The most recently returned handle, taken and given back without a lock
   // (a thread sending request after request never waits); the others, in
   // the order they were returned, under mu_.
   std::atomic<Pooled*> hot_{nullptr};
-  std::mutex mu_;
-  std::vector<std::unique_ptr<Pooled>> idle_;
+  core_detail::Mutex mu_;
+  std::vector<std::unique_ptr<Pooled>> idle_ GUARDED_BY(mu_);
 };
 
 }  // namespace forgemeter::transport_detail

@@ -10,7 +10,7 @@
 namespace forgemeter::transport_detail {
 
 void InstallationPauses::pause(std::uint64_t installation, const Pause& p, SteadyTime now) {
-  std::lock_guard lock(mu_);
+  core_detail::MutexLock lock(mu_);
   std::erase_if(pauses_, [&](const auto& e) { return e.second.until <= now; });
   for (auto& [id, existing] : pauses_)
     if (id == installation) {
@@ -22,7 +22,7 @@ void InstallationPauses::pause(std::uint64_t installation, const Pause& p, Stead
 }
 
 std::optional<Pause> InstallationPauses::active(std::uint64_t installation, SteadyTime now) const {
-  std::lock_guard lock(mu_);
+  core_detail::MutexLock lock(mu_);
   for (const auto& [id, p] : pauses_)
     if (id == installation && p.until > now) return p;
   return std::nullopt;

@@ -14,12 +14,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/mutex.h"
 #include "forgemeter/clock.h"
 
 namespace forgemeter::transport_detail {
@@ -41,8 +41,8 @@ class InstallationPauses {
 
  private:
   std::atomic<bool> any_{false};
-  mutable std::mutex mu_;
-  std::vector<std::pair<std::uint64_t, Pause>> pauses_;
+  mutable core_detail::Mutex mu_;
+  std::vector<std::pair<std::uint64_t, Pause>> pauses_ GUARDED_BY(mu_);
 };
 
 // The wait a Retry-After value asks for at wall time `now`: delay-seconds, or

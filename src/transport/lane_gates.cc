@@ -1,6 +1,5 @@
 #include "transport/lane_gates.h"
 
-#include <mutex>
 #include <stdexcept>
 
 namespace forgemeter::transport_detail {
@@ -8,7 +7,7 @@ namespace forgemeter::transport_detail {
 void LaneGates::gate(Lane lane, std::function<bool()> valid) {
   if (!valid) throw std::invalid_argument("gate_lane: the gate function is empty");
   auto g = std::make_shared<const std::function<bool()>>(std::move(valid));
-  std::unique_lock lock(mu_);
+  core_detail::WriterLock lock(mu_);
   for (auto& [l, existing] : gates_)
     if (l == lane) {
       existing = std::move(g);
@@ -19,7 +18,7 @@ void LaneGates::gate(Lane lane, std::function<bool()> valid) {
 }
 
 void LaneGates::ungate(Lane lane) {
-  std::unique_lock lock(mu_);
+  core_detail::WriterLock lock(mu_);
   std::erase_if(gates_, [lane](const auto& e) { return e.first == lane; });
   count_.store(gates_.size(), std::memory_order_release);
 }
@@ -28,7 +27,7 @@ bool LaneGates::allows(Lane lane) const noexcept {
   if (count_.load(std::memory_order_acquire) == 0) return true;
   Gate g;
   {
-    std::shared_lock lock(mu_);
+    core_detail::ReaderLock lock(mu_);
     for (const auto& [l, gate] : gates_)
       if (l == lane) g = gate;
   }

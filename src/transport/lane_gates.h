@@ -8,10 +8,10 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <shared_mutex>
 #include <utility>
 #include <vector>
 
+#include "core/mutex.h"
 #include "forgemeter/lane.h"
 
 namespace forgemeter::transport_detail {
@@ -26,8 +26,8 @@ class LaneGates {
  private:
   using Gate = std::shared_ptr<const std::function<bool()>>;
   std::atomic<std::size_t> count_{0};
-  mutable std::shared_mutex mu_;
-  std::vector<std::pair<Lane, Gate>> gates_;
+  mutable core_detail::SharedMutex mu_;
+  std::vector<std::pair<Lane, Gate>> gates_ GUARDED_BY(mu_);
 };
 
 }  // namespace forgemeter::transport_detail

@@ -53,7 +53,7 @@ bool LaneReserves::watched(std::uint64_t installation) const noexcept {
 
 void LaneReserves::offer(std::uint64_t installation, std::string_view resource, const meter::Reading& r) {
   if (installation == 0 || !watched(installation)) return;
-  std::lock_guard lock(mu_);
+  core_detail::MutexLock lock(mu_);
   auto [it, fresh] = latest_.try_emplace({installation, std::string(resource)}, r);
   if (fresh) return;
   meter::Reading& kept = it->second;
@@ -67,7 +67,7 @@ std::string LaneReserves::refusal(Lane lane, std::uint64_t installation, std::st
     if (r.lane != lane || r.resource != resource || (r.installation != 0 && r.installation != installation)) continue;
     meter::Reading reading;
     {
-      std::lock_guard lock(mu_);
+      core_detail::MutexLock lock(mu_);
       auto it = latest_.find({installation, std::string(resource)});
       if (it == latest_.end()) continue;
       reading = it->second;

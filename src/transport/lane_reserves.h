@@ -12,12 +12,12 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/mutex.h"
 #include "forgemeter/transport.h"
 #include "meter/reading.h"
 
@@ -40,8 +40,8 @@ class LaneReserves {
   bool watched(std::uint64_t installation) const noexcept;
 
   std::vector<LaneReserve> reserves_;
-  mutable std::mutex mu_;
-  std::map<std::pair<std::uint64_t, std::string>, meter::Reading> latest_;
+  mutable core_detail::Mutex mu_;
+  std::map<std::pair<std::uint64_t, std::string>, meter::Reading> latest_ GUARDED_BY(mu_);
 };
 
 }  // namespace forgemeter::transport_detail

@@ -1,10 +1,10 @@
 #include "forgemeter/etcd_store.h"
 
 #include <map>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 
+#include "core/mutex.h"
 #include "lease/call_bound.h"
 #include "lease/etcd/codec.h"
 #include "lease/etcd/gateway.h"
@@ -47,20 +47,20 @@ struct EtcdStore::Impl {
   // What this store last read or wrote of each name: renewals and the
   // holder's own acquire go straight to the transaction (one round trip); a
   // stale entry costs a failed comparison, whose answer is the key as it is.
-  std::mutex mu;
-  std::map<std::string, Kv, std::less<>> seen;
+  core_detail::Mutex mu;
+  std::map<std::string, Kv, std::less<>> seen GUARDED_BY(mu);
 
   std::optional<Kv> cached(std::string_view name) {
-    std::lock_guard lock(mu);
+    core_detail::MutexLock lock(mu);
     auto it = seen.find(name);
     return it == seen.end() ? std::nullopt : std::optional(it->second);
   }
   void remember(std::string_view name, const Kv& kv) {
-    std::lock_guard lock(mu);
+    core_detail::MutexLock lock(mu);
     seen.insert_or_assign(std::string(name), kv);
   }
   void forget(std::string_view name) {
-    std::lock_guard lock(mu);
+    core_detail::MutexLock lock(mu);
     if (auto it = seen.find(name); it != seen.end()) seen.erase(it);
   }
 

@@ -96,7 +96,7 @@ Gateway::Gateway(const EtcdStoreOptions& options) : options_(options) { global_i
 Gateway::~Gateway() = default;
 
 std::unique_ptr<Gateway::Connection> Gateway::checkout(const CallBound& bound) {
-  std::unique_lock lock(mu_);
+  core_detail::UniqueLock lock(mu_);
   for (;;) {
     if (!idle_.empty()) {
       auto c = std::move(idle_.back());
@@ -113,12 +113,12 @@ std::unique_ptr<Gateway::Connection> Gateway::checkout(const CallBound& bound) {
       return nullptr;
     }
     if (bound.passed()) return nullptr;
-    freed_.wait_for(lock, milliseconds(bound.poll_ms()));
+    freed_.wait_for(lock.native(), milliseconds(bound.poll_ms()));
   }
 }
 
 void Gateway::checkin(std::unique_ptr<Connection> c) {
-  std::lock_guard lock(mu_);
+  core_detail::MutexLock lock(mu_);
   idle_.push_back(std::move(c));
   freed_.notify_one();
 }
@@ -206,7 +206,7 @@ Gateway::Attempt Gateway::token_for(Connection& c, std::size_t member, const std
                                     const CallBound& bound) {
   if (options_.user.empty()) return {Attempt::Kind::answered, {}, {}};
   {
-    std::lock_guard lock(mu_);
+    core_detail::MutexLock lock(mu_);
     if (!token_.empty() && token_ != stale) return {Attempt::Kind::answered, token_, {}};
   }
   Attempt a =
@@ -216,7 +216,7 @@ Gateway::Attempt Gateway::token_for(Connection& c, std::size_t member, const std
   std::string error;
   auto fresh = parse_token(a.body, error);
   if (!fresh) return {Attempt::Kind::next, {}, options_.endpoints[member] + ": " + error};
-  std::lock_guard lock(mu_);
+  core_detail::MutexLock lock(mu_);
   token_ = *fresh;
   return {Attempt::Kind::answered, *fresh, {}};
 }

@@ -17,11 +17,11 @@
 #include <atomic>
 #include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/mutex.h"
 #include "forgemeter/etcd_store.h"
 #include "lease/call_bound.h"
 
@@ -59,11 +59,11 @@ class Gateway {
 
   const EtcdStoreOptions options_;
   std::atomic<std::size_t> preferred_{0};  // the member that answered last
-  std::mutex mu_;
+  core_detail::Mutex mu_;
   std::condition_variable freed_;
-  std::vector<std::unique_ptr<Connection>> idle_;
-  std::size_t open_ = 0;
-  std::string token_;  // guarded by mu_
+  std::vector<std::unique_ptr<Connection>> idle_ GUARDED_BY(mu_);
+  std::size_t open_ GUARDED_BY(mu_) = 0;
+  std::string token_ GUARDED_BY(mu_);
 };
 
 }  // namespace forgemeter::etcd

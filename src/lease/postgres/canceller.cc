@@ -3,8 +3,9 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <thread>
+
+#include "core/mutex.h"
 
 namespace forgemeter::pg {
 namespace {
@@ -18,7 +19,7 @@ class Canceller {
   void submit(PGcancel* c) {
     PGcancel* dropped = nullptr;
     {
-      std::lock_guard lock(mu_);
+      core_detail::MutexLock lock(mu_);
       if (queue_.size() >= kMaxPending) {
         dropped = queue_.front();
         queue_.pop_front();
@@ -36,8 +37,8 @@ class Canceller {
     for (;;) {
       PGcancel* c = nullptr;
       {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [this] { return !queue_.empty(); });
+        core_detail::UniqueLock lock(mu_);
+        cv_.wait(lock.native(), [this]() REQUIRES(mu_) { return !queue_.empty(); });
         c = queue_.front();
         queue_.pop_front();
       }
@@ -48,9 +49,9 @@ class Canceller {
     }
   }
 
-  std::mutex mu_;
+  core_detail::Mutex mu_;
   std::condition_variable cv_;
-  std::deque<PGcancel*> queue_;
+  std::deque<PGcancel*> queue_ GUARDED_BY(mu_);
 };
 
 Canceller& canceller() {

@@ -3,11 +3,11 @@
 #include <poll.h>
 
 #include <condition_variable>
-#include <mutex>
 #include <system_error>
 #include <thread>
 #include <vector>
 
+#include "core/mutex.h"
 #include "lease/postgres/canceller.h"
 
 namespace forgemeter::pg {
@@ -34,11 +34,12 @@ std::optional<std::string> check_conninfo(const std::string& conninfo) {
 // One connection attempt handed to a helper thread: the caller waits for it
 // within its bound, and what an abandoned attempt opens, the helper closes.
 struct Connection::Attempt {
-  std::mutex mu;
+  core_detail::Mutex mu;
   std::condition_variable_any cv;
-  bool done = false, abandoned = false;
-  std::unique_ptr<Connection> conn;
-  std::string error;
+  bool done GUARDED_BY(mu) = false;
+  bool abandoned GUARDED_BY(mu) = false;
+  std::unique_ptr<Connection> conn GUARDED_BY(mu);
+  std::string error GUARDED_BY(mu);
 };
 
 std::unique_ptr<Connection> Connection::open(const ConnectSettings& s, const CallBound& bound, std::string& error) {
@@ -57,7 +58,7 @@ std::unique_ptr<Connection> Connection::open(const ConnectSettings& s, const Cal
       CallBound b(d);
       std::string why;
       auto c = connect_here(settings, b, why);
-      std::lock_guard lock(attempt->mu);
+      core_detail::MutexLock lock(attempt->mu);
       if (attempt->abandoned) return;  // `c` is closed here
       attempt->conn = std::move(c);
       attempt->error = std::move(why);
@@ -67,10 +68,10 @@ std::unique_ptr<Connection> Connection::open(const ConnectSettings& s, const Cal
   } catch (const std::system_error&) {  // no thread to spare: connect here, as libpq would
     return connect_here(s, bound, error);
   }
-  std::unique_lock lock(attempt->mu);
+  core_detail::UniqueLock lock(attempt->mu);
   while (!attempt->done && !bound.passed())
-    attempt->cv.wait_for(lock, bound.deadline().stop, std::chrono::milliseconds(bound.poll_ms()),
-                         [&] { return attempt->done; });
+    attempt->cv.wait_for(lock.native(), bound.deadline().stop, std::chrono::milliseconds(bound.poll_ms()),
+                         [&]() REQUIRES(attempt->mu) { return attempt->done; });
   if (attempt->done) {
     error = std::move(attempt->error);
     return std::move(attempt->conn);

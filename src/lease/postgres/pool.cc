@@ -17,7 +17,7 @@ Pool::Handle::~Handle() {
 void Pool::give_back(std::unique_ptr<Connection> c) {
   std::unique_ptr<Connection> closing;
   {
-    std::lock_guard lock(mu_);
+    core_detail::MutexLock lock(mu_);
     if (c->broken()) {
       closing = std::move(c);
       --open_;
@@ -30,7 +30,7 @@ void Pool::give_back(std::unique_ptr<Connection> c) {
 }
 
 std::size_t Pool::open_count() const {
-  std::lock_guard lock(mu_);
+  core_detail::MutexLock lock(mu_);
   return open_;
 }
 
@@ -39,7 +39,7 @@ Pool::Handle Pool::checkout(const CallBound& bound, std::string& error) {
     std::unique_ptr<Connection> conn;
     bool open_new = false;
     {
-      std::unique_lock lock(mu_);
+      core_detail::UniqueLock lock(mu_);
       for (;;) {
         if (bound.passed()) {
           error = bound.stopped() ? "stopped waiting for a connection"
@@ -56,15 +56,15 @@ Pool::Handle Pool::checkout(const CallBound& bound, std::string& error) {
           open_new = true;
           break;
         }
-        cv_.wait_for(lock, bound.deadline().stop, std::chrono::milliseconds(bound.poll_ms()),
-                     [&] { return !idle_.empty() || open_ < max_; });
+        cv_.wait_for(lock.native(), bound.deadline().stop, std::chrono::milliseconds(bound.poll_ms()),
+                     [&]() REQUIRES(mu_) { return !idle_.empty() || open_ < max_; });
       }
     }
     if (conn) {
       if (conn->usable_when_idle()) return Handle(this, std::move(conn));
       // Closed by the server while idle (restart, pg_terminate_backend): replace it.
       {
-        std::lock_guard lock(mu_);
+        core_detail::MutexLock lock(mu_);
         --open_;
       }
       conn.reset();
@@ -80,7 +80,7 @@ Pool::Handle Pool::checkout(const CallBound& bound, std::string& error) {
         fresh.reset();
       }
       {
-        std::lock_guard lock(mu_);
+        core_detail::MutexLock lock(mu_);
         --open_;
       }
       cv_.notify_one();

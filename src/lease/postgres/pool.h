@@ -9,10 +9,10 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "core/mutex.h"
 #include "lease/postgres/connection.h"
 
 namespace forgemeter::pg {
@@ -54,10 +54,10 @@ class Pool {
   const ConnectSettings settings_;
   const std::size_t max_;
   const Setup setup_;
-  mutable std::mutex mu_;
+  mutable core_detail::Mutex mu_;
   std::condition_variable_any cv_;  // waits also end on the call's stop
-  std::vector<std::unique_ptr<Connection>> idle_;
-  std::size_t open_ = 0;  // idle + checked out + being opened
+  std::vector<std::unique_ptr<Connection>> idle_ GUARDED_BY(mu_);
+  std::size_t open_ GUARDED_BY(mu_) = 0;  // idle + checked out + being opened
 };
 
 }  // namespace forgemeter::pg

@@ -6,7 +6,7 @@
 namespace forgemeter::pg {
 
 Proven::Seen Proven::get(std::string_view name) const {
-  std::lock_guard lock(mu_);
+  core_detail::MutexLock lock(mu_);
   auto it = by_name_.find(name);
   return it == by_name_.end() ? Seen{} : it->second;
 }
@@ -21,12 +21,12 @@ Proven::Seen& Proven::entry(std::string_view name) {
 }
 
 void Proven::saw_holder(std::string_view name, std::string_view holder) {
-  std::lock_guard lock(mu_);
+  core_detail::MutexLock lock(mu_);
   entry(name).holder.assign(holder);
 }
 
 void Proven::recorded(std::string_view name, std::int64_t ttl_ms) {
-  std::lock_guard lock(mu_);
+  core_detail::MutexLock lock(mu_);
   Seen& s = entry(name);
   s.recorded_ttl_ms = std::max(s.recorded_ttl_ms, ttl_ms);
 }

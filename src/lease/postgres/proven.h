@@ -17,9 +17,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
+
+#include "core/mutex.h"
 
 namespace forgemeter::pg {
 
@@ -37,10 +38,10 @@ class Proven {
   void recorded(std::string_view name, std::int64_t ttl_ms);
 
  private:
-  Seen& entry(std::string_view name);  // with mu_ held
+  Seen& entry(std::string_view name) REQUIRES(mu_);
 
-  mutable std::mutex mu_;
-  std::map<std::string, Seen, std::less<>> by_name_;
+  mutable core_detail::Mutex mu_;
+  std::map<std::string, Seen, std::less<>> by_name_ GUARDED_BY(mu_);
 };
 
 }  // namespace forgemeter::pg

@@ -1,9 +1,9 @@
 #include "lease/uri/secrets.h"
 
 #include <algorithm>
-#include <mutex>
 #include <vector>
 
+#include "core/mutex.h"
 #include "lease/uri/passwords.h"
 
 namespace forgemeter::lease_uri {
@@ -60,8 +60,9 @@ void mask_userinfo(std::string& s) {
   }
 }
 
-std::mutex secrets_mu;
-std::vector<std::string>& secrets() {
+core_detail::Mutex secrets_mu;
+// The secrets remembered so far, longest first.
+std::vector<std::string>& secrets() REQUIRES(secrets_mu) {
   static std::vector<std::string> s;
   return s;
 }
@@ -71,7 +72,7 @@ std::vector<std::string>& secrets() {
 void remember_secrets(std::string_view text) {
   auto found = store_passwords(text);
   if (found.empty()) return;
-  std::lock_guard lock(secrets_mu);
+  core_detail::MutexLock lock(secrets_mu);
   auto& all = secrets();
   for (auto& f : found)
     if (std::find(all.begin(), all.end(), f) == all.end()) all.push_back(std::move(f));
@@ -79,7 +80,7 @@ void remember_secrets(std::string_view text) {
 }
 
 void forget_secrets() {
-  std::lock_guard lock(secrets_mu);
+  core_detail::MutexLock lock(secrets_mu);
   secrets().clear();
 }
 
@@ -87,7 +88,7 @@ std::string scrub(std::string_view text) {
   std::string out(text);
   mask_password_values(out);
   mask_userinfo(out);
-  std::lock_guard lock(secrets_mu);
+  core_detail::MutexLock lock(secrets_mu);
   for (const auto& secret : secrets()) {
     for (std::size_t at = out.find(secret); at != std::string::npos;) {
       const std::size_t end = at + secret.size();

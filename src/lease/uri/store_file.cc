@@ -46,12 +46,12 @@ std::string read_store_file(const std::string& path) {
 
 }  // namespace
 
-std::string resolve_store(const StoreSource& o) {
+std::string resolve_store(const StoreSource& source) {
   std::string store;
-  if (!o.store.empty()) {
-    store = o.store;
-  } else if (!o.store_file.empty()) {
-    store = read_store_file(o.store_file);
+  if (!source.store.empty()) {
+    store = source.store;
+  } else if (!source.store_file.empty()) {
+    store = read_store_file(source.store_file);
   } else if (const char* env = std::getenv("FORGEMETER_STORE"); env != nullptr && *env != '\0') {
     store = trimmed(env);
   } else {
