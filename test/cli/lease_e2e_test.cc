@@ -16,6 +16,7 @@
 
 #include "core/components.h"
 #include "forgemeter_bin.h"
+#include "support/silent_listener.h"
 #include "support/skips.h"
 #if FORGEMETER_HAS_ETCD
 #include "support/etcd_cluster.h"
@@ -146,6 +147,11 @@ TEST_CASE("lease usage errors and a missing command") {
   auto directory = run_process({forgemeter_bin(), "lease", "run", "--store", "memory:", "n", "--", dir.path()});
   CHECK(directory.exit_code == 126);
   CHECK(directory.err.find("it is a directory") != std::string::npos);
+
+  // An unknown option is named, though the word it swallowed shifts the arguments after it.
+  auto bogus = run_process({forgemeter_bin(), "lease", "run", "--store", "memory:", "--bogus", "x", "n", "--", "true"});
+  CHECK(bogus.exit_code == 2);
+  CHECK(bogus.err.find("unknown option '--bogus'") != std::string::npos);
 
   auto status = run_process({forgemeter_bin(), "lease", "status", "--store", "memory:", "nightly"});
   CHECK(status.exit_code == 0);
@@ -284,6 +290,44 @@ TEST_CASE("three processes on a three-member etcd cluster: the same, through etc
   }
   fmtest::EtcdCluster cluster(3);
   three_processes(cluster.uri("/cli-e2e/"));
+}
+#endif
+
+#if FORGEMETER_HAS_POSTGRES
+TEST_CASE("lease status against a frozen store exits 1 within --timeout (default 10 s), the check included") {
+  fmtest::SilentListener frozen;  // connects, never answers: a server that froze
+  const std::string store = "host=127.0.0.1 port=" + std::to_string(frozen.port()) + " user=postgres dbname=postgres";
+  for (const auto& [timeout, bound] : {std::pair<std::string, double>{"1s", 1.0}, {"", 10.0}}) {
+    CAPTURE(timeout);
+    std::vector<std::string> argv{forgemeter_bin(), "lease", "status", "--store", store, "n"};
+    if (!timeout.empty()) argv.insert(argv.end(), {"--timeout", timeout});
+    const auto t0 = steady_clock::now();
+    auto r = run_process(argv);
+    const double took = duration<double>(steady_clock::now() - t0).count();
+    MESSAGE("lease status --timeout " << (timeout.empty() ? "(10s)" : timeout) << " took " << took << " s");
+    CHECK(r.exit_code == 1);
+    CHECK(took >= bound - 0.1);
+    CHECK(took <= bound + 1.5);  // process start-up and libpq on a loaded machine
+    CHECK(r.err.find("cannot read the lease from the store: ") != std::string::npos);
+  }
+  auto zero = run_process({forgemeter_bin(), "lease", "status", "--store", store, "--timeout", "0s", "n"});
+  CHECK(zero.exit_code == 2);
+}
+#endif
+
+#if FORGEMETER_HAS_ETCD
+TEST_CASE("lease status on etcd: a record it cannot read is said so, not 'did not answer'") {
+  if (!fmtest::EtcdCluster::available()) {
+    fmtest::skipped("no etcd binary on PATH (Debian package etcd-server): the etcd record test did not run");
+    return;
+  }
+  fmtest::EtcdCluster cluster(1);
+  // "/cli-bad/n" := "not a lease", base64 as the gateway takes them.
+  REQUIRE_FALSE(cluster.post(0, "/v3/kv/put", R"({"key":"L2NsaS1iYWQvbg==","value":"bm90IGEgbGVhc2U="})").empty());
+  auto r = run_process({forgemeter_bin(), "lease", "status", "--store", cluster.uri("/cli-bad/"), "n"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("did not answer") == std::string::npos);
+  CHECK(r.err.find("not a forgemeter lease record") != std::string::npos);
 }
 #endif
 
