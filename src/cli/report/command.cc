@@ -72,7 +72,7 @@ TimeBound time_bound(const std::string& option, const std::string& text) {
   if (auto b = parse_time_bound(text)) return *b;
   throw UsageError(
       fmt::format("{} '{}' is no instant: give 2026-09-30T15:00Z, 2026-09-30T15:00:00.5Z, 2026-09-30T17:00+02:00, "
-                  "2026-09-30, or a duration before the end of the last hour seen like -6h or -1h30m",
+                  "2026-09-30, or a duration before --now (default: the clock) like -6h or -1h30m",
                   option, text));
 }
 
@@ -173,7 +173,7 @@ int run_report(const ReportArgs& a) {
         fmt::format("the sums of the hour ending {} pass 2^64-1 (18446744073709551615): no real log holds "
                     "that many requests; check the inputs",
                     hour_text(*hour)));
-  ReportData data{within(fleet.hours(), range), fleet.source_names(), scanner.stats(), now, burst};
+  ReportData data{within(fleet.hours(), range, now), fleet.source_names(), scanner.stats(), now, burst};
   const View view = a.by == "replica" ? View::replica : View::hour;
   const std::string format = html_to_stdout ? "html" : a.format;
   const bool filtered_out = data.hours.empty() && data.stats.read.first;
@@ -204,8 +204,8 @@ int run_report(const ReportArgs& a) {
 void add_filter_options(CLI::App* cmd, ReportArgs& a) {
   cmd->add_option("--since", a.since,
                   "report the hours from this instant on (inclusive): 2026-09-30T15:00Z, 2026-09-30T15:00:00.5Z,\n"
-                  "2026-09-30T17:00+02:00 (an offset instead of Z), 2026-09-30, or relative to the end of the last\n"
-                  "hour seen, like -6h (the last 6 hours). An hour is kept when any of it is in [--since, --until):\n"
+                  "2026-09-30T17:00+02:00 (an offset instead of Z), 2026-09-30, or a duration before --now (default:\n"
+                  "the clock), like -6h (the last 6 hours). An hour is kept when any of it is in [--since, --until):\n"
                   "the hour holding --since is kept, one starting at --until is not; --since must be before --until");
   cmd->add_option("--until", a.until, "report the hours before this instant (exclusive); same forms as --since");
   // Each takes one value (repeat the option for more), so the FILEs after it stay files.
@@ -225,8 +225,9 @@ void add_filter_options(CLI::App* cmd, ReportArgs& a) {
 
 void add_projection_options(CLI::App* cmd, ReportArgs& a) {
   cmd->add_option("--now", a.now,
-                  "the instant to report at (default: the clock). When the last hour holds it, that hour is in\n"
-                  "progress and each installation's core budget is projected at the rate seen so far");
+                  "the instant to report at (default: the clock): relative --since/--until count back from it; when\n"
+                  "the last hour holds it, that hour is in progress and each installation's core budget is\n"
+                  "projected at the rate seen so far");
   cmd->add_option("--burst-within", a.burst_within,
                   "an hourly budget that ran out this soon after its reset is flagged a startup burst (default 10m)");
   cmd->add_flag("--fail-on-exhausted", a.fail_on_exhausted,
