@@ -39,6 +39,7 @@
 
 #include "forgemeter/postgres_store.h"
 #include "lease/postgres/connection.h"
+#include "lease/postgres/listener.h"
 #include "lease/postgres/statements.h"
 #include "support/pg_instance.h"
 
@@ -114,7 +115,8 @@ void BM_lease_calls(benchmark::State& state) {
   }
   // The store's own statements on the bare connection, to time the full acquire alone.
   // (RESET: the baselines keep the server's synchronous_commit, which prepare_sql raises to `on`.)
-  const auto prepare_store = forgemeter::pg::prepare_sql(forgemeter::pg::quoted_tables("forgemeter_bench_leases"));
+  const auto prepare_store = forgemeter::pg::prepare_sql(forgemeter::pg::quoted_tables("forgemeter_bench_leases"),
+                                                         forgemeter::pg::channel_of("forgemeter_bench_leases"));
   if (!raw->exec_simple((prepare_store + "RESET synchronous_commit;").c_str(), setup_bound).ok()) {
     state.SkipWithError("cannot prepare the store's statements on the bare connection");
     return;
