@@ -1,6 +1,7 @@
 // The conformance row for a store's wake-ups (LeaseChanges, forgemeter/lease.h):
-// a release wakes a candidate waiting on that name at once; with the wake-up
-// suppressed, the candidate still takes over at its next poll (`retry`).
+// a release wakes a candidate waiting on that name at once, a renewal does
+// not; with the wake-up suppressed, the candidate still takes over at its next
+// poll (`retry`).
 // Measured between two campaigns on the real clock, TTL 9 s: from the
 // holder's work returning (its release follows) to the successor's work
 // starting. Margins: 250 ms for a wake-up (a release, a notification, an
@@ -19,6 +20,8 @@ namespace forgemeter::conformance {
 namespace {
 
 using namespace std::chrono_literals;
+
+Deadline ok() { return Deadline::after(system_clock(), 10s); }
 
 // Forwards the four calls, counts refused acquires, and forwards the store's
 // wake-ups only when `wake_ups` (else it waits out the deadline: suppressed).
@@ -102,10 +105,31 @@ Handover handover(LeaseStore& a, LeaseStore& b, const std::string& name, bool wa
 
 }  // namespace
 
+// A candidate waiting on `other` is not woken by the holder's renewals on
+// `store`, and is by its release. A store may wake its waiters once for
+// nothing (its listener opening): a quiet window is tried up to 5 times.
+void renewals_wake_nobody(LeaseStore& store, LeaseStore& other) {
+  auto& changes = dynamic_cast<LeaseChanges&>(other);
+  const auto t = std::chrono::system_clock::now();
+  REQUIRE(store.acquire("quiet", "holder", t, 9s, ok()).status == LeaseStatus::granted);
+  bool quiet = false;
+  for (int i = 0; i < 5 && !quiet; ++i) {
+    const std::uint64_t mark = changes.change_mark("quiet");
+    for (int r = 0; r < 3; ++r)
+      REQUIRE(store.renew("quiet", "holder", t + std::chrono::seconds(r), 9s, ok()).status == LeaseStatus::granted);
+    quiet = !changes.wait_for_change("quiet", mark, Deadline::after(system_clock(), 300ms));
+  }
+  CHECK_MESSAGE(quiet, "renewals woke a waiting candidate");
+  const std::uint64_t mark = changes.change_mark("quiet");
+  std::jthread releasing([&] { store.release("quiet", "holder", ok()); });
+  CHECK(changes.wait_for_change("quiet", mark, Deadline::after(system_clock(), 5s)));
+}
+
 void release_wakes_waiting_candidates(StoreFactory& f) {
   auto store = f.fresh();
   auto other = f.peer(store);
   REQUIRE_MESSAGE(dynamic_cast<LeaseChanges*>(other.get()) != nullptr, "the store has no wake-ups (LeaseChanges)");
+  renewals_wake_nobody(*store, *other);
   for (int i = 0; i < 3; ++i) {
     const Handover h = handover(*store, *other, "wake-" + std::to_string(i), true, 8s);
     MESSAGE("woken: handed over in " << std::chrono::duration<double, std::milli>(h.took).count() << " ms");
