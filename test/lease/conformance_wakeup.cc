@@ -16,94 +16,17 @@
 
 #include "forgemeter/campaign.h"
 #include "lease/conformance.h"
+#include "lease/handover.h"
 #include "support/eventually.h"
 
 namespace forgemeter::conformance {
 namespace {
 
+using testing::handover;
+
 using namespace std::chrono_literals;
 
 Deadline ok() { return Deadline::after(system_clock(), 10s); }
-
-// Forwards the four calls, counts refused acquires, and forwards the store's
-// wake-ups only when `wake_ups` (else it waits out the deadline: suppressed).
-class Relay final : public LeaseStore, public LeaseChanges {
- public:
-  Relay(LeaseStore& inner, bool wake_ups)
-      : inner_(inner), changes_(wake_ups ? dynamic_cast<LeaseChanges*>(&inner) : nullptr) {}
-  LeaseResult acquire(std::string_view n, std::string_view o, WallTime now, Duration ttl, const Deadline& d) override {
-    LeaseResult r = inner_.acquire(n, o, now, ttl, d);
-    if (r.status == LeaseStatus::refused) ++refused;
-    return r;
-  }
-  LeaseResult renew(std::string_view n, std::string_view o, WallTime now, Duration ttl, const Deadline& d) override {
-    return inner_.renew(n, o, now, ttl, d);
-  }
-  LeaseResult release(std::string_view n, std::string_view o, const Deadline& d) override {
-    return inner_.release(n, o, d);
-  }
-  LeaseState inspect(std::string_view n, const Deadline& d) override { return inner_.inspect(n, d); }
-  std::uint64_t change_mark(std::string_view n) override { return changes_ ? changes_->change_mark(n) : 0; }
-  bool wait_for_change(std::string_view n, std::uint64_t mark, const Deadline& d) override {
-    if (changes_) return changes_->wait_for_change(n, mark, d);
-    d.clock->wait_until(d.at, d.stop);
-    return false;
-  }
-  std::atomic<int> refused{0};
-
- private:
-  LeaseStore& inner_;
-  LeaseChanges* const changes_;
-};
-
-struct Handover {
-  Duration took{};
-  int max_serving = 0;
-};
-
-// The holder campaigns on `a` until told to return; the successor, on `b`
-// (through a Relay), takes over and returns at once.
-Handover handover(LeaseStore& a, LeaseStore& b, const std::string& name, bool wake_ups, Duration retry) {
-  Relay successor_store(b, wake_ups);
-  std::atomic<int> serving{0}, max_serving{0};
-  auto enter = [&] {
-    const int now = ++serving;
-    int seen = max_serving.load();
-    while (now > seen && !max_serving.compare_exchange_weak(seen, now)) {
-    }
-  };
-  std::stop_source let_go;
-  std::atomic<bool> holding{false};
-  std::atomic<SteadyTime::rep> returned{0}, started{0};
-  CampaignSpec hs{.name = name, .owner = "holder", .ttl = 9s, .retry = retry, .on_loss = OnLoss::stop};
-  CampaignSpec ss{.name = name, .owner = "successor", .ttl = 9s, .retry = retry, .on_loss = OnLoss::stop};
-  std::jthread holder([&] {
-    campaign(a, hs, {}, [&](Term&) {
-      enter();
-      holding = true;
-      std::mutex m;
-      std::condition_variable_any cv;
-      std::unique_lock lock(m);
-      cv.wait(lock, let_go.get_token(), [] { return false; });
-      --serving;
-      returned = std::chrono::steady_clock::now().time_since_epoch().count();
-    });
-  });
-  REQUIRE(fmtest::eventually([&] { return holding.load(); }));
-  std::jthread successor([&] {
-    campaign(successor_store, ss, {}, [&](Term&) {
-      started = std::chrono::steady_clock::now().time_since_epoch().count();
-      enter();
-      --serving;
-    });
-  });
-  REQUIRE(fmtest::eventually([&] { return successor_store.refused.load() > 0; }));
-  let_go.request_stop();
-  holder.join();
-  successor.join();
-  REQUIRE(started.load() != 0);
-  return {Duration(started.load() - returned.load()), max_serving.load()};
-}
 
 }  // namespace
 
@@ -133,12 +56,12 @@ void release_wakes_waiting_candidates(StoreFactory& f) {
   REQUIRE_MESSAGE(dynamic_cast<LeaseChanges*>(other.get()) != nullptr, "the store has no wake-ups (LeaseChanges)");
   renewals_wake_nobody(*store, *other);
   for (int i = 0; i < 3; ++i) {
-    const Handover h = handover(*store, *other, "wake-" + std::to_string(i), true, 8s);
+    const auto h = handover(*store, *other, "wake-" + std::to_string(i), true, 9s, 8s).value();
     MESSAGE("woken: handed over in " << std::chrono::duration<double, std::milli>(h.took).count() << " ms");
     CHECK(h.took < 250ms);  // retry is 8 s: only the wake-up explains it
     CHECK(h.max_serving == 1);
   }
-  const Handover deaf = handover(*store, *other, "wake-suppressed", false, 500ms);
+  const auto deaf = handover(*store, *other, "wake-suppressed", false, 9s, 500ms).value();
   MESSAGE("suppressed: handed over in " << std::chrono::duration<double, std::milli>(deaf.took).count() << " ms");
   CHECK(deaf.took < 500ms + 250ms);
   CHECK(deaf.max_serving == 1);
@@ -152,7 +75,7 @@ void clean_handovers_meet_their_bounds(StoreFactory& f) {
   auto other = f.peer(store);
   std::vector<double> woken;
   for (int i = 0; i < 20; ++i) {
-    const Handover h = handover(i % 2 ? *other : *store, i % 2 ? *store : *other, "accept", true, 3s);
+    const auto h = handover(i % 2 ? *other : *store, i % 2 ? *store : *other, "accept", true, 9s, 3s).value();
     CHECK(h.max_serving == 1);
     woken.push_back(std::chrono::duration<double, std::milli>(h.took).count());
   }
@@ -162,7 +85,7 @@ void clean_handovers_meet_their_bounds(StoreFactory& f) {
   CHECK(median <= 100);
   CHECK(woken.back() <= 250);
   for (int i = 0; i < 2; ++i) {
-    const Handover deaf = handover(*store, *other, "accept-suppressed", false, 3s);
+    const auto deaf = handover(*store, *other, "accept-suppressed", false, 9s, 3s).value();
     MESSAGE("suppressed: " << std::chrono::duration<double, std::milli>(deaf.took).count() << " ms");
     CHECK(deaf.took <= 3s + 200ms);
     CHECK(deaf.max_serving == 1);
