@@ -32,8 +32,8 @@ struct Watcher::Stream {
     if (!m) return;
     if (m->created && !opened) {
       opened = true;
-      w.watching_.store(true, std::memory_order_release);
       w.board_.changed_all();  // a change before the watch opened was not heard
+      w.watching_.store(true, std::memory_order_release);
     }
     const std::string_view prefix = w.options_.prefix;
     for (const auto& key : m->keys)

@@ -65,8 +65,8 @@ void Listener::run(const std::stop_token& stop) {
 
 // Until the session is lost or the store stops.
 void Listener::listen_on(Connection& c, const std::stop_token& stop) {
-  listening_.store(true, std::memory_order_release);
   board_.changed_all();  // a change before the LISTEN took effect was not heard
+  listening_.store(true, std::memory_order_release);
   std::vector<std::string> names;
   while (!stop.stop_requested()) {
     lease_detail::CallBound slice(Deadline::after(system_clock(), kWaitSlice, stop));
