@@ -73,7 +73,8 @@ class Campaign {
         release(/*after_unanswered_attempt=*/true);  // it may have taken the lease; after a stop too
         continue;
       }
-      if (r.status == LeaseStatus::refused) next = std::min(next, expires(r.expiry));
+      // A refusal by nobody (PostgreSQL's quarantine after a crash) reports no expiry.
+      if (r.status == LeaseStatus::refused && !r.holder.empty()) next = std::min(next, expires(r.expiry));
       if (r.status != LeaseStatus::granted) continue;
       if (stop_.stop_requested()) {  // granted while stopping: give it back, serve nothing
         release(false);

@@ -62,4 +62,38 @@ TEST_CASE("campaign: a candidate tries at the refusing holder's expiry, not at t
   CHECK(sim.ledger.max_serving() == 1);
 }
 
+namespace {
+
+// Refuses every acquire as PostgreSQL's quarantine does: held by nobody, no expiry.
+class Quarantined final : public LeaseStore {
+ public:
+  LeaseResult acquire(std::string_view, std::string_view, WallTime, Duration, const Deadline&) override {
+    LeaseResult r;
+    r.status = LeaseStatus::refused;
+    r.term = 7;
+    return r;
+  }
+  LeaseResult renew(std::string_view, std::string_view, WallTime, Duration, const Deadline&) override {
+    LeaseResult r;
+    r.status = LeaseStatus::refused;
+    return r;
+  }
+  LeaseResult release(std::string_view, std::string_view, const Deadline&) override {
+    LeaseResult r;
+    r.status = LeaseStatus::not_held;
+    return r;
+  }
+  LeaseState inspect(std::string_view, const Deadline&) override { return {}; }
+};
+
+}  // namespace
+
+TEST_CASE("campaign: a refusal that reports no holder (a quarantine) is polled every retry, not at once") {
+  Sim sim;
+  Candidate c("host-c", std::make_shared<Quarantined>(), sim.clock, Sim::spec());
+  c.start();
+  sim.run_for(kTtl, 1);
+  CHECK(c.store().count(Op::acquire) == 4);  // at 0, 30, 60 and 90 s
+}
+
 }  // namespace forgemeter::testing
