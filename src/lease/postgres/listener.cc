@@ -27,7 +27,7 @@ std::string channel_of(std::string_view table) {
   return std::string(table.size() <= kMax ? table : table.substr(table.size() - kMax));
 }
 
-Listener::Listener(ConnectSettings settings, std::string channel, lease_detail::ChangeBoard& board)
+Listener::Listener(ConnectSettings settings, const std::string& channel, lease_detail::ChangeBoard& board)
     : settings_(std::move(settings)), listen_sql_("LISTEN " + quoted(channel)), board_(board) {}
 
 Listener::~Listener() {

@@ -29,7 +29,7 @@ std::string channel_of(std::string_view table);
 
 class Listener {
  public:
-  Listener(ConnectSettings settings, std::string channel, lease_detail::ChangeBoard& board);
+  Listener(ConnectSettings settings, const std::string& channel, lease_detail::ChangeBoard& board);
   ~Listener();  // stops the thread and joins it
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
