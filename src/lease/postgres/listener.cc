@@ -9,7 +9,8 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr Duration kFirstBackoff = 50ms, kMaxBackoff = 2s;
-constexpr Duration kWaitSlice = 10s;  // one wait for notifications; a stop ends it at once
+constexpr Duration kMaxRefusedBackoff = 30s;  // a server that refuses LISTEN will go on refusing
+constexpr Duration kWaitSlice = 10s;          // one wait for notifications; a stop ends it at once
 
 std::string quoted(std::string_view identifier) {
   std::string q = "\"";
@@ -53,13 +54,18 @@ void Listener::run(const std::stop_token& stop) {
     lease_detail::CallBound bound(Deadline::after(system_clock(), settings_.connect_timeout, stop));
     std::string error;
     auto c = Connection::open(settings_, bound, error);
-    if (c && c->exec_simple(listen_sql_.c_str(), bound).ok()) {
-      backoff = kFirstBackoff;
-      listen_on(*c, stop);
-      continue;
+    bool refused = false;  // the server answered LISTEN with an error (a hot standby)
+    if (c) {
+      const Outcome listened = c->exec_simple(listen_sql_.c_str(), bound);
+      if (listened.ok()) {
+        backoff = kFirstBackoff;
+        listen_on(*c, stop);
+        continue;
+      }
+      refused = listened.kind == Outcome::Kind::server_error;
     }
     system_clock().wait_until(system_clock().steady_now() + backoff, stop);
-    backoff = std::min(backoff * 2, kMaxBackoff);
+    backoff = std::min(backoff * 2, refused ? kMaxRefusedBackoff : kMaxBackoff);
   }
 }
 

@@ -5,9 +5,10 @@
 //
 // Started by the first start() (a candidate's first change_mark), it
 // reconnects by itself when its session is lost (pg_terminate_backend, a
-// restart), after 50 ms doubling to 2 s; each time it (re)connects, and when
-// it loses its session, every waiter is woken once (changes may have been
-// missed) and polls. Where NOTIFY never arrives (a standby, PgBouncer in
+// restart), after 50 ms doubling to 2 s (to 30 s while the server refuses
+// LISTEN: a hot standby); each time it (re)connects, and when it loses its
+// session, every waiter is woken once (changes may have been missed) and
+// polls. Where NOTIFY never arrives (a standby, PgBouncer in
 // transaction mode) nothing wakes the candidates: they poll, as without it.
 //
 // Thread-safety: start() and listening() from any thread; destroyed after the
