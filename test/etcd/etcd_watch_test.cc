@@ -10,40 +10,21 @@
 #include <thread>
 
 #include "forgemeter/etcd_store.h"
+#include "lease/wake_check.h"
 #include "support/etcd_cluster.h"
 #include "support/eventually.h"
 #include "support/skips.h"
 
 using namespace std::chrono_literals;
-using forgemeter::Deadline;
-using forgemeter::LeaseStatus;
-using forgemeter::system_clock;
+using fmtest::take_and_release_wake;
+using fmtest::within;
 
 namespace {
-
-Deadline within(forgemeter::Duration d) { return Deadline::after(system_clock(), d); }
 
 bool skipping() {
   if (fmtest::EtcdCluster::available()) return false;
   fmtest::skipped("no etcd binary on PATH (Debian package etcd-server): the etcd tests did not run");
   return true;
-}
-
-// A take on `holder` wakes a candidate waiting on `candidate`, and so does
-// its release, within 1 s.
-void take_and_release_wake(forgemeter::EtcdStore& holder, forgemeter::EtcdStore& candidate) {
-  const auto now = std::chrono::system_clock::now();
-  const std::uint64_t before = candidate.change_mark("w");
-  REQUIRE(holder.acquire("w", "holder", now, 9s, within(5s)).status == LeaseStatus::granted);
-  CHECK(candidate.wait_for_change("w", before, within(5s)));
-  const std::uint64_t mark = candidate.change_mark("w");
-  REQUIRE(candidate.acquire("w", "candidate", now, 9s, within(5s)).status == LeaseStatus::refused);
-  const auto released = std::chrono::steady_clock::now();
-  std::jthread releasing([&] { CHECK(holder.release("w", "holder", within(5s)).status == LeaseStatus::released); });
-  CHECK(candidate.wait_for_change("w", mark, within(5s)));
-  const auto took = std::chrono::steady_clock::now() - released;
-  MESSAGE("woken " << std::chrono::duration<double, std::milli>(took).count() << " ms after the release");
-  CHECK(took < 1s);
 }
 
 }  // namespace
@@ -58,11 +39,11 @@ TEST_CASE("etcd wake-ups: the watch's member SIGKILLed, the watch reopens on the
   CHECK_FALSE(candidate.watching());
   candidate.change_mark("w");
   REQUIRE(fmtest::eventually([&] { return candidate.watching(); }, 10s));
-  take_and_release_wake(holder, candidate);
+  take_and_release_wake(holder, candidate, "w");
 
   const std::uint64_t mark = candidate.change_mark("w");
   cluster.kill(0);
   CHECK(candidate.wait_for_change("w", mark, within(10s)));  // losing the stream wakes the waiter
   REQUIRE(fmtest::eventually([&] { return candidate.watching(); }, 10s));
-  take_and_release_wake(holder, candidate);
+  take_and_release_wake(holder, candidate, "w");
 }

@@ -10,17 +10,15 @@
 #include <thread>
 
 #include "forgemeter/postgres_store.h"
+#include "lease/wake_check.h"
 #include "support/eventually.h"
 #include "support/pg_env.h"
 
 using namespace std::chrono_literals;
-using forgemeter::Deadline;
-using forgemeter::LeaseStatus;
-using forgemeter::system_clock;
+using fmtest::take_and_release_wake;
+using fmtest::within;
 
 namespace {
-
-Deadline within(forgemeter::Duration d) { return Deadline::after(system_clock(), d); }
 
 // The backends of `app` that last ran LISTEN: the listening sessions.
 std::vector<std::string> listeners(fmtest::PgSession& admin, const std::string& app) {
@@ -30,23 +28,6 @@ std::vector<std::string> listeners(fmtest::PgSession& admin, const std::string& 
   std::vector<std::string> pids;
   for (const auto& r : *rows) pids.push_back(*r[0]);
   return pids;
-}
-
-// A take on `holder` wakes a candidate waiting on `candidate`, and so does
-// its release, within 1 s.
-void release_wakes(forgemeter::PostgresStore& holder, forgemeter::PostgresStore& candidate, const std::string& name) {
-  const auto now = std::chrono::system_clock::now();
-  const std::uint64_t before = candidate.change_mark(name);
-  REQUIRE(holder.acquire(name, "holder", now, 9s, within(5s)).status == LeaseStatus::granted);
-  CHECK(candidate.wait_for_change(name, before, within(5s)));  // a change of hands wakes too
-  const std::uint64_t mark = candidate.change_mark(name);
-  REQUIRE(candidate.acquire(name, "candidate", now, 9s, within(5s)).status == LeaseStatus::refused);
-  const auto released = std::chrono::steady_clock::now();
-  std::jthread releasing([&] { CHECK(holder.release(name, "holder", within(5s)).status == LeaseStatus::released); });
-  CHECK(candidate.wait_for_change(name, mark, within(5s)));
-  const auto took = std::chrono::steady_clock::now() - released;
-  MESSAGE("woken " << std::chrono::duration<double, std::milli>(took).count() << " ms after the release");
-  CHECK(took < 1s);
 }
 
 }  // namespace
@@ -60,7 +41,7 @@ FM_SUITE_PG_TEST("postgres wake-ups: a listening session killed by pg_terminate_
   CHECK_FALSE(candidate.listening());  // nothing opened before a candidate's first mark
   candidate.change_mark("w");
   REQUIRE(fmtest::eventually([&] { return candidate.listening() && listeners(admin, app).size() == 1; }, 10s));
-  release_wakes(holder, candidate, "w");
+  take_and_release_wake(holder, candidate, "w");
 
   const std::string killed = listeners(admin, app).at(0);
   const std::uint64_t mark = candidate.change_mark("w");
@@ -73,5 +54,5 @@ FM_SUITE_PG_TEST("postgres wake-ups: a listening session killed by pg_terminate_
         return candidate.listening() && now.size() == 1 && now[0] != killed;
       },
       10s));
-  release_wakes(holder, candidate, "w");
+  take_and_release_wake(holder, candidate, "w");
 }
