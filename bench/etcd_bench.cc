@@ -11,7 +11,8 @@
 // holder's renew and re-acquire against `put` (target <= 1.5), and a change
 // of hands (the previous holder's lease expired) against `put`.
 //
-// Then the takeover after a leader kill, as a distribution over 5 clusters:
+// Then the clean-handover latency between two stores (bench/handovers.h), and
+// the takeover after a leader kill, as a distribution over 5 clusters:
 // a holder's store renews every 50 ms; the Raft leader is SIGKILLed; the
 // figure is the time from the kill to the first renewal granted after it.
 #include <benchmark/benchmark.h>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "forgemeter/etcd_store.h"
+#include "handovers.h"
 #include "lease/etcd/codec.h"
 #include "support/etcd_cluster.h"
 
@@ -183,7 +185,17 @@ void BM_takeover_after_leader_kill(benchmark::State& state) {
 
 }  // namespace
 
+// Clean handovers between two stores (one process each would add only the
+// process's own work) on a fresh three-member cluster.
+void BM_etcd_handover(benchmark::State& state) {
+  fmtest::EtcdCluster cluster(3);
+  forgemeter::EtcdStore a(forgemeter::EtcdStoreOptions::from_uri(cluster.uri("/bench-handover/")));
+  forgemeter::EtcdStore b(forgemeter::EtcdStoreOptions::from_uri(cluster.uri("/bench-handover/")));
+  fmbench::handovers(state, a, b, "etcd (3 members)");
+}
+
 BENCHMARK(BM_etcd_calls)->Iterations(100)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_takeover_after_leader_kill)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_etcd_handover)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

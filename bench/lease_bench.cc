@@ -3,7 +3,8 @@
 //     against a bare steady_clock::now() (valid() is two atomic loads and one
 //     clock reading through the Clock interface);
 //   * MemoryStore renew and a refused acquire (a candidate polling) against a
-//     bare std::mutex + std::map<std::string, ...> lookup-and-update.
+//     bare std::mutex + std::map<std::string, ...> lookup-and-update;
+//   * the clean-handover latency on one MemoryStore (bench/handovers.h).
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -12,6 +13,7 @@
 
 #include "forgemeter/campaign.h"
 #include "forgemeter/memory_store.h"
+#include "handovers.h"
 #include "lease/term_state.h"
 
 namespace {
@@ -66,6 +68,12 @@ void BM_MemoryStore_acquire_refused(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(store.acquire("merge-gate-sweeper", "host-b", now, 90s, dl));
 }
 BENCHMARK(BM_MemoryStore_acquire_refused);
+
+void BM_MemoryStore_handover(benchmark::State& state) {
+  forgemeter::MemoryStore store;
+  fmbench::handovers(state, store, store, "memory");
+}
+BENCHMARK(BM_MemoryStore_handover)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -23,6 +23,8 @@
 // acquire_statement_refused: the store's full acquire statement alone on the
 // bare connection, refused (what a candidate that lost a race sends).
 //
+// Then the clean-handover latency between two stores (bench/handovers.h).
+//
 // Server: FORGEMETER_TEST_PG when set, else a private throwaway instance
 // (initdb in /tmp, as test/support/pg_instance.h does).
 #include <benchmark/benchmark.h>
@@ -38,7 +40,9 @@
 #include <vector>
 
 #include "forgemeter/postgres_store.h"
+#include "handovers.h"
 #include "lease/postgres/connection.h"
+#include "lease/postgres/listener.h"
 #include "lease/postgres/statements.h"
 #include "support/pg_instance.h"
 
@@ -114,7 +118,8 @@ void BM_lease_calls(benchmark::State& state) {
   }
   // The store's own statements on the bare connection, to time the full acquire alone.
   // (RESET: the baselines keep the server's synchronous_commit, which prepare_sql raises to `on`.)
-  const auto prepare_store = forgemeter::pg::prepare_sql(forgemeter::pg::quoted_tables("forgemeter_bench_leases"));
+  const auto prepare_store = forgemeter::pg::prepare_sql(forgemeter::pg::quoted_tables("forgemeter_bench_leases"),
+                                                         forgemeter::pg::channel_of("forgemeter_bench_leases"));
   if (!raw->exec_simple((prepare_store + "RESET synchronous_commit;").c_str(), setup_bound).ok()) {
     state.SkipWithError("cannot prepare the store's statements on the bare connection");
     return;
@@ -218,6 +223,15 @@ void BM_lease_calls(benchmark::State& state) {
 
 }  // namespace
 
+// Clean handovers between two stores on the same server (own pools, own
+// listening sessions).
+void BM_handover(benchmark::State& state) {
+  forgemeter::PostgresStore a({.conninfo = conninfo(), .table = "forgemeter_bench_handover"});
+  forgemeter::PostgresStore b({.conninfo = conninfo(), .table = "forgemeter_bench_handover"});
+  fmbench::handovers(state, a, b, "PostgreSQL");
+}
+
 BENCHMARK(BM_lease_calls)->Iterations(200)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_handover)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -87,6 +87,9 @@ struct FORGEMETER_API CampaignSpec {
   const Clock* clock = nullptr;                       // nullptr: system_clock()
   std::function<void(const LeaseEvent&)> on_event{};  // on campaign()'s event thread, after any stop it reports
   OnLoss on_loss = OnLoss::recampaign;
+  // A second stop, for an immediate exit (a second SIGTERM): it cuts short the
+  // release that follows a stop, which otherwise has T/3 to land.
+  std::stop_token exit_now{};
 };
 
 // Why `spec` is unusable, or nullopt when campaign() would accept it.
@@ -142,15 +145,17 @@ FORGEMETER_API std::string_view to_string(CampaignEnd e) noexcept;  // "stopped"
 //
 // Timing, TTL T (whole ms, as stores keep it), serving window W (serve_for;
 // default T − ⌈T/6⌉); the arithmetic is in docs/lease-timing.md:
-//   * an acquire every `retry` (default T/3) from the last attempt's start; a
-//     renewal every T/3 from the last sending; each call bounded by T/3.
+//   * an acquire every `retry` (default T/3) from the last attempt's start,
+//     sooner when the store wakes the candidate (a release or a change of
+//     hands, LeaseChanges in lease.h) or the refusing holder's expiry comes;
+//     a renewal every T/3 from the last sending; each call bounded by T/3.
 //   * a term ends (held cleared, work's stop token fired, then the event) when
 //     a renewal is refused, or at D = S + W − kStampSlack, S = the monotonic
 //     instant the last granted call was SENT: at least T − W ≥ T/6 before the
 //     expiry the store recorded, whatever the stamp's sub-ms offset.
 //   * a stop ends the store call in flight at once (Deadline::stop); work is
-//     stopped and joined, the lease released on a call bounded by
-//     min(T/3, max(100 ms, 4 × the slowest answer)) (docs/lease-stop.md).
+//     stopped and joined, the lease released on a call bounded by T/3, or
+//     cut at once by spec.exit_now (docs/lease-stop.md).
 //   * released also when work returns or throws (bounded by T/3), after a
 //     step-down, after an attempt with no answer; never after a refusal.
 //   * store_unreachable once per outage (a call cut by the stop opens none),

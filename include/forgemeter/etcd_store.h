@@ -13,7 +13,9 @@
 // to the endpoint that answered last and fail over to the next on a
 // connection error or a stalled member, each attempt bounded by
 // `attempt_timeout` and the call's Deadline; a stop ends a call at once.
-// Design (record, failover, terms, auth): docs/etcd-store.md.
+// Wake-ups (LeaseChanges): a candidate's first change_mark() opens one watch
+// on the prefix (/v3/watch), which reopens by itself.
+// Design (record, failover, terms, auth, watch): docs/etcd-store.md.
 //
 // Thread-safety: every method may be called from many threads at once.
 // Ownership: the store owns its connections (kept alive, never shared with the
@@ -31,6 +33,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -70,7 +73,7 @@ struct FORGEMETER_API EtcdStoreOptions {
   std::string redacted() const;
 };
 
-class FORGEMETER_API EtcdStore final : public LeaseStore {
+class FORGEMETER_API EtcdStore final : public LeaseStore, public LeaseChanges {
  public:
   explicit EtcdStore(EtcdStoreOptions options);
   ~EtcdStore() override;
@@ -83,6 +86,10 @@ class FORGEMETER_API EtcdStore final : public LeaseStore {
                     const Deadline& deadline) override;
   LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) override;
   LeaseState inspect(std::string_view name, const Deadline& deadline) override;
+  std::uint64_t change_mark(std::string_view name) override;
+  bool wait_for_change(std::string_view name, std::uint64_t mark, const Deadline& deadline) override;
+  // The watch is open now (false before the first change_mark()).
+  bool watching() const;
 
  private:
   struct Impl;

@@ -135,6 +135,26 @@ class FORGEMETER_API LeaseStore {
   virtual LeaseState inspect(std::string_view name, const Deadline& deadline) = 0;
 };
 
+// An optional face of a store: it hears of a lease's changes — a release, a
+// change of hands — and wakes the candidates waiting on that name, so a
+// successor need not wait for its next poll. campaign() uses it when the
+// store has it (MemoryStore, PostgresStore: LISTEN/NOTIFY, EtcdStore: a
+// watch). A wake-up only wakes: the candidate's acquire still decides. It may
+// come for nothing and it may be lost (a listener reconnecting): a campaign
+// then takes over at its next poll, as without it (docs/leases.md).
+class FORGEMETER_API LeaseChanges {
+ public:
+  virtual ~LeaseChanges() = default;
+  // How many changes of `name` the store has heard of so far; no round trip.
+  // Taken BEFORE the call whose answer the wait follows, so that a change
+  // landing in between is not missed.
+  virtual std::uint64_t change_mark(std::string_view name) = 0;
+  // Blocks until the store hears of a change of `name` past `mark` (true), or
+  // until `deadline` passes or its stop is requested (false), on the
+  // deadline's clock.
+  virtual bool wait_for_change(std::string_view name, std::uint64_t mark, const Deadline& deadline) = 0;
+};
+
 // Why the arguments break the contract, or nullopt when they do not. Every
 // store calls these first; exposed so callers can validate early.
 FORGEMETER_API std::optional<std::string> check_lease_args(std::string_view name, std::string_view owner,

@@ -14,7 +14,9 @@
 // Thread-safety: every method may be called from any number of threads at
 // once; each call is atomic (one mutex) and never waits on anything else, so
 // it always answers before its deadline unless the deadline had passed (or the
-// caller had stopped) before the call: a stop cannot find it waiting.
+// caller had stopped) before the call: a stop cannot find it waiting. A
+// release or a change of hands wakes the candidates waiting on that name
+// (LeaseChanges, forgemeter/lease.h) at once.
 // Ownership: the store owns its leases; nothing is persisted.
 // Errors: outcomes are values; methods throw only std::bad_alloc.
 #pragma once
@@ -22,13 +24,14 @@
 #include "forgemeter/export.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "forgemeter/lease.h"
 
 namespace forgemeter {
 
-class FORGEMETER_API MemoryStore final : public LeaseStore {
+class FORGEMETER_API MemoryStore final : public LeaseStore, public LeaseChanges {
  public:
   MemoryStore();
   ~MemoryStore() override;
@@ -41,6 +44,8 @@ class FORGEMETER_API MemoryStore final : public LeaseStore {
                     const Deadline& deadline) override;
   LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) override;
   LeaseState inspect(std::string_view name, const Deadline& deadline) override;
+  std::uint64_t change_mark(std::string_view name) override;
+  bool wait_for_change(std::string_view name, std::uint64_t mark, const Deadline& deadline) override;
 
   // Number of names ever taken (released ones keep their term, so they stay).
   std::size_t size() const;

@@ -10,6 +10,10 @@
 // is bounded by its Deadline (connecting and resolving names included) and
 // ends at once on its stop; a statement left behind is ended on the server.
 // Design (tables, crash quarantine, READ COMMITTED, hints): docs/postgres-store.md.
+// Wake-ups (LeaseChanges): a release or a change of hands sends NOTIFY in its
+// own statement; a candidate's first change_mark() opens one listening
+// session outside the pool, which reconnects by itself. Where NOTIFY does not
+// arrive (a standby, PgBouncer in transaction mode) candidates poll.
 //
 // Thread-safety: every method may be called from many threads at once.
 // Ownership: the store owns its connections (a pool opened lazily, never shared
@@ -27,6 +31,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -56,7 +61,7 @@ struct FORGEMETER_API PostgresStoreOptions {
   std::chrono::seconds keepalive_idle{10};
 };
 
-class FORGEMETER_API PostgresStore final : public LeaseStore {
+class FORGEMETER_API PostgresStore final : public LeaseStore, public LeaseChanges {
  public:
   explicit PostgresStore(PostgresStoreOptions options);
   ~PostgresStore() override;
@@ -69,6 +74,10 @@ class FORGEMETER_API PostgresStore final : public LeaseStore {
                     const Deadline& deadline) override;
   LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) override;
   LeaseState inspect(std::string_view name, const Deadline& deadline) override;
+  std::uint64_t change_mark(std::string_view name) override;
+  bool wait_for_change(std::string_view name, std::uint64_t mark, const Deadline& deadline) override;
+  // The listening session is LISTENing now (false before the first change_mark()).
+  bool listening() const;
 
   // The migration statements that create both tables (CREATE ... IF NOT
   // EXISTS). Throws std::invalid_argument for a bad table name.

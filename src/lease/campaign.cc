@@ -31,14 +31,6 @@ struct Timing {
   Duration proof_window() const { return window - kStampSlack; }  // from a call's sending to its step-down
 };
 
-// The release after a stop: bounded by about a round trip of this store (the
-// in-flight call was just abandoned; a store that answered in ~1 ms should
-// not hold a stopping process for T/3), never below 100 ms and never above
-// T/3. Measured on the campaign's clock; the slowest answer includes a
-// store's connecting (its first call).
-constexpr Duration kStopReleaseFloor = 100ms;
-constexpr int kStopReleaseRoundTrips = 4;
-
 // When a call was sent: the monotonic instant first, then the wall stamp, so
 // the store's expiry is at most ttl after the monotonic instant.
 struct Sent {
@@ -63,20 +55,26 @@ class Campaign {
         work_(work),
         t_(spec),
         text_(spec.name, spec.owner),
+        changes_(dynamic_cast<LeaseChanges*>(&store)),
         events_(spec.on_event) {}
 
   CampaignEnd run() {
     SteadyTime next = clock_.steady_now();
+    std::uint64_t mark = 0;
     while (!stop_.stop_requested()) {
-      if (!clock_.wait_until(next, stop_)) break;
+      pause(next, mark);
+      if (stop_.stop_requested()) break;
+      if (changes_ != nullptr) mark = changes_->change_mark(spec_.name);  // before the acquire: no change is missed
       const Sent sent = stamp();
       next = sent.steady + t_.retry;
       LeaseResult r = store_.acquire(spec_.name, spec_.owner, sent.wall, t_.ttl, bound(sent.steady + t_.third, stop_));
-      heard(r, sent.steady, /*decides=*/true, stop_);
+      heard(r, /*decides=*/true, stop_);
       if (r.status == LeaseStatus::no_answer) {
         release(/*after_unanswered_attempt=*/true);  // it may have taken the lease; after a stop too
         continue;
       }
+      // A refusal by nobody (PostgreSQL's quarantine after a crash) reports no expiry.
+      if (r.status == LeaseStatus::refused && !r.holder.empty()) next = std::min(next, expires(r.expiry));
       if (r.status != LeaseStatus::granted) continue;
       if (stop_.stop_requested()) {  // granted while stopping: give it back, serve nothing
         release(false);
@@ -98,14 +96,32 @@ class Campaign {
   }
   Deadline bound(SteadyTime at, std::stop_token stop = {}) const { return {&clock_, at, std::move(stop)}; }
 
-  // A call sent at `sent` answered `r`. Outage episodes, one report each way:
+  // A candidate's wait before its next attempt: until `next`, the stop, or —
+  // when the store hears of changes — a change of the lease past `mark` (a
+  // release, a change of hands). The wake-up only wakes: the acquire decides.
+  void pause(SteadyTime next, std::uint64_t mark) const {
+    if (changes_ != nullptr)
+      changes_->wait_for_change(spec_.name, mark, bound(next, stop_));
+    else
+      clock_.wait_until(next, stop_);
+  }
+
+  // The instant on the steady face at which a lease expiring at `expiry`
+  // (the caller's wall clock, as stamped) is takeable: a candidate tries then
+  // rather than at its next poll.
+  SteadyTime expires(UtcMillis expiry) const {
+    const SteadyTime s = clock_.steady_now();
+    const Duration left = expiry - clock_.now();
+    return left > Duration::zero() ? s + left : s;
+  }
+
+  // A call answered `r`. Outage episodes, one report each way:
   // an unanswered call opens one, unless `cut` (the call's stop) was requested
   // — the campaign gave up on it; only an answered call that `decides` (an
   // acquire or renewal) closes it: a store can answer releases while every
   // acquire hangs (a row lock), and that is one outage, not one per attempt.
-  void heard(const LeaseResult& r, SteadyTime sent, bool decides, const std::stop_token& cut) {
+  void heard(const LeaseResult& r, bool decides, const std::stop_token& cut) {
     const SteadyTime now = clock_.steady_now();
-    if (r.answered()) slowest_ = std::max<Duration>(slowest_, now - sent);
     const bool failed = !r.answered();
     if (failed && !outage_ && !cut.stop_requested()) {
       outage_ = true;
@@ -117,14 +133,12 @@ class Campaign {
     }
   }
 
-  // On a call of its own that no stop cancels, bounded by TTL/3 — after a
-  // stop, by about a round trip of this store (kStopReleaseFloor).
+  // On a call of its own that the campaign's stop does not cancel, bounded by
+  // TTL/3 — after a stop too, so a release held up behind a row lock still
+  // lands and hands over (docs/lease-stop.md); only spec.exit_now cuts it.
   void release(bool after_unanswered_attempt) {
-    const SteadyTime sent = clock_.steady_now();
-    Duration limit = t_.third;
-    if (stop_.stop_requested()) limit = std::min(limit, std::max(kStopReleaseFloor, kStopReleaseRoundTrips * slowest_));
-    LeaseResult r = store_.release(spec_.name, spec_.owner, bound(sent + limit));
-    heard(r, sent, /*decides=*/false, {});
+    LeaseResult r = store_.release(spec_.name, spec_.owner, bound(clock_.steady_now() + t_.third, spec_.exit_now));
+    heard(r, /*decides=*/false, {});
     if (r.status == LeaseStatus::released) events_.post(text_.released(r.term, after_unanswered_attempt));
   }
 
@@ -188,7 +202,7 @@ class Campaign {
       // `wake`: a stop, or work's return, abandons the renewal at once.
       LeaseResult r =
           store_.renew(spec_.name, spec_.owner, sent.wall, t_.ttl, bound(std::min(next_renew, deadline), wake));
-      heard(r, sent.steady, /*decides=*/true, wake);
+      heard(r, /*decides=*/true, wake);
       if (r.status == LeaseStatus::refused) return {Ending::refused, std::move(r.holder)};
       if (r.status != LeaseStatus::granted) {
         ++unanswered;  // rides out a blip: only the deadline ends the term
@@ -210,8 +224,8 @@ class Campaign {
   const EventText text_;
   bool outage_ = false;
   SteadyTime outage_since_{};
-  Duration slowest_{};  // the slowest answer so far (send to answer)
-  EventPump events_;    // last: destroyed (drained) first, before what its events describe
+  LeaseChanges* const changes_;  // nullptr: the store hears of no changes; candidates poll
+  EventPump events_;             // last: destroyed (drained) first, before what its events describe
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/mutex.h"
+#include "lease/change_board.h"
 #include "lease/transition.h"
 
 namespace forgemeter {
@@ -25,6 +26,7 @@ LeaseResult too_late(const Deadline& d) {
 struct MemoryStore::Impl {
   mutable core_detail::Mutex mu;
   std::map<std::string, LeaseRecord, std::less<>> leases GUARDED_BY(mu);
+  lease_detail::ChangeBoard changes;  // a release or a change of hands: the holder changed
 
   // The record for `name`, or a free one with term 0 (not inserted).
   const LeaseRecord& find(std::string_view name) const REQUIRES(mu) {
@@ -35,18 +37,31 @@ struct MemoryStore::Impl {
 
   // Takes `step` on the record of `name` in place, under the mutex (a name
   // never taken gets a record only when the step writes one).
+  // Waiting candidates are woken after the mutex is let go (a change of hands
+  // always raises the term).
   template <typename TakeStep>
   LeaseResult apply(std::string_view name, TakeStep step) {
-    core_detail::MutexLock lock(mu);
-    auto it = leases.find(name);
-    if (it != leases.end()) {
-      const Step s = step(it->second);
-      return answer(s.status, it->second);
+    LeaseResult r;
+    bool moved = false;
+    {
+      core_detail::MutexLock lock(mu);
+      auto it = leases.find(name);
+      if (it != leases.end()) {
+        const std::uint64_t term = it->second.term;
+        const bool held = !it->second.holder.empty();
+        const Step s = step(it->second);
+        moved = it->second.term != term || (held && it->second.holder.empty());  // taken, or released
+        r = answer(s.status, it->second);
+      } else {
+        LeaseRecord fresh;
+        const Step s = step(fresh);
+        if (s.write) leases.emplace(std::string(name), fresh);
+        moved = s.write;
+        r = answer(s.status, fresh);
+      }
     }
-    LeaseRecord fresh;
-    const Step s = step(fresh);
-    if (s.write) leases.emplace(std::string(name), fresh);
-    return answer(s.status, fresh);
+    if (moved) changes.changed(name);
+    return r;
   }
 };
 
@@ -80,6 +95,12 @@ LeaseState MemoryStore::inspect(std::string_view name, const Deadline& deadline)
   if (deadline.over()) return state_of(too_late(deadline));
   core_detail::MutexLock lock(impl_->mu);
   return state_of(impl_->find(name));
+}
+
+std::uint64_t MemoryStore::change_mark(std::string_view name) { return impl_->changes.mark(name); }
+
+bool MemoryStore::wait_for_change(std::string_view name, std::uint64_t mark, const Deadline& deadline) {
+  return impl_->changes.wait(name, mark, deadline);
 }
 
 std::size_t MemoryStore::size() const {

@@ -64,7 +64,11 @@ struct StoreFactory {
   X(label, Factory, terms_fence_changes_of_hands, "terms increase on every change of hands, never reused")           \
   X(label, Factory, invalid_arguments_write_nothing,                                                                 \
     "blank, long, NUL and non-UTF-8 arguments are invalid, nothing written")                                         \
-  X(label, Factory, any_utf8_text_is_kept_exactly, "quotes, backslashes and any UTF-8 are kept byte for byte")
+  X(label, Factory, any_utf8_text_is_kept_exactly, "quotes, backslashes and any UTF-8 are kept byte for byte")       \
+  X(label, Factory, release_wakes_waiting_candidates,                                                                \
+    "a release wakes a candidate waiting on that name at once, a renewal does not; suppressed, within retry")        \
+  X(label, Factory, clean_handovers_meet_their_bounds,                                                               \
+    "20 clean handovers at TTL 9 s: median <= 100 ms, worst <= 250 ms; suppressed <= retry + 200 ms")
 
 #define FORGEMETER_LEASE_CONFORMANCE_DECLARE_(label, Factory, fn, title) void fn(StoreFactory& factory);
 FORGEMETER_LEASE_CONFORMANCE_ROWS(FORGEMETER_LEASE_CONFORMANCE_DECLARE_, "", void)

@@ -17,7 +17,18 @@ R no_answer(std::string why) {
 
 }  // namespace
 
-FaultyStore::FaultyStore(std::shared_ptr<LeaseStore> inner) : inner_(std::move(inner)) {}
+FaultyStore::FaultyStore(std::shared_ptr<LeaseStore> inner)
+    : inner_(std::move(inner)), inner_changes_(dynamic_cast<LeaseChanges*>(inner_.get())) {}
+
+std::uint64_t FaultyStore::change_mark(std::string_view name) {
+  return inner_changes_ != nullptr ? inner_changes_->change_mark(name) : 0;
+}
+
+bool FaultyStore::wait_for_change(std::string_view name, std::uint64_t mark, const Deadline& deadline) {
+  if (wake_ups_.load() && inner_changes_ != nullptr) return inner_changes_->wait_for_change(name, mark, deadline);
+  deadline.clock->wait_until(deadline.at, deadline.stop);  // suppressed: the deadline or the stop
+  return false;
+}
 
 void FaultyStore::set(Op op, FaultPlan plan) {
   {

@@ -14,10 +14,14 @@
 // Waits are on the Deadline's clock (Deadline::clock->wait_until), so a
 // ManualClock drives them; `block` waits in real time, outside any clock.
 // Every call is logged with its send and return instants on that clock.
+// Wake-ups (LeaseChanges, lease.h): the decorator has the face, and forwards
+// it to the inner store's only while wake_ups(true) — off by default, so a
+// campaign through it polls (a wake-up suppressed, or lost).
 //
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -49,13 +53,14 @@ struct CallRecord {
   LeaseState::Status state = LeaseState::Status::no_answer;  // what inspect answered
 };
 
-class FaultyStore final : public LeaseStore {
+class FaultyStore final : public LeaseStore, public LeaseChanges {
  public:
   explicit FaultyStore(std::shared_ptr<LeaseStore> inner);
 
   void set(Op op, FaultPlan plan);
   void set_all(FaultPlan plan);  // every operation
   void heal() { set_all({}); }
+  void wake_ups(bool on) { wake_ups_.store(on); }
   void unblock();  // releases every `block`ed call, now and later, until the next set
   // Real-time wait until at least n calls wait in `block`.
   bool await_blocked(std::size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(20));
@@ -77,6 +82,8 @@ class FaultyStore final : public LeaseStore {
                     const Deadline& deadline) override;
   LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) override;
   LeaseState inspect(std::string_view name, const Deadline& deadline) override;
+  std::uint64_t change_mark(std::string_view name) override;
+  bool wait_for_change(std::string_view name, std::uint64_t mark, const Deadline& deadline) override;
 
  private:
   // R: LeaseResult, or inspect's LeaseState.
@@ -86,6 +93,8 @@ class FaultyStore final : public LeaseStore {
   std::size_t count_locked(Op op, LeaseStatus status) const;
 
   std::shared_ptr<LeaseStore> inner_;
+  LeaseChanges* const inner_changes_;  // nullptr: the inner store has no wake-ups
+  std::atomic<bool> wake_ups_{false};
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<Op, FaultPlan> plans_;

@@ -1,8 +1,8 @@
 // Campaigns (forgemeter::campaign) on PostgresStore stopped while a statement is
 // stalled by a row lock (another session holds SELECT … FOR UPDATE on the
-// lease row in an open transaction): campaign() returns about one round trip after
-// the stop instead of waiting out the call's TTL/3 bound, and the stalled
-// statement is gone from pg_stat_activity while the lock is still held.
+// lease row in an open transaction): the stalled call is abandoned at once and
+// ended on the server; a candidate's release is answered from its snapshot,
+// and a holder's release waits for the lock (T/3 to land) and lands after it.
 // Margins are stated beside each check; they allow a loaded 2-core machine.
 #include <doctest/doctest.h>
 
@@ -122,8 +122,7 @@ FM_SUITE_PG_TEST(
     "statement is ended on the server") {
   // TTL 90 s (the CLI's default): the attempt's own bound is 30 s. The stop
   // must end campaign() within 250 ms (the release after it is answered from the
-  // row's snapshot on a fresh connection: a connect and a round trip; it is
-  // bounded by 100 ms here, no answer having come yet), and the stalled
+  // row's snapshot on a fresh connection: a connect and a round trip), and the stalled
   // backend must be gone within 1 s (the server checks its client every 100 ms).
   fmtest::ScratchTable table(*pg);
   {
@@ -174,12 +173,16 @@ FM_SUITE_PG_TEST(
 }
 
 FM_SUITE_PG_TEST(
-    "postgres campaign: a stop while the holder's renewal waits on a row lock returns at once; the "
-    "release that cannot be answered is bounded by about a round trip") {
-  // TTL 6 s: a renewal every 2 s, bounded by 2 s. The holder's release also
-  // waits for the lock, so it is abandoned at its stop bound, max(100 ms,
-  // 4 × the slowest answer: the first, which connected and prepared): campaign()
-  // must return within that bound + 250 ms, far from the renewal's 2 s.
+    "postgres campaign: a renewal held up on a row lock past the release does not recreate the lease; the "
+    "release lands after the lock lifts") {
+  // iterion's TestMongoStore_ARenewalHeldUpPastTheReleaseDoesNotRecreateTheLease,
+  // on PostgreSQL. TTL 6 s: a renewal every 2 s, each call bounded by 2 s
+  // (T/3). Another session holds the lease row FOR UPDATE; the holder's
+  // renewal waits on it; the stop abandons the renewal at once, and the
+  // release (T/3 to land) waits on the lock too. The lock is held 300 ms after
+  // the stop (the fault's length, not a synchronisation): the release must
+  // land within 250 ms of the lock lifting, and the lease must be free then
+  // and after the abandoned renewal is gone — a successor takes term 2.
   fmtest::ScratchTable table(*pg);
   fmtest::PgSession admin(*pg), locker(*pg);
   Campaigner a(*pg, table.name(), "cand-a");
@@ -188,12 +191,14 @@ FM_SUITE_PG_TEST(
   REQUIRE(locker.exec("BEGIN"));
   REQUIRE(locker.exec("SELECT * FROM \"" + table.name() + "\" WHERE name = 'held' FOR UPDATE"));
   REQUIRE(fmtest::eventually([&] { return waiting_on_lock(admin, a.app) == 1; }, 10s));  // the next renewal
-  Clock::duration slowest{};
-  for (const auto& c : a.recorder.calls())
-    if (c.status != LeaseStatus::no_answer) slowest = std::max(slowest, c.answered - c.sent);
-  const auto bound = std::max<Clock::duration>(100ms, 4 * slowest);
-  const auto took = a.stop_and_join();
-  const auto gone = time_until([&] { return waiting_on_lock(admin, a.app) == 0; }, 5s);
+  const auto stopped = Clock::now();
+  a.stop.request_stop();
+  std::this_thread::sleep_for(300ms);  // the lock's hold past the stop: the fault, not a wait for a condition
+  const auto lifted = Clock::now();
+  REQUIRE(locker.exec("COMMIT"));
+  a.thread.join();
+  const auto returned = Clock::now();
+  const auto gone = time_until([&] { return busy_backends(admin, a.app) == 0; }, 5s);
 
   const auto calls = a.recorder.calls();
   REQUIRE(calls.size() >= 2);
@@ -203,20 +208,20 @@ FM_SUITE_PG_TEST(
   CHECK(ren.status == LeaseStatus::no_answer);
   CHECK(ren.error.find("stopped") != std::string::npos);
   CHECK(rel.op == "release");
-  CHECK(rel.status == LeaseStatus::no_answer);  // the lock is still held
-  CHECK(rel.answered - rel.sent >= bound - 1ms);
-  CHECK(took < bound + 250ms);
-  CHECK(took < 1s);
+  CHECK(rel.status == LeaseStatus::released);  // it waited for the lock, then landed
+  CHECK(returned - lifted < 250ms);
+  CHECK(a.count(forgemeter::LeaseEvent::Kind::released) == 1);
   REQUIRE(gone);
-  CHECK(*gone < 1s);
-  CHECK(a.count(forgemeter::LeaseEvent::Kind::stepped_down) == 0);
-  REQUIRE(locker.exec("COMMIT"));
   forgemeter::PostgresStore check({.conninfo = *pg, .table = table.name()});
-  auto after = check.inspect("held", forgemeter::Deadline::after(forgemeter::system_clock(), 5s));
-  CHECK(after.holder == "cand-a");  // not released: it expires, as after a crash
+  const auto deadline = [] { return forgemeter::Deadline::after(forgemeter::system_clock(), 5s); };
+  auto after = check.inspect("held", deadline());
+  CHECK(after.status == forgemeter::LeaseState::Status::free);  // not recreated nor extended by the renewal
+  CHECK(after.term == 1);
+  auto next = check.acquire("held", "cand-b", std::chrono::system_clock::now(), 6s, deadline());
+  CHECK(next.status == LeaseStatus::granted);
+  CHECK(next.term == 2);
   std::printf(
-      "postgres campaign stop (holder): campaign() returned %.1f ms after the stop (renewal abandoned at once; the "
-      "release waited on the lock until its bound %.1f ms = max(100 ms, 4 x slowest answer %.1f ms)); the "
-      "statements left pg_stat_activity %.1f ms after campaign() returned\n",
-      ms(took), ms(rel.answered - rel.sent), ms(slowest), ms(*gone));
+      "postgres campaign stop (holder, lock held 300 ms past the stop): the release landed %.1f ms after the "
+      "lock lifted; campaign() returned %.1f ms after the stop\n",
+      ms(returned - lifted), ms(returned - stopped));
 }

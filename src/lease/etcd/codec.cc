@@ -58,6 +58,44 @@ std::optional<Kv> kv_of(const json& range, std::string& error) {
   return Kv{*rev, std::move(*record)};
 }
 
+bool flag(const json& j, const char* name) {
+  const json* v = field(j, name);
+  return v != nullptr && v->is_boolean() && v->get<bool>();
+}
+
+std::optional<std::string> bytes_of(const json* kv, const char* name) {
+  const json* v = kv != nullptr ? field(*kv, name) : nullptr;
+  if (v == nullptr) return std::string();
+  return v->is_string() ? unbase64(v->get_ref<const std::string&>()) : std::nullopt;
+}
+
+// The range end that covers every key starting with `prefix` (etcd's rule).
+std::string prefix_end(std::string prefix) {
+  while (!prefix.empty()) {
+    auto& last = reinterpret_cast<unsigned char&>(prefix.back());
+    if (last < 0xff) {
+      ++last;
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return std::string(1, '\0');  // every key
+}
+
+// A release, a change of hands, a deletion, or a key this store cannot read:
+// anything but a renewal (same holder, same term) may free the lease.
+bool hands_changed(const json& event) {
+  const json* type = field(event, "type");
+  if (type != nullptr && type->is_string() && type->get<std::string>() == "DELETE") return true;
+  const auto now = bytes_of(field(event, "kv"), "value");
+  const json* prev_kv = field(event, "prev_kv");
+  if (prev_kv == nullptr) return true;  // the key is new
+  const auto before = bytes_of(prev_kv, "value");
+  if (!now || !before) return true;
+  const auto a = parse_record(*before), b = parse_record(*now);
+  return !a || !b || a->holder != b->holder || a->term != b->term;
+}
+
 }  // namespace
 
 std::string base64(std::string_view bytes) {
@@ -177,6 +215,32 @@ GatewayError parse_error(std::string_view body) {
   for (const char* name : {"message", "error"})
     if (const json* m = field(j, name); m && m->is_string() && e.message.empty()) e.message = m->get<std::string>();
   return e;
+}
+
+std::string watch_request(std::string_view prefix, std::int64_t start_revision) {
+  json create = {{"key", base64(prefix)}, {"range_end", base64(prefix_end(std::string(prefix)))}, {"prev_kv", true}};
+  if (start_revision > 0) create["start_revision"] = std::to_string(start_revision);
+  return json{{"create_request", create}}.dump();
+}
+
+std::optional<WatchMessage> parse_watch(std::string_view line, std::string& error) {
+  const json j = parsed(line);
+  const json* result = field(j, "result");
+  if (result == nullptr || !result->is_object()) {
+    error = "etcd's watch sent something that is not a watch message";
+    return std::nullopt;
+  }
+  WatchMessage m;
+  m.created = flag(*result, "created");
+  m.canceled = flag(*result, "canceled");
+  m.compacted = int64_field(*result, "compact_revision").value_or(0);
+  if (const json* header = field(*result, "header")) m.revision = int64_field(*header, "revision").value_or(0);
+  if (const json* events = field(*result, "events"); events != nullptr && events->is_array())
+    for (const json& e : *events) {
+      if (!hands_changed(e)) continue;
+      if (auto key = bytes_of(field(e, "kv"), "key"); key && !key->empty()) m.keys.push_back(std::move(*key));
+    }
+  return m;
 }
 
 }  // namespace forgemeter::etcd

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lease/transition.h"
 
@@ -48,6 +49,24 @@ struct TxnAnswer {
 };
 std::optional<TxnAnswer> parse_txn(std::string_view body, const lease_detail::LeaseRecord& written, std::string& error);
 std::optional<std::string> parse_token(std::string_view body, std::string& error);
+
+// The watch on the store's key prefix: its messages stream one JSON object a
+// line ({"result":{"header":…,"created":…,"events":[…]}}). Only a release or a
+// change of hands is a change a candidate waits for: a renewal rewrites the
+// key with the same holder and term and is skipped (events carry prev_kv).
+// POST /v3/watch: every key under `prefix`, from `start_revision` (0: now).
+std::string watch_request(std::string_view prefix, std::int64_t start_revision);
+
+struct WatchMessage {
+  bool created = false;           // the watch is open
+  bool canceled = false;          // etcd ended it (compaction, a member's shutdown): open another
+  std::int64_t revision = 0;      // header.revision: the watch has delivered everything up to it
+  std::int64_t compacted = 0;     // canceled for compaction: the oldest revision still kept
+  std::vector<std::string> keys;  // keys released or changing hands, in order
+};
+
+// One streamed line; empty (and `error` set) when it is not a watch message.
+std::optional<WatchMessage> parse_watch(std::string_view line, std::string& error);
 
 // An error answer ({"error":…,"code":N,"message":…}): the gRPC code and message.
 struct GatewayError {

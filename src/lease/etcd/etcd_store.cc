@@ -1,13 +1,16 @@
 #include "forgemeter/etcd_store.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <stdexcept>
 
 #include "core/mutex.h"
 #include "lease/call_bound.h"
+#include "lease/change_board.h"
 #include "lease/etcd/codec.h"
 #include "lease/etcd/gateway.h"
+#include "lease/etcd/watcher.h"
 #include "lease/transition.h"
 
 namespace forgemeter {
@@ -40,7 +43,11 @@ EtcdStoreOptions checked(EtcdStoreOptions o) {
 }  // namespace
 
 struct EtcdStore::Impl {
-  explicit Impl(EtcdStoreOptions o) : options(checked(std::move(o))), gateway(options) {}
+  explicit Impl(EtcdStoreOptions o)
+      : options(checked(std::move(o))), gateway(options), watcher(options, gateway, changes, [this] {
+          core_detail::MutexLock lock(mu);
+          return latest;
+        }) {}
 
   EtcdStoreOptions options;
   etcd::Gateway gateway;
@@ -49,6 +56,9 @@ struct EtcdStore::Impl {
   // stale entry costs a failed comparison, whose answer is the key as it is.
   core_detail::Mutex mu;
   std::map<std::string, Kv, std::less<>> seen GUARDED_BY(mu);
+  std::int64_t latest GUARDED_BY(mu) = 0;  // the latest revision an answer showed: where a watch starts
+  lease_detail::ChangeBoard changes;
+  etcd::Watcher watcher;  // last: stopped and joined first
 
   std::optional<Kv> cached(std::string_view name) {
     core_detail::MutexLock lock(mu);
@@ -57,6 +67,7 @@ struct EtcdStore::Impl {
   }
   void remember(std::string_view name, const Kv& kv) {
     core_detail::MutexLock lock(mu);
+    latest = std::max(latest, kv.mod_revision);
     seen.insert_or_assign(std::string(name), kv);
   }
   void forget(std::string_view name) {
@@ -142,6 +153,17 @@ LeaseResult EtcdStore::release(std::string_view name, std::string_view owner, co
   if (auto why = check_lease_args(name, owner)) return failed(LeaseStatus::invalid, *why);
   return impl_->change(name, deadline, [&](LeaseRecord& r) { return lease_detail::release_step(r, owner); });
 }
+
+std::uint64_t EtcdStore::change_mark(std::string_view name) {
+  impl_->watcher.start();  // a candidate's first mark opens the watch
+  return impl_->changes.mark(name);
+}
+
+bool EtcdStore::wait_for_change(std::string_view name, std::uint64_t mark, const Deadline& deadline) {
+  return impl_->changes.wait(name, mark, deadline);
+}
+
+bool EtcdStore::watching() const { return impl_->watcher.watching(); }
 
 LeaseState EtcdStore::inspect(std::string_view name, const Deadline& deadline) {
   using lease_detail::state_of;

@@ -64,6 +64,17 @@ void pause(const CallBound& bound) {
 
 }  // namespace
 
+void set_transport(void* easy, const EtcdStoreOptions& options) {
+  CURL* e = easy;
+  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(e, CURLOPT_PROXY, "");  // a member is reached directly, whatever http_proxy says
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+  if (!options.ca_file.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, options.ca_file.c_str());
+  if (!options.cert_file.empty()) curl_easy_setopt(e, CURLOPT_SSLCERT, options.cert_file.c_str());
+  if (!options.key_file.empty()) curl_easy_setopt(e, CURLOPT_SSLKEY, options.key_file.c_str());
+}
+
 struct Gateway::Connection {
   CURLM* multi = curl_multi_init();
   CURL* easy = curl_easy_init();
@@ -137,10 +148,7 @@ Gateway::Attempt Gateway::attempt(Connection& c, std::size_t member, std::string
   const std::string auth = "Authorization: " + token;
   if (!token.empty()) headers = curl_slist_append(headers, auth.c_str());
   curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(e, CURLOPT_PROXY, "");  // a member is reached directly, whatever http_proxy says
-  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+  set_transport(e, options_);
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(e, CURLOPT_POSTFIELDS, body.c_str());
   curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
@@ -150,9 +158,6 @@ Gateway::Attempt Gateway::attempt(Connection& c, std::size_t member, std::string
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, c.error);
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-  if (!options_.ca_file.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, options_.ca_file.c_str());
-  if (!options_.cert_file.empty()) curl_easy_setopt(e, CURLOPT_SSLCERT, options_.cert_file.c_str());
-  if (!options_.key_file.empty()) curl_easy_setopt(e, CURLOPT_SSLKEY, options_.key_file.c_str());
 
   curl_multi_add_handle(c.multi, e);
   CURLcode result = CURLE_OK;
@@ -232,6 +237,20 @@ Gateway::Attempt Gateway::authenticated(Connection& c, std::size_t member, std::
   a = attempt(c, member, path, body, t.body, bound);
   if (a.kind == Attempt::Kind::token) a.kind = Attempt::Kind::final;
   return a;
+}
+
+Reply Gateway::token(const CallBound& bound) {
+  auto c = checkout(bound);
+  if (!c) return {false, {}, "no connection free by the deadline"};
+  const std::size_t n = options_.endpoints.size(), first = preferred_.load(std::memory_order_relaxed) % n;
+  Attempt t{Attempt::Kind::over, {}, "deadline passed before the call"};
+  for (std::size_t i = 0; i < n && !bound.passed(); ++i) {
+    t = token_for(*c, (first + i) % n, {}, bound);
+    if (t.kind == Attempt::Kind::answered || t.kind == Attempt::Kind::final) break;
+  }
+  checkin(std::move(c));
+  if (t.kind == Attempt::Kind::answered) return {true, std::move(t.body), {}};
+  return {false, {}, std::move(t.error)};
 }
 
 Reply Gateway::post(std::string_view path, const std::string& body, const CallBound& bound) {

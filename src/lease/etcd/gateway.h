@@ -33,6 +33,10 @@ struct Reply {
   std::string error;  // when not ok: what kept an answer from arriving, for a log line
 };
 
+// What every transfer to a member sets on its easy handle: the protocols,
+// no proxy, no signals, TCP keepalive, the TLS files.
+void set_transport(void* easy, const EtcdStoreOptions& options);
+
 class Gateway {
  public:
   explicit Gateway(const EtcdStoreOptions& options);
@@ -42,6 +46,9 @@ class Gateway {
 
   // `path`: "/v3/kv/range", …
   Reply post(std::string_view path, const std::string& body, const lease_detail::CallBound& bound);
+  // The auth token a request sends (body; "" without auth), for a transfer
+  // of one's own (the watch).
+  Reply token(const lease_detail::CallBound& bound);
 
  private:
   struct Connection;

@@ -145,7 +145,7 @@ bool Connection::usable_when_idle() {
   pollfd p{};
   p.fd = PQsocket(conn_);
   p.events = POLLIN;
-  // An idle session is never sent anything unasked (we LISTEN to nothing),
+  // An idle pooled session is never sent anything unasked (it LISTENs to nothing),
   // except the server's goodbye: a FATAL message and EOF after a restart or a
   // pg_terminate_backend. Anything readable means the connection is done with;
   // nothing has been sent on it, so opening another is safe.
@@ -172,6 +172,27 @@ Outcome Connection::exec_prepared(const char* statement, std::span<const char* c
 Outcome Connection::exec_simple(const char* sql, const CallBound& bound) {
   if (bound.passed()) return not_sent(bound);
   return finish_call(PQsendQuery(conn_, sql) != 0, bound);
+}
+
+bool Connection::await_notifications(const CallBound& bound, std::vector<std::string>& payloads) {
+  auto take = [&] {
+    while (PGnotify* n = PQnotifies(conn_)) {
+      payloads.emplace_back(n->extra != nullptr ? n->extra : "");
+      PQfreemem(n);
+    }
+  };
+  take();
+  if (!payloads.empty()) return true;
+  const Ready r = wait_socket(PQsocket(conn_), true, false, bound);
+  if (r == Ready::timed_out || r == Ready::stopped) return true;
+  if (r == Ready::failed || PQconsumeInput(conn_) == 0 || PQstatus(conn_) != CONNECTION_OK) {
+    broken_ = true;
+    return false;
+  }
+  // The server's goodbye (a FATAL message, then EOF) arrives as a notice and a
+  // closed socket: PQconsumeInput() fails, or the status is no longer OK.
+  take();
+  return true;
 }
 
 Outcome Connection::abandon(Ready why, bool sending) {

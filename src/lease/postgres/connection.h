@@ -20,6 +20,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lease/call_bound.h"
 
@@ -79,6 +80,11 @@ class Connection {
   Outcome exec_prepared(const char* statement, std::span<const char* const> params, const CallBound& bound);
   // A simple query (may hold several statements; the first error wins).
   Outcome exec_simple(const char* sql, const CallBound& bound);
+
+  // For a session that LISTENs: waits until a notification arrives, the
+  // connection fails, or the bound passes (or stops); appends the payloads of
+  // the notifications received. false: the connection is lost (broken()).
+  bool await_notifications(const CallBound& bound, std::vector<std::string>& payloads);
 
   // True once the connection cannot be reused (a statement was abandoned, the
   // server went away): the pool drops it.

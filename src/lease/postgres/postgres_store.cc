@@ -4,8 +4,10 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "lease/change_board.h"
 #include "lease/error_text.h"
 #include "lease/postgres/connection.h"
+#include "lease/postgres/listener.h"
 #include "lease/postgres/pool.h"
 #include "lease/postgres/proven.h"
 #include "lease/postgres/schema.h"
@@ -58,10 +60,14 @@ struct PostgresStore::Impl {
   explicit Impl(PostgresStoreOptions o)
       : options(std::move(o)),
         tables(pg::quoted_tables(options.table)),
-        prepare(pg::prepare_sql(tables)),
-        pool(pg::ConnectSettings{options.conninfo, options.application_name, options.connect_timeout,
-                                 options.keepalive_idle},
-             options.max_connections, [this](pg::Connection& c, const pg::CallBound& b) { return setup(c, b); }) {}
+        prepare(pg::prepare_sql(tables, pg::channel_of(options.table))),
+        pool(settings(), options.max_connections,
+             [this](pg::Connection& c, const pg::CallBound& b) { return setup(c, b); }),
+        listener(settings(), pg::channel_of(options.table), changes) {}
+
+  pg::ConnectSettings settings() const {
+    return {options.conninfo, options.application_name, options.connect_timeout, options.keepalive_idle};
+  }
 
   std::string setup(pg::Connection& c, const pg::CallBound& bound) {
     // PostgreSQL 14+ ends a statement whose client closed the connection
@@ -117,6 +123,8 @@ struct PostgresStore::Impl {
   std::atomic<bool> table_ready{false};
   pg::Pool pool;
   pg::Proven proven;
+  lease_detail::ChangeBoard changes;
+  pg::Listener listener;  // after `changes`: stopped and joined before it goes
 
   // Remembers the holder an answer showed (every answer shows one).
   const LeaseResult& saw(std::string_view name, const LeaseResult& r) {
@@ -245,6 +253,17 @@ LeaseResult PostgresStore::release(std::string_view name, std::string_view owner
     return r;
   }));
 }
+
+std::uint64_t PostgresStore::change_mark(std::string_view name) {
+  impl_->listener.start();  // a candidate's first mark opens the listening session
+  return impl_->changes.mark(name);
+}
+
+bool PostgresStore::wait_for_change(std::string_view name, std::uint64_t mark, const Deadline& deadline) {
+  return impl_->changes.wait(name, mark, deadline);
+}
+
+bool PostgresStore::listening() const { return impl_->listener.listening(); }
 
 LeaseState PostgresStore::inspect(std::string_view name, const Deadline& deadline) {
   if (auto why = check_lease_name(name)) return lease_detail::state_of(failed(LeaseStatus::invalid, *why));

@@ -64,11 +64,24 @@ namespace forgemeter::pg {
 // a refusal true at the snapshot's instant, acquire's own guard. No row
 // (released, expired, lost): the call goes on to acquire.
 //
+// NOTIFY: a release that freed the lease (release, release_held) and a full
+// acquire that granted the lease to an owner the snapshot did not show
+// holding it (a change of hands) call pg_notify(channel, name) in the same
+// statement, so the notification is sent exactly when the write commits and
+// never for a renewal (renew, renew_covered, the holder's re-acquire). It only
+// wakes a waiting candidate, whose acquire decides (lease/postgres/listener.h).
+//
 // inspect: always one row: the live row; without one, nobody holds it and the
 // term is the durable record's (0 without one: never taken), so a term never
 // appears to go backwards after the live state was lost. (COALESCE evaluates
 // the record's subquery only when there is no live row.)
-std::string prepare_sql(const Tables& t) {
+std::string prepare_sql(const Tables& t, std::string_view channel) {
+  std::string chan = "'";
+  for (char c : channel) {
+    if (c == '\'') chan += '\'';
+    chan += c;
+  }
+  chan += '\'';
   // `rec`: the durable record raised for a granted answer row of `up`
   // that the snapshot's record `dur` does not cover. $4 - $3: the TTL.
   const std::string rec = fmt::format(
@@ -110,7 +123,10 @@ std::string prepare_sql(const Tables& t) {
       "         term = CASE WHEN {G} AND l.owner IS DISTINCT FROM $2 THEN l.term + 1 ELSE l.term END\n"
       "       RETURNING coalesce(l.owner = $2, false) AS granted, l.owner, l.expiry_ms, l.term),\n"
       "{rec_up}"
-      "SELECT * FROM up UNION ALL SELECT false, owner, expiry_ms, term FROM cur WHERE NOT EXISTS (SELECT FROM up);\n"
+      ", woke AS (SELECT pg_notify({chan}, $1) FROM up WHERE granted AND NOT EXISTS (SELECT FROM cur WHERE owner = "
+      "$2))\n"
+      "SELECT a.* FROM up a LEFT JOIN woke ON true\n"
+      "UNION ALL SELECT false, owner, expiry_ms, term FROM cur WHERE NOT EXISTS (SELECT FROM up);\n"
       "PREPARE {ren}(text, text, bigint, bigint) AS\n"
       "WITH up AS ({renew_update}),\n"
       "dur AS (SELECT term, ttl_ms FROM {d} WHERE name = $1),\n"
@@ -121,13 +137,15 @@ std::string prepare_sql(const Tables& t) {
       "PREPARE {probe}(text, text, bigint) AS\n"
       "SELECT false, owner, expiry_ms, term FROM {t} WHERE name = $1 AND {held_by_other};\n"
       "PREPARE {rel_h}(text, text) AS\n"
-      "{release_update};\n"
+      "WITH upd AS ({release_update})\n"
+      "SELECT term, pg_notify({chan}, $1) FROM upd;\n"
       "PREPARE {rel}(text, text) AS\n"
       "WITH upd AS ({release_update}),\n"
       "seen AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1),\n"
       "held AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM upd)\n"
-      "         AND EXISTS (SELECT 1 FROM seen WHERE owner = $2) FOR UPDATE)\n"
-      "SELECT true, NULL::text, 0::bigint, term FROM upd\n"
+      "         AND EXISTS (SELECT 1 FROM seen WHERE owner = $2) FOR UPDATE),\n"
+      "woke AS (SELECT pg_notify({chan}, $1) FROM upd)\n"
+      "SELECT true, NULL::text, 0::bigint, term FROM upd LEFT JOIN woke ON true\n"
       "UNION ALL SELECT false, owner, expiry_ms, term FROM seen\n"
       "  WHERE owner IS DISTINCT FROM $2 AND NOT EXISTS (SELECT 1 FROM upd)\n"
       "UNION ALL SELECT false, owner, expiry_ms, term FROM held;\n"
@@ -137,7 +155,8 @@ std::string prepare_sql(const Tables& t) {
       fmt::arg("t", t.live), fmt::arg("d", t.terms), fmt::arg("acq", kAcquire), fmt::arg("ren", kRenew),
       fmt::arg("rel", kRelease), fmt::arg("ins", kInspect), fmt::arg("rec_up", rec), fmt::arg("ren_c", kRenewCovered),
       fmt::arg("probe", kProbeHeld), fmt::arg("renew_update", renew_update), fmt::arg("rel_h", kReleaseHeld),
-      fmt::arg("release_update", release_update), fmt::arg("G", "(l.owner = $2 OR l.expiry_ms <= $3)"),
+      fmt::arg("release_update", release_update), fmt::arg("chan", chan),
+      fmt::arg("G", "(l.owner = $2 OR l.expiry_ms <= $3)"),
       // acquire's refusal from the snapshot: someone else (or nobody, quarantined) holds it unexpired at now
       fmt::arg("held_by_other", "owner IS DISTINCT FROM $2 AND expiry_ms > $3"));
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "lease/postgres/schema.h"
 
@@ -12,8 +13,10 @@ namespace forgemeter::pg {
 
 // One simple query that prepares every statement below on a connection (and
 // raises the session's synchronous_commit from `off` to `on`, so a granted
-// change of hands is on disk before it is reported).
-std::string prepare_sql(const Tables& t);
+// change of hands is on disk before it is reported). A release, and an
+// acquire that changes hands, send NOTIFY on `channel` with the lease's name,
+// in the same statement (delivered at its commit); a renewal never does.
+std::string prepare_sql(const Tables& t, std::string_view channel);
 
 // Prepared statement names and their parameters (all text-format):
 //   acquire(name, owner, now_ms, expiry_ms) -> granted, owner, expiry_ms, term   (always one row)
