@@ -13,6 +13,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <set>
+
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
 #include "tree_fleet.h"
@@ -184,4 +186,45 @@ TEST_CASE(
   server.start();
   REQUIRE(fleet.await_workers(b, 3, kElect));
   check_no_overlap(tree, b.beats());
+}
+
+FM_SUITE_PG_TEST("a second SIGTERM exits at once while the release waits on a row lock, leaving the lease to expire") {
+  TreeFleet fleet(*pg);
+  Candidate& a = fleet.start("a", kChain);
+  REQUIRE(fleet.await_workers(a, 3, kElect));
+  PgSession locker(*pg), watcher(*pg);
+  REQUIRE(locker.exec("BEGIN"));
+  REQUIRE(locker.exec("SELECT * FROM forgemeter_leases WHERE name = $1 FOR UPDATE", {fleet.name()}));
+  // a's sessions waiting on the lock (their text is the store's PREPAREs: pids tell the statements apart).
+  const auto waiting = [&] {
+    std::set<std::string> pids;
+    auto r = watcher.exec(
+        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid NOT IN (pg_backend_pid(), $1)",
+        {std::to_string(locker.backend_pid())});
+    if (r)
+      for (auto& row : *r) pids.insert(row[0].value_or(""));
+    return pids;
+  };
+  std::set<std::string> renewal;
+  REQUIRE(poll_ms([&] { return !(renewal = waiting()).empty(); }, seconds(5)));  // renewals come every T/3
+  kill(a.proc.pid, SIGTERM);
+  // The tree is stopped (the grace), then the release waits on the lock.
+  REQUIRE(poll_ms(
+      [&] {
+        for (const auto& pid : waiting())
+          if (!renewal.count(pid)) return true;
+        return false;
+      },
+      seconds(10)));
+  const std::int64_t second = mono_ns();
+  kill(a.proc.pid, SIGTERM);
+  CHECK(fleet.wait(a, seconds(5)) == 128 + SIGTERM);
+  const std::int64_t exited = mono_ns();
+  // Without the second signal the release would wait up to T/3 = 1 s for the lock.
+  MESSAGE("forgemeter exited " << ms(exited - second) << " ms after the second SIGTERM (T/3 = 1000 ms)");
+  CHECK(exited - second < ns(milliseconds(500)));
+  auto held = locker.exec("SELECT owner FROM forgemeter_leases WHERE name = $1", {fleet.name()});
+  REQUIRE(held);
+  CHECK((*held).at(0).at(0).value_or("").rfind("a", 0) == 0);  // not released: the lease is left to expire
+  REQUIRE(locker.exec("ROLLBACK"));
 }

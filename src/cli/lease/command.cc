@@ -55,10 +55,14 @@ struct RunArgs {
 };
 
 // SIGINT/SIGTERM/SIGHUP (taken on a thread of their own: construct before
-// any thread starts) go to the tree's supervisor while CMD runs, else stop the campaign.
+// any thread starts) go to the tree's supervisor while CMD runs, else stop the
+// campaign. A second one also cuts the release short (docs/lease-stop.md).
 void on_signal(Supervision& s, int sig) {
   std::lock_guard lock(s.mu);
-  if (s.signal == 0) s.signal = sig;
+  if (s.signal == 0)
+    s.signal = sig;
+  else
+    s.exit_now.request_stop();
   if (s.tree != nullptr) {
     s.to_forward = sig;  // the term's thread sends it to the whole tree
     s.tree->wake();
@@ -96,6 +100,7 @@ int run_lease(const RunArgs& a) {
   spec.on_event = [](const LeaseEvent& e) { say(e.text); };
 
   Supervision s;
+  spec.exit_now = s.exit_now.get_token();
   SignalWatch signals([&s](int sig) { on_signal(s, sig); });
   const TermPlan plan{a.cmd, spec.name, spec.owner, grace};
   CampaignEnd end = campaign(*store, spec, s.campaign.get_token(), [&](Term& term) { serve_term(term, s, plan); });
@@ -131,7 +136,8 @@ void add_lease(CLI::App& root, Action& action) {
       "CMD and every process it starts are one tree: when the term ends the tree gets SIGTERM, then SIGKILL\n"
       "after --grace, before the store could hand the lease on; SIGINT/SIGTERM/SIGHUP to forgemeter stop it\n"
       "the same way; when CMD exits, what is left of its tree is stopped the same way; the lease is released\n"
-      "once none of it is left. If forgemeter dies, or stalls past the term's deadline, a sentinel process\n"
+      "once none of it is left (waiting up to TTL/3 for a slow store; a second signal exits without waiting). If "
+      "forgemeter dies, or stalls past the term's deadline, a sentinel process\n"
       "SIGKILLs the tree's process group. Exit: CMD's status when it exits by itself (or after\n"
       "SIGINT/SIGTERM/SIGHUP); 1 when the term ended under it or the store refuses the configuration;\n"
       "127 when CMD is not found, 126 when it cannot be executed; 2 usage.");

@@ -34,6 +34,7 @@ struct Supervision {
   int signal = 0;                          // the first SIGINT/SIGTERM/SIGHUP received
   int to_forward = 0;                      // the latest one, not yet sent to the tree
   std::stop_source campaign;
+  std::stop_source exit_now;  // a second signal: the release is not waited for
   bool ran = false;
   int status = 0;              // CMD's exit code
   bool ended_by_term = false;  // we stopped the tree because the term ended
