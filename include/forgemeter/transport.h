@@ -24,8 +24,9 @@
 // Errors: perform() never throws (but std::bad_alloc); the constructor throws
 // std::invalid_argument for unusable options (no meter, a malformed resolve
 // entry, max_redirects < 0, a timeout outside 0-100000h, cache.poll <= 0) and
-// std::runtime_error if libcurl cannot start. A request with a timeout past
-// 100000h (or a negative per-hop one) is refused: TransportErrc::invalid_request.
+// std::runtime_error if libcurl (or, with a cache, its random key) cannot
+// start. A request with a timeout past 100000h (or a negative per-hop one) is
+// refused: TransportErrc::invalid_request.
 #pragma once
 
 #include "forgemeter/export.h"

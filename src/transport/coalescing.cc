@@ -57,7 +57,7 @@ void Flights::land(Ticket& t, const Response* answer) {
   f->cv.notify_all();
 }
 
-Flights::Waited Flights::wait(const Ticket& t, std::stop_token stop, SteadyTime deadline, const Clock& clock,
+Flights::Waited Flights::wait(const Ticket& t, const std::stop_token& stop, SteadyTime deadline, const Clock& clock,
                               std::chrono::milliseconds poll, std::shared_ptr<const Response>& out) {
   Flight& f = *t.flight_;
   core_detail::UniqueLock lock(mu_);

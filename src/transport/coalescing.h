@@ -57,7 +57,7 @@ class Flights {
   // A follower's wait for its leader: `answered` (the copy is in `out`),
   // `released` (no answer: send your own), or the follower's own end. The
   // answer is shared by every follower: each copies it.
-  Waited wait(const Ticket& t, std::stop_token stop, SteadyTime deadline, const Clock& clock,
+  Waited wait(const Ticket& t, const std::stop_token& stop, SteadyTime deadline, const Clock& clock,
               std::chrono::milliseconds poll, std::shared_ptr<const Response>& out);
   // Followers waiting now.
   std::size_t following() const;
