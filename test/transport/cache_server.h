@@ -76,10 +76,16 @@ class CacheServer {
     std::lock_guard lock(mu_);
     held_ = true;
   }
+  // Keeps back the answers to `path` only, until release().
+  void hold(const std::string& path) {
+    std::lock_guard lock(mu_);
+    held_path_ = path;
+  }
   void release() {
     {
       std::lock_guard lock(mu_);
       held_ = false;
+      held_path_.clear();
     }
     cv_.notify_all();
   }
@@ -89,7 +95,7 @@ class CacheServer {
     std::unique_lock lock(mu_);
     seen_.push_back({q.method, q.path, q.get_header_value("If-None-Match"), q.get_header_value("If-Modified-Since"),
                      q.get_header_value("Authorization")});
-    cv_.wait(lock, [this] { return !held_; });
+    cv_.wait(lock, [&] { return !held_ && (held_path_.empty() || q.path != held_path_); });
     auto it = resources_.find(q.path);
     if (it == resources_.end() && !default_) {
       a.status = 404;
@@ -128,6 +134,7 @@ class CacheServer {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool held_ = false;
+  std::string held_path_;
   std::map<std::string, CachedResource> resources_;
   std::optional<CachedResource> default_;
   std::vector<SeenRequest> seen_;

@@ -2,13 +2,17 @@
 // kept, what the key separates, what is never kept or sent back.
 #include <doctest/doctest.h>
 
+#include <thread>
+
 #include "cache_rig.h"
+#include "support/eventually.h"
 #include "transport/cache_entry.h"
 #include "transport/keyed_hash.h"
 
 using namespace fmtest;
 using forgemeter::AnswerClass;
 using forgemeter::Request;
+using forgemeter::Response;
 using forgemeter::TransportErrc;
 
 namespace {
@@ -186,6 +190,25 @@ TEST_CASE("a 304 to a request the cache did not make conditional reaches the cal
   CHECK_FALSE(res.revalidated);
   CHECK(res.body.empty());
   CHECK(rig.transport().cache_stats().entries == 0);
+}
+
+TEST_CASE("an entry evicted while its revalidation is in flight still answers that 304") {
+  CacheRig rig({.max_bytes = 1u << 20, .max_entries = 1, .max_entry_bytes = 1u << 20});
+  rig.server().set("/a", tagged("a"));
+  rig.server().set("/b", tagged("b"));
+  REQUIRE(rig.get("/a").status == 200);
+  rig.server().hold("/a");
+  Response a;
+  std::thread t([&] { a = rig.get("/a"); });  // conditional, kept back at the server
+  REQUIRE(eventually([&] { return rig.server().requests() == 2; }));
+  REQUIRE(rig.get("/b").status == 200);  // evicts /a (one entry at most)
+  rig.server().release();
+  t.join();
+  CHECK(a.ok());
+  CHECK(a.revalidated);
+  CHECK(a.status == 200);
+  CHECK(a.body == "a");
+  CHECK(rig.transport().cache_stats().entries == 1);
 }
 
 TEST_CASE("a hostile validator is never sent back") {
