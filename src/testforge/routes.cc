@@ -85,6 +85,25 @@ void hostile(const Request& req, Response& res) {
   echo(req, res);
 }
 
+// An ETag no forge should send. Emplaced past set_header(), which drops a
+// value with CR or LF, so that the wire carries it as written.
+void hostile_etag(const Request& req, Response& res) {
+  const std::string kind = req.get_param_value("kind");
+  std::string value = "\"ok\"";
+  if (kind == "crlf")
+    value = "\"a\"\r\nX-Injected: yes";
+  else if (kind == "cr")
+    value = "\"a\rb\"";
+  else if (kind == "control")
+    value = "\"a\x1b[31mb\x7f\"";
+  else if (kind == "huge")
+    value = "\"" + std::string(1 << 20, 'a') + "\"";
+  else if (kind == "unquoted")
+    value = "abc def";
+  res.headers.emplace("ETag", value);
+  echo(req, res);
+}
+
 }  // namespace
 
 int FlakyCounters::bump(const std::string& key) {
@@ -92,18 +111,11 @@ int FlakyCounters::bump(const std::string& key) {
   return ++seen_[key];
 }
 
-std::string etag_of(const std::string& path) { return "\"" + std::to_string(std::hash<std::string>{}(path)) + "\""; }
-
-void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& flaky, Holds& holds) {
-  s.Get(R"(/repos/.*)", [](const Request& req, Response& res) {
-    const std::string etag = etag_of(req.path);
-    res.set_header("ETag", etag);
-    if (req.get_header_value("If-None-Match") == etag) {
-      res.status = 304;
-      return;
-    }
-    res.set_content(R"({"path":")" + req.path + R"(","state":"open"})", "application/json");
-  });
+void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& flaky, Holds& holds,
+                    const Resources& resources) {
+  // A conditional read that matches was answered 304 before routing (accounting.cc).
+  s.Get(R"(/repos/.*)",
+        [&resources](const Request& req, Response& res) { answer_resource(req, res, represent(resources, req)); });
   s.Put(R"(/repos/.*)", echo);
   s.Patch(R"(/repos/.*)", echo);
   s.Delete(R"(/repos/.*)", echo);
@@ -160,6 +172,7 @@ void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& fl
     echo(req, res);
   });
   any(s, "/hostile", hostile);
+  any(s, "/hostile/etag", hostile_etag);
   any(s, R"(/hold/([^/]+))", [&holds](const Request& req, Response& res) {
     // Bounded, so a test that never releases cannot hold a server thread for good.
     if (!holds.hold(req.matches[1], std::chrono::milliseconds(int_param(req, "max_ms", 30'000)))) {

@@ -48,7 +48,9 @@ Request make(Rig& rig, int thread, int j, Lane sweeper, Lane board) {
     case 1: return with({.url = rig.url(api, "/chain/2")}, 101, sweeper);
     case 2: {
       const std::string path = "/repos/o/r/pulls/" + std::to_string(j % 7);
-      return with({.url = rig.url(api, path), .headers = {{"If-None-Match", tf::etag_of(path)}}}, 202, board);
+      return with(
+          {.url = rig.url(api, path), .headers = {{"If-None-Match", rig.forge().etag(path, "Bearer inst-202")}}}, 202,
+          board);
     }
     case 3: return with({.method = "POST", .url = rig.url(api, "/graphql"), .body = R"({"query":"{x}"})"}, 101, board);
     case 4: return with({.url = rig.url(api, "/flaky/" + unique + "?fail=1")}, 202, std::nullopt);
