@@ -55,7 +55,8 @@
 //                                   `Vary: Accept, Authorization, Accept-Encoding`; 304 (same headers, no
 //                                   body) when If-None-Match matches (weak comparison, lists, *) or, without
 //                                   it, If-Modified-Since is not older than Last-Modified. bump(path)
-//                                   changes it: the next GET is 200 with a new body and ETag
+//                                   changes it: the next GET is 200 with a new body and ETag. With
+//                                   ?hold=<key>, a 200 waits as /hold/<key> does (a 304 does not)
 //   PUT|PATCH|DELETE /repos/...     200
 //   POST /graphql, /api/graphql     200 {"data":{}}
 //   GET  /search/...                200 {"total_count":0,"items":[]} (/search/issues, /search/code, ...)

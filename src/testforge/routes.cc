@@ -104,6 +104,16 @@ void hostile_etag(const Request& req, Response& res) {
   echo(req, res);
 }
 
+// Waits until `key` is released (true); false, with a 500 in `res`, after
+// ?max_ms (default 30 s) of real time, so a test that never releases cannot
+// hold a server thread for good.
+bool released(Holds& holds, const std::string& key, const Request& req, Response& res) {
+  if (holds.hold(key, std::chrono::milliseconds(int_param(req, "max_ms", 30'000)))) return true;
+  res.status = 500;
+  res.set_content("held too long: never released\n", "text/plain");
+  return false;
+}
+
 }  // namespace
 
 int FlakyCounters::bump(const std::string& key) {
@@ -114,8 +124,10 @@ int FlakyCounters::bump(const std::string& key) {
 void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& flaky, Holds& holds,
                     const Resources& resources) {
   // A conditional read that matches was answered 304 before routing (accounting.cc).
-  s.Get(R"(/repos/.*)",
-        [&resources](const Request& req, Response& res) { answer_resource(req, res, represent(resources, req)); });
+  s.Get(R"(/repos/.*)", [&resources, &holds](const Request& req, Response& res) {
+    if (!req.has_param("hold") || released(holds, req.get_param_value("hold"), req, res))
+      answer_resource(req, res, represent(resources, req));
+  });
   s.Put(R"(/repos/.*)", echo);
   s.Patch(R"(/repos/.*)", echo);
   s.Delete(R"(/repos/.*)", echo);
@@ -174,13 +186,7 @@ void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& fl
   any(s, "/hostile", hostile);
   any(s, "/hostile/etag", hostile_etag);
   any(s, R"(/hold/([^/]+))", [&holds](const Request& req, Response& res) {
-    // Bounded, so a test that never releases cannot hold a server thread for good.
-    if (!holds.hold(req.matches[1], std::chrono::milliseconds(int_param(req, "max_ms", 30'000)))) {
-      res.status = 500;
-      res.set_content("held too long: never released\n", "text/plain");
-      return;
-    }
-    echo(req, res);
+    if (released(holds, req.matches[1], req, res)) echo(req, res);
   });
 }
 

@@ -3,6 +3,8 @@
 // free on GitHub-style hosts, and conditional requests in the ground truth.
 #include <doctest/doctest.h>
 
+#include <thread>
+
 #include "forge_calls.h"
 #include "testforge/resources.h"
 #include "transport_rig.h"
@@ -179,6 +181,25 @@ TEST_CASE("forge: ground truth counts conditional requests and 304s by host and 
   CHECK(kept[1].conditional);
   rig.forge().truth().clear();
   CHECK(rig.forge().truth().conditionals_by_host_and_lane().empty());
+}
+
+TEST_CASE("forge: ?hold=<key> keeps a resource's 200 until release(key); a 304 is not held") {
+  Rig rig;
+  const std::string url = rig.url("api.forge.test", kPath + "?hold=r1");
+  const auto etag = rig.forge().etag(kPath, "Bearer inst-40");
+  forgemeter::Response held[2];
+  {
+    std::jthread a([&] { held[0] = rig.make_transport({})->perform(as(40, {.url = url})); });
+    std::jthread b([&] { held[1] = rig.make_transport({})->perform(as(40, {.url = url})); });
+    REQUIRE(rig.forge().await_held("r1", 2, seconds(10)));
+    // Held as they are, a conditional read of the same resource is answered at once.
+    CHECK(rig.transport().perform(as(40, {.url = url, .headers = {{"If-None-Match", etag}}})).status == 304);
+    rig.forge().release("r1");
+  }
+  for (const auto& res : held) {
+    CHECK(res.status == 200);
+    CHECK(res.header("ETag") == etag);  // the query is no part of the resource
+  }
 }
 
 TEST_CASE("forge resources: HTTP dates and conditions, without a server") {
