@@ -105,7 +105,11 @@ using BudgetLine = BasicBudgetLine<std::string>;
 
 // `limited`: a 403/429 saying the primary budget is spent (remaining 0);
 // `secondary`: any other 429, or a 403 with Retry-After or whose body says
-// "secondary rate limit"; any other 403 is `4xx`.
+// "secondary rate limit"; any other 403 is `4xx`. `refused`, `coalesced` and
+// `revalidated` are no answers on the wire: a request refused before sending,
+// a request that took the answer of an identical one in flight (a Transport
+// cache's follower), and, of the `304`s, those a cache turned into its kept
+// answer (docs/cache.md). The classes up to `none` sum to N.
 enum class AnswerClass : std::uint8_t {
   ok2xx,
   not_modified,
@@ -115,10 +119,13 @@ enum class AnswerClass : std::uint8_t {
   client4xx,
   server5xx,
   none,
-  refused
+  refused,
+  coalesced,
+  revalidated
 };
-inline constexpr std::size_t kAnswerClasses = 9;
-// "2xx", "304", "3xx", "limited", "secondary", "4xx", "5xx", "none", "refused".
+inline constexpr std::size_t kAnswerClasses = 11;
+// "2xx", "304", "3xx", "limited", "secondary", "4xx", "5xx", "none", "refused",
+// "coalesced", "revalidated".
 FORGEMETER_API std::string_view to_string(AnswerClass c) noexcept;
 
 template <class Text>
@@ -131,7 +138,8 @@ struct FORGEMETER_API BasicAnswersEntry {
 using AnswersEntry = BasicAnswersEntry<std::string>;
 
 // Entries by host, api; each entry lists its classes in AnswerClass order
-// (2xx 304 3xx limited secondary 4xx 5xx none refused), each only when non-zero.
+// (2xx 304 3xx limited secondary 4xx 5xx none refused coalesced revalidated),
+// each only when non-zero.
 template <class Text>
 struct FORGEMETER_API BasicAnswersLine {
   std::chrono::sys_seconds hour_ending{};

@@ -36,6 +36,8 @@
 
 namespace forgemeter {
 
+enum class AnswerClass : std::uint8_t;  // forgemeter/lines.h
+
 // What a request is counted under.
 struct FORGEMETER_API RequestKey {
   // Host as host_of() gives it (lower-cased, `:port` kept). The meter
@@ -119,6 +121,12 @@ class FORGEMETER_API Meter {
   // A request refused before sending (an elected lane without a valid term):
   // counted on the answers line as `refused`, not in N; may turn the hour.
   void record_refused(const RequestKey& key, UtcMillis at) noexcept;
+  // What a Transport's cache saved (docs/cache.md), on the answers line and
+  // not in N: a request that took the answer of an identical one in flight
+  // (`coalesced`), and a 304 turned into the kept answer (`revalidated`; the
+  // 304 itself was recorded as an answer).
+  void record_coalesced(const RequestKey& key, UtcMillis at) noexcept;
+  void record_revalidated(const RequestKey& key, UtcMillis at) noexcept;
 
   // Writes what the current hour holds; the note says `until …, stopping` when
   // now() is inside that hour, and counting resumed after it says `counted
@@ -135,6 +143,7 @@ class FORGEMETER_API Meter {
   const Clock& clock() const noexcept;
 
  private:
+  void record_unsent(const RequestKey& key, UtcMillis at, AnswerClass c) noexcept;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

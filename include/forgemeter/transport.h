@@ -15,13 +15,15 @@
 // credential kept to the request's own origin; TLS is always verified.
 // How it counts on libcurl, redirects, TLS, reuse: docs/transport-internals.md.
 // Retries, secondary-limit pauses, lane reserves: docs/rate-limits.md.
+// With TransportOptions::cache, repeated GETs are revalidated and identical
+// concurrent ones share one request: docs/cache.md.
 //
 // Thread-safety: perform() and the gate methods may be called from any number
 // of threads at once. Ownership: the Transport owns its libcurl handles; the
 // Meter and Clock in TransportOptions are borrowed and must outlive it.
 // Errors: perform() never throws (but std::bad_alloc); the constructor throws
 // std::invalid_argument for unusable options (no meter, a malformed resolve
-// entry, max_redirects < 0, a timeout outside 0-100000h) and
+// entry, max_redirects < 0, a timeout outside 0-100000h, cache.poll <= 0) and
 // std::runtime_error if libcurl cannot start. A request with a timeout past
 // 100000h (or a negative per-hop one) is refused: TransportErrc::invalid_request.
 #pragma once
@@ -116,8 +118,14 @@ struct FORGEMETER_API Response {
   int status = kNoAnswer;  // the last hop's status, or kNoAnswer
   Headers headers;         // the last answer's header block and fields (names as sent)
   std::string body;        // the last answer's body
-  std::vector<Hop> hops;   // in order; empty only when nothing was attempted
+  std::vector<Hop> hops;   // in order; empty when nothing was attempted or when coalesced
   TransportError error;
+  // The cache (TransportOptions::cache) answered: `revalidated`, its kept
+  // 200 after the forge said 304 to the request it made conditional (hops
+  // show that 304); `coalesced`, a copy of the answer to an identical request
+  // in flight at the time (nothing of this request went on the wire).
+  bool revalidated = false;
+  bool coalesced = false;
 
   // Whether the exchange succeeded: the one test of failure; `error` says why not.
   bool ok() const noexcept { return !error; }
@@ -158,6 +166,28 @@ struct FORGEMETER_API LaneReserve {
   double fraction = 0;          // … or this part of the reading's limit, in [0, 1]; the larger applies
 };
 
+// The conditional cache (docs/cache.md): off while max_bytes is 0. A GET's
+// 200 with an ETag or Last-Modified is kept; the same GET (method, URL,
+// installation, credential, the headers its Vary names) is then sent with
+// If-None-Match / If-Modified-Since and a 304 returns the kept answer.
+// Nothing is served without asking the forge. A request that carries its own
+// conditional, Range or Cache-Control header, or is not a GET without a body,
+// or is GraphQL, bypasses it. Identical such GETs in flight at once put one
+// request on the wire.
+struct FORGEMETER_API CacheOptions {
+  std::size_t max_bytes = 0;               // every entry's body, headers and key; 0: no cache
+  std::size_t max_entries = 10'000;        // least recently used go first
+  std::size_t max_entry_bytes = 1u << 20;  // an answer larger than this is not kept
+  std::chrono::milliseconds poll{10};      // a waiting follower reads its clock this often
+};
+
+// What a Transport's cache holds now (all zero without one).
+struct FORGEMETER_API CacheStats {
+  std::size_t entries = 0;
+  std::size_t bytes = 0;      // as CacheOptions::max_bytes counts them
+  std::size_t following = 0;  // requests waiting now for an identical one in flight
+};
+
 struct FORGEMETER_API TransportOptions {
   Meter* meter = nullptr;        // required
   const Clock* clock = nullptr;  // retry waits and refusal stamps; nullptr: the meter's clock
@@ -185,6 +215,7 @@ struct FORGEMETER_API TransportOptions {
   // When non-empty, every request carries its lane in this header (for a
   // server that counts by lane, e.g. the loopback forge's X-Forgemeter-Lane).
   std::string lane_header{};
+  CacheOptions cache{};
 };
 
 class FORGEMETER_API Transport {
@@ -207,6 +238,7 @@ class FORGEMETER_API Transport {
   void ungate_lane(Lane lane);
 
   const TransportOptions& options() const noexcept;
+  CacheStats cache_stats() const;
 
  private:
   struct Impl;

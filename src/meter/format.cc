@@ -10,8 +10,8 @@ namespace forgemeter {
 namespace {
 
 constexpr std::string_view kDash = " \u2014 ";  // U+2014 with a space each side
-constexpr std::string_view kClassNames[kAnswerClasses] = {"2xx", "304", "3xx",  "limited", "secondary",
-                                                          "4xx", "5xx", "none", "refused"};
+constexpr std::string_view kClassNames[kAnswerClasses] = {"2xx", "304",  "3xx",     "limited",   "secondary",  "4xx",
+                                                          "5xx", "none", "refused", "coalesced", "revalidated"};
 
 void append_uint(std::string& out, std::uint64_t v) { fmt::format_to(std::back_inserter(out), "{}", v); }
 

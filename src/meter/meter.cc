@@ -196,10 +196,19 @@ void Meter::record_answer(const AnswerRecord& a) noexcept {
   });
 }
 
-void Meter::record_refused(const RequestKey& key, UtcMillis at) noexcept {
+void Meter::record_unsent(const RequestKey& key, UtcMillis at, AnswerClass c) noexcept {
   const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
-  impl_->with_slow(meter::hour_index(at),
-                   [&](meter::HourTally& t) { t.add_answer(key.host, key.api, AnswerClass::refused, 1, first); });
+  impl_->with_slow(meter::hour_index(at), [&](meter::HourTally& t) { t.add_answer(key.host, key.api, c, 1, first); });
+}
+
+void Meter::record_refused(const RequestKey& key, UtcMillis at) noexcept {
+  record_unsent(key, at, AnswerClass::refused);
+}
+void Meter::record_coalesced(const RequestKey& key, UtcMillis at) noexcept {
+  record_unsent(key, at, AnswerClass::coalesced);
+}
+void Meter::record_revalidated(const RequestKey& key, UtcMillis at) noexcept {
+  record_unsent(key, at, AnswerClass::revalidated);
 }
 
 void Meter::flush() noexcept {

@@ -1,19 +1,9 @@
 #include "transport/request_checks.h"
 
-#include <strings.h>
-
 #include "transport/errors.h"
 #include "transport/redirect_policy.h"
 
 namespace forgemeter::transport_detail {
-namespace {
-
-bool is_named(std::string_view a, std::string_view b) noexcept {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
-
-}  // namespace
-
 std::string check_request(const Request& r, HandleState& known) {
   if (!is_token(r.method)) return "the method \"" + one_line(r.method) + "\" is not an HTTP token";
   if (known.checked_origin.empty() || r.url != known.checked_url) {

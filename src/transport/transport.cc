@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "transport/cache_front.h"
 #include "transport/easy_options.h"
 #include "transport/errors.h"
 #include "transport/handle_pool.h"
@@ -121,7 +122,12 @@ struct Transport::Impl {
       : options(std::move(o)),
         clock(options.clock ? *options.clock : options.meter->clock()),
         resolve(make_slist(options.resolve)),
-        guards(options, clock) {}
+        guards(options, clock) {
+    if (CacheFront::wanted(options.cache)) cache = std::make_unique<CacheFront>(options.cache, *options.meter, clock);
+  }
+
+  // The request on the wire: its own hop, then each redirect's.
+  Response send(const Request& req);
 
   // Sends the hop at hand until an answer stands: admitted, sent on the
   // prepared handle, and sent again while the retry policy says so. Returns
@@ -136,6 +142,7 @@ struct Transport::Impl {
   Slist resolve;
   HandlePool pool;
   HopGuards guards;
+  std::unique_ptr<CacheFront> cache;  // nullptr: no cache (TransportOptions::cache)
 };
 
 TransportError Transport::Impl::send_hop(Exchange& x) {
@@ -174,6 +181,8 @@ Transport::Transport(TransportOptions options) {
   if (options.max_redirects < 0) throw std::invalid_argument("Transport: max_redirects must be >= 0");
   if (!timeout_in_range(options.timeout) || !timeout_in_range(options.connect_timeout))
     throw std::invalid_argument("Transport: timeout and connect_timeout must be 0 (none) to 100000h");
+  if (CacheFront::wanted(options.cache) && options.cache.poll <= std::chrono::milliseconds::zero())
+    throw std::invalid_argument("Transport: cache.poll must be > 0");
   if (options.retry.max_retries < 0) throw std::invalid_argument("Transport: retry.max_retries must be >= 0");
   for (const auto& e : options.resolve)
     if (auto why = check_resolve_entry(e); !why.empty()) throw std::invalid_argument("Transport: " + why);
@@ -189,21 +198,29 @@ const TransportOptions& Transport::options() const noexcept { return impl_->opti
 void Transport::gate_lane(Lane lane, std::function<bool()> valid) { impl_->guards.gate(lane, std::move(valid)); }
 void Transport::ungate_lane(Lane lane) { impl_->guards.ungate(lane); }
 
+CacheStats Transport::cache_stats() const { return impl_->cache ? impl_->cache->stats() : CacheStats{}; }
+
 Response Transport::perform(const Request& req) {
-  HandlePool::Handle handle = impl_->pool.take();
+  if (impl_->cache) [[unlikely]]  // the one point the cache is asked
+    return impl_->cache->perform(req, [this](const Request& r) { return impl_->send(r); });
+  return impl_->send(req);
+}
+
+Response Transport::Impl::send(const Request& req) {
+  HandlePool::Handle handle = pool.take();
   if (auto why = check_request(req, handle.state()); !why.empty()) {
     Response res;
     res.error = {TransportErrc::invalid_request, "request not sent: " + why};
     return res;
   }
-  Exchange x(impl_->options, impl_->resolve.get(), req, handle);
+  Exchange x(options, resolve.get(), req, handle);
   if (req.total_timeout && *req.total_timeout > std::chrono::milliseconds::zero())
-    x.deadline = impl_->clock.steady_now() + *req.total_timeout;
+    x.deadline = clock.steady_now() + *req.total_timeout;
   for (;;) {  // the request's own hop, then each redirect's
-    if (TransportError end = impl_->send_hop(x)) return x.respond(std::move(end));
+    if (TransportError end = send_hop(x)) return x.respond(std::move(end));
     const char* location = redirect_location(x);
     if (!location) return x.respond({});  // the answer is the response
-    if (TransportError refused = follow_redirect(x, location, impl_->options.max_redirects))
+    if (TransportError refused = follow_redirect(x, location, options.max_redirects))
       return x.respond(std::move(refused));
   }
 }

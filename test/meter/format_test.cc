@@ -89,6 +89,24 @@ TEST_CASE("answers line: classes in order, zero classes left out") {
   CHECK(to_string(AnswerClass::secondary) == "secondary");
 }
 
+TEST_CASE("format_line: a cache's coalesced and revalidated come after refused, only when non-zero") {
+  AnswersEntry e{"api.github.com", Api::rest, {}};
+  e.counts[static_cast<std::size_t>(AnswerClass::not_modified)] = 29;
+  e.counts[static_cast<std::size_t>(AnswerClass::refused)] = 1;
+  e.counts[static_cast<std::size_t>(AnswerClass::coalesced)] = 7;
+  e.counts[static_cast<std::size_t>(AnswerClass::revalidated)] = 28;
+  AnswersEntry f{"h", Api::rest, {}};
+  f.counts[static_cast<std::size_t>(AnswerClass::coalesced)] = 3;
+  AnswersLine line{.hour_ending = hour_ending(15), .entries = {e, f}};
+  const auto text = format_line(line);
+  CHECK(text ==
+        "forge HTTP answers: in the hour ending 2026-09-30T15:00Z \u2014 "
+        "api.github.com rest 304=29 refused=1 coalesced=7 revalidated=28, h rest coalesced=3");
+  const LineScan back = scan_line(text);
+  REQUIRE(back.kind == LineScan::Kind::line);
+  CHECK(std::get<AnswersLine>(back.line) == line);
+}
+
 TEST_CASE("format_line: a hand-made hostile host or lane cannot break the line") {
   CountLine line{.hour_ending = hour_ending(15),
                  .total = 1,

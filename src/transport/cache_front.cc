@@ -1,0 +1,128 @@
+#include "transport/cache_front.h"
+
+#include <utility>
+
+#include "forgemeter/url.h"
+#include "transport/request_checks.h"
+
+namespace forgemeter::transport_detail {
+namespace {
+
+// The 304's fields replace the kept ones of the same name (RFC 9111 §4.3.4),
+// but those that describe the kept body.
+bool describes_body(std::string_view name) noexcept {
+  for (std::string_view n : {"Content-Length", "Content-Encoding", "Transfer-Encoding", "Content-Range"})
+    if (is_named(name, n)) return true;
+  return false;
+}
+
+Headers updated(const Headers& kept, const Headers& fresh) {
+  Headers out;
+  out.reserve(kept.raw().size() + fresh.raw().size(), kept.size() + fresh.size());
+  const std::string_view raw = kept.raw();
+  out.add_line(raw.substr(0, raw.find('\n') + 1));  // the kept status line
+  std::string line;
+  auto add = [&](Headers::Field f) { out.add_field(line.assign(f.name).append(": ").append(f.value).append("\r\n")); };
+  for (Headers::Field f : kept)
+    if (describes_body(f.name) || !fresh.find(f.name)) add(f);
+  for (Headers::Field f : fresh)
+    if (!describes_body(f.name)) add(f);
+  out.add_line("\r\n");
+  return out;
+}
+
+// `r` with the entry's validators added.
+Request conditional(const Request& r, const CacheEntry& e) {
+  Request c = r;
+  if (!e.etag.empty()) c.headers.emplace_back("If-None-Match", e.etag);
+  if (!e.last_modified.empty()) c.headers.emplace_back("If-Modified-Since", e.last_modified);
+  return c;
+}
+
+// The kept answer, as the answer to the request the 304 `res` answered.
+Response from_entry(const CacheEntry& e, Response&& res) {
+  res.headers = updated(e.headers, res.headers);
+  res.status = 200;
+  res.body = e.body;
+  res.revalidated = true;
+  return std::move(res);
+}
+
+}  // namespace
+
+CacheFront::CacheFront(const CacheOptions& options, Meter& meter, const Clock& clock)
+    : options_(options), meter_(meter), clock_(clock), entries_(options.max_bytes, options.max_entries) {}
+
+void CacheFront::count(const Request& r, void (Meter::*record)(const RequestKey&, UtcMillis) noexcept) {
+  const std::string host = host_of(r.url);
+  (meter_.*record)(
+      {.host = host, .api = api_of_url(r.url), .installation = r.installation, .lane = r.lane.value_or(current_lane())},
+      meter_.clock().now());  // stamped as its requests are
+}
+
+Response CacheFront::perform(const Request& r, const Send& send) {
+  if (!cache_takes(r)) return send(r);
+  const std::string key = keys_.key(r);
+  Flights::Ticket ticket = flights_.join(key);
+  if (!ticket.leads()) return follow(r, key, ticket, send);
+  Response res = lead(r, key, send);
+  ticket.land(res.ok() ? &res : nullptr);
+  return res;
+}
+
+Response CacheFront::lead(const Request& r, const std::string& key, const Send& send) {
+  std::shared_ptr<const CacheEntry> kept = entries_.find(key);
+  if (kept && !kept->varies_with(r, keys_)) kept = nullptr;  // another variant: asked for afresh
+  Response res = kept ? send(conditional(r, *kept)) : send(r);
+  if (kept && res.ok() && res.status == 304) {
+    if (stayed_on_origin(r, res)) {
+      count(r, &Meter::record_revalidated);
+      return from_entry(*kept, std::move(res));
+    }
+    entries_.erase(key);  // another origin's 304 to this entry's validator
+    res = send(r);
+  }
+  if (!res.ok()) return res;
+  if (res.status == 200) {
+    if (auto e = entry_for(r, res, keys_, options_.max_entry_bytes))
+      entries_.put(key, std::move(e));
+    else
+      entries_.erase(key);
+  } else if (res.status == 404 || res.status == 410) {
+    entries_.erase(key);
+  }
+  return res;
+}
+
+Response CacheFront::follow(const Request& r, const std::string& key, Flights::Ticket& ticket, const Send& send) {
+  const bool timed = r.total_timeout && *r.total_timeout > std::chrono::milliseconds::zero();
+  const SteadyTime start = clock_.steady_now();
+  const SteadyTime deadline = timed ? start + *r.total_timeout : SteadyTime::max();
+  std::shared_ptr<const Response> shared;
+  Response res;
+  switch (flights_.wait(ticket, r.stop, deadline, clock_, options_.poll, shared)) {
+    case Flights::Waited::answered:
+      res = *shared;
+      res.hops.clear();
+      res.revalidated = false;
+      res.coalesced = true;
+      count(r, &Meter::record_coalesced);
+      return res;
+    case Flights::Waited::stopped:
+      res.error = {TransportErrc::cancelled, "cancelled while waiting for an identical request in flight"};
+      return res;
+    case Flights::Waited::timed_out: break;
+    case Flights::Waited::released:  // sent as its own, through the cache, not coalesced again
+      if (!timed) return lead(r, key, send);
+      const auto left = std::chrono::floor<std::chrono::milliseconds>(deadline - clock_.steady_now());
+      if (left <= std::chrono::milliseconds::zero()) break;
+      Request own = r;  // with what is left of its total time
+      own.total_timeout = left;
+      return lead(own, key, send);
+  }
+  res.error = {TransportErrc::timeout, "the request's total time (" + std::to_string(r.total_timeout->count()) +
+                                           " ms) ran out waiting for an identical request in flight"};
+  return res;
+}
+
+}  // namespace forgemeter::transport_detail

@@ -1,0 +1,63 @@
+// cache_front.h — the Transport's conditional cache and coalescing, in front
+// of the path every request takes to the wire (docs/cache.md).
+//
+// A request the cache takes (cache_key.h) is filed under its key. One of its
+// kind already in flight is followed (coalescing.h): the follower gets a copy
+// of the leader's answer, marked `coalesced`, with no hops (it sent nothing),
+// and the Meter counts it `coalesced`. Otherwise it leads: with a kept entry
+// whose Vary matches, it goes out with If-None-Match / If-Modified-Since; a
+// 304 to that, every hop on its own origin, is answered with the kept status,
+// headers (updated by the 304's own fields, its rate-limit headers among
+// them) and body, marked `revalidated`, and the Meter counts it
+// `revalidated` (the 304 was counted as the answer it is). A 304 that left
+// the origin drops the entry and the request goes out once more without a
+// validator. A 200 replaces the entry (or drops it when not kept:
+// cache_entry.h); a 404 or 410 drops it; any other answer leaves it.
+//
+// Thread-safety: perform() may be called from any number of threads at once.
+// Errors: throws std::bad_alloc only (and what `send` throws).
+#pragma once
+
+#include <functional>
+
+#include "forgemeter/clock.h"
+#include "forgemeter/meter.h"
+#include "forgemeter/transport.h"
+#include "transport/cache_key.h"
+#include "transport/coalescing.h"
+#include "transport/response_cache.h"
+
+namespace forgemeter::transport_detail {
+
+class CacheFront {
+ public:
+  // `meter` and `clock` are borrowed: they must outlive it.
+  CacheFront(const CacheOptions& options, Meter& meter, const Clock& clock);
+
+  // Whether perform() should be asked at all (the cache is configured).
+  static bool wanted(const CacheOptions& options) noexcept { return options.max_bytes > 0; }
+
+  using Send = std::function<Response(const Request&)>;
+  // `r` answered through the cache, `send` putting what it must on the wire.
+  Response perform(const Request& r, const Send& send);
+
+  CacheStats stats() const {
+    CacheStats s = entries_.stats();
+    s.following = flights_.following();
+    return s;
+  }
+
+ private:
+  Response lead(const Request& r, const std::string& key, const Send& send);
+  Response follow(const Request& r, const std::string& key, Flights::Ticket& ticket, const Send& send);
+  void count(const Request& r, void (Meter::*record)(const RequestKey&, UtcMillis) noexcept);
+
+  const CacheOptions options_;
+  Meter& meter_;
+  const Clock& clock_;
+  KeyHasher keys_;
+  ResponseCache entries_;
+  Flights flights_;
+};
+
+}  // namespace forgemeter::transport_detail

@@ -1,0 +1,84 @@
+#include "transport/cache_key.h"
+
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+#include <cctype>
+#include <cstdint>
+#include <stdexcept>
+
+#include "forgemeter/url.h"
+#include "transport/redirect_policy.h"
+#include "transport/request_checks.h"
+
+namespace forgemeter::transport_detail {
+namespace {
+
+bool any_of_names(std::string_view name, std::initializer_list<std::string_view> names) noexcept {
+  for (auto n : names)
+    if (is_named(name, n)) return true;
+  return false;
+}
+
+// Appends `s` length-prefixed, so no two field lists make the same input.
+void field(std::string& to, std::string_view s) {
+  const auto n = static_cast<std::uint64_t>(s.size());
+  for (int i = 0; i < 8; ++i) to.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+  to.append(s);
+}
+
+std::string mac(const std::array<unsigned char, 32>& secret, const std::string& input) {
+  std::string out(32, '\0');
+  unsigned int len = 0;
+  if (!HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+            reinterpret_cast<const unsigned char*>(input.data()), input.size(),
+            reinterpret_cast<unsigned char*>(out.data()), &len) ||
+      len != out.size())
+    throw std::bad_alloc();  // HMAC-SHA256 fails only when it cannot allocate
+  return out;
+}
+
+}  // namespace
+
+bool cache_takes(const Request& r) noexcept {
+  if (r.method != "GET" || !r.body.empty() || api_of_url(r.url) == Api::graphql) return false;
+  for (const auto& [name, value] : r.headers)
+    if (any_of_names(name, {"if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range",
+                            "range", "cache-control"}))
+      return false;
+  return true;
+}
+
+KeyHasher::KeyHasher() {
+  if (RAND_bytes(secret_.data(), static_cast<int>(secret_.size())) != 1)
+    throw std::runtime_error("Transport: no random key for the cache (OpenSSL's RAND_bytes failed)");
+}
+
+std::string KeyHasher::key(const Request& r) const {
+  std::string in;
+  in.reserve(64 + r.url.size() + r.bearer.size());
+  field(in, r.method);
+  field(in, r.url);
+  field(in, std::to_string(r.installation));
+  field(in, r.bearer);
+  for (const auto& [name, value] : r.headers)
+    if (is_credential_header(name)) {
+      std::string lower(name);
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      field(in, lower);
+      field(in, value);
+    }
+  return mac(secret_, in);
+}
+
+std::string KeyHasher::vary_digest(const Request& r, std::span<const std::string> names) const {
+  std::string in;
+  for (const auto& want : names) {
+    field(in, want);
+    for (const auto& [name, value] : r.headers)
+      if (is_named(name, want)) field(in, value);
+  }
+  return mac(secret_, in);
+}
+
+}  // namespace forgemeter::transport_detail

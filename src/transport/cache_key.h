@@ -1,0 +1,49 @@
+// cache_key.h — which requests the cache takes, and the key it files them by.
+//
+// The cache takes a GET without a body to a REST URL (GraphQL is a POST, and
+// its answers are no resource's) that carries none of the headers by which a
+// caller asks for something the cache would change: a conditional
+// (If-None-Match, If-Modified-Since, If-Match, If-Unmodified-Since,
+// If-Range), Range, or Cache-Control. Such a request goes to the wire as it
+// is, so a caller's own If-None-Match gets its 304.
+//
+// A key is a keyed hash (HMAC-SHA256, with a key drawn at random for each
+// Transport and never written anywhere) of the method, URL, installation,
+// bearer and every credential header (redirect_policy.h), each length-
+// prefixed: two credentials never share a key, and no secret is kept — a
+// key cannot be turned back into the token even by someone who reads the
+// process's memory without the Transport's own key. The answer's Vary names
+// further request headers: their values are hashed the same way
+// (vary_digest) and kept beside the entry.
+//
+// Thread-safety: a KeyHasher is immutable after construction.
+// Errors: the constructor throws std::runtime_error when no random key can
+// be had; hashing throws std::bad_alloc only.
+#pragma once
+
+#include <array>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "forgemeter/transport.h"
+
+namespace forgemeter::transport_detail {
+
+// Whether the cache takes `r` (see above).
+bool cache_takes(const Request& r) noexcept;
+
+class KeyHasher {
+ public:
+  KeyHasher();  // a fresh random key
+
+  // The key of `r`: 32 bytes.
+  std::string key(const Request& r) const;
+  // The digest of `r`'s values of the headers named in `names` (lower-case).
+  std::string vary_digest(const Request& r, std::span<const std::string> names) const;
+
+ private:
+  std::array<unsigned char, 32> secret_{};
+};
+
+}  // namespace forgemeter::transport_detail
