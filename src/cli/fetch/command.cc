@@ -41,6 +41,7 @@ struct FetchArgs {
   int max_redirs = 10, retry = 0, parallel = 1;
   bool include = false, silent = false, show_error = false, verbose = false, fail = false, summary = false;
   bool location = false;  // -L: accepted for curl's sake; redirects are always followed
+  bool cache = false;     // --cache: the Transport's conditional cache, for the run
 
   // One line per request instead of each answer.
   bool summary_mode() const { return summary || !urls_file.empty() || parallel > 1; }
@@ -71,6 +72,7 @@ std::string describe(const Request& req, const Response& res, Steady::duration t
                                  res.status == kNoAnswer ? std::string("---") : std::to_string(res.status), req.method,
                                  req.url, ms, res.hops.size(), hops);
   if (res.error) line += fmt::format(" error={}: {}", to_string(res.error.code), res.error.message);
+  if (res.revalidated || res.coalesced) line += res.revalidated ? " cache=revalidated" : " cache=coalesced";
   return terminal_text(line);  // hosts and messages come from a forge's redirects
 }
 
@@ -138,6 +140,9 @@ int run_curl_like(const FetchArgs& a, const std::vector<Request>& requests, Tran
   return exit_code;
 }
 
+// --cache: what the run's cache may hold (each answer at most the Transport's default per-entry bound).
+constexpr std::size_t kFetchCacheBytes = std::size_t{64} << 20;
+
 TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
   TransportOptions to;
   to.meter = &meter;
@@ -146,6 +151,7 @@ TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
   to.max_redirects = a.max_redirs;
   to.retry.enabled = a.retry > 0;
   to.retry.max_retries = a.retry;
+  if (a.cache) to.cache.max_bytes = kFetchCacheBytes;
   if (!a.max_time.empty()) to.timeout = std::chrono::milliseconds::zero();  // -m is the whole request's (run_fetch)
   if (!a.connect_timeout.empty())
     to.connect_timeout = seconds_or_duration(a.connect_timeout, "--connect-timeout", false);
@@ -224,7 +230,8 @@ constexpr const char* kFetchHelp =
     "retries included (default: 60s a hop; 0: none), --connect-timeout (default 10s), in seconds (5, 2.5)\n"
     "or as 500ms, 1m30s.\n"
     "--urls FILE, --parallel N or --summary: one line per request on stdout instead,\n"
-    "  <status> <METHOD> <URL> <ms>ms hops=<n> [<host> <status> -> ...][ error=<code>: <message>]\n"
+    "  <status> <METHOD> <URL> <ms>ms hops=<n> [<host> <status> -> ...][ error=<code>: <message>]"
+    "[ cache=revalidated|coalesced]\n"
     "The meter's hourly lines go to stderr at exit, -s or not (--meter-log FILE appends them to FILE).\n"
     "Exit codes (curl's where they overlap): 0 ok (any HTTP status, without -f); 22 -f and a status >= 400;\n"
     "3 unusable URL; 6 host not resolved; 7 connection failed; 28 timeout; 35 TLS failed; 47 too many\n"
@@ -272,6 +279,9 @@ void add_fetch(CLI::App& root, Action& action) {
   cmd->add_option("--parallel", a->parallel, "requests in flight at once (default 1)")
       ->check(whole_number(1, 64, "a number of requests in flight"));
   cmd->add_flag("--summary", a->summary, "one summary line per request (as --urls and --parallel print)");
+  cmd->add_flag("--cache", a->cache,
+                "keep answers for the run (64 MiB): a repeated GET is revalidated (a 304 is free on GitHub), "
+                "identical ones in flight at once share one request");
   cmd->add_option("--etag-compare", a->etag_compare,
                   "send If-None-Match with the ETag on FILE's first line (empty or missing: \"\"), as curl; one URL");
   cmd->add_option("--etag-save", a->etag_save,
