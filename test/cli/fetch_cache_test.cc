@@ -7,32 +7,16 @@
 #include <sstream>
 #include <thread>
 
-#include "fetch_support.h"
 #include "forgemeter/lines.h"
-#include "forgemeter_bin.h"
-#include "testforge/forge.h"
+#include "signed_fetch.h"
 
 using namespace forgemeter;
 using namespace fmtest;
 
 namespace {
 
-struct Rig {
-  testforge::Forge forge;
-  TempDir dir;
-  std::string token = dir.file("token");
+struct Rig : SignedFetch {
   std::string urls = dir.file("urls");
-  Rig() { write_file(token, "inst-9\n"); }
-
-  std::string url(const std::string& path) const { return forge.url("api.forge.test", path); }
-  std::string host() const { return "api.forge.test:" + std::to_string(forge.port()); }
-  ProcessResult fetch(std::initializer_list<std::string> more) const {
-    std::vector<std::string> args = fetch_args(forge);
-    args.insert(args.end(), {"--bearer-file", token, "--installation", "9"});
-    args.insert(args.end(), more);
-    return run_process(args);
-  }
-  std::uint64_t charged() { return 5000 - forge.budgets().lowest_remaining(9, "core").value_or(5000); }
 };
 
 // The meter's answers on stderr, summed by class over every entry.

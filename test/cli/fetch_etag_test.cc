@@ -4,9 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "canned_answer.h"
-#include "fetch_support.h"
-#include "forgemeter_bin.h"
-#include "testforge/forge.h"
+#include "signed_fetch.h"
 
 using namespace forgemeter;
 using namespace fmtest;
@@ -15,20 +13,10 @@ namespace {
 
 const std::string kPath = "/repos/o/r/pulls/7";
 
-struct Rig {
-  testforge::Forge forge;
-  TempDir dir;
-  std::string token = dir.file("token");
+struct Rig : SignedFetch {
   std::string etag = dir.file("etag");
-  Rig() { write_file(token, "inst-7\n"); }
 
-  std::string url(const std::string& path = kPath) const { return forge.url("api.forge.test", path); }
-  ProcessResult fetch(std::initializer_list<std::string> more) const {
-    std::vector<std::string> args = fetch_args(forge);
-    args.insert(args.end(), {"--bearer-file", token, "--installation", "7"});
-    args.insert(args.end(), more);
-    return run_process(args);
-  }
+  std::string url(const std::string& path = kPath) const { return SignedFetch::url(path); }
   // The If-None-Match the forge received last ("(none)" when absent).
   std::string last_condition() {
     const auto kept = forge.truth().requests();
@@ -59,10 +47,9 @@ TEST_CASE("fetch --etag-save writes the answer's ETag; --etag-compare sends it a
   CHECK(again.exit_code == 0);
   CHECK(again.out == "304");  // no body
   CHECK(rig.last_condition() == rig.tag());
-  CHECK(rig.forge.budgets().lowest_remaining(7, "core") == 4999u);  // only the first was charged
+  CHECK(rig.charged() == 1);  // only the first
   const auto by = rig.forge.truth().conditionals_by_host_and_lane();
-  CHECK(by.at({"api.forge.test:" + std::to_string(rig.forge.port()), ""}) ==
-        testforge::Conditionals{.sent = 1, .not_modified = 1});
+  CHECK(by.at({rig.host(), ""}) == testforge::Conditionals{.sent = 1, .not_modified = 1});
 }
 
 TEST_CASE("fetch --etag-compare F --etag-save F: a missing file sends \"\", a 304 keeps it, a change replaces it") {
