@@ -22,6 +22,14 @@
 // bare handle plus only the counting callbacks and Meter (counter_cpu_us),
 // plus only the per-request reset and options (reset_cpu_us), and the whole
 // Transport (transport_cpu_us), in blocks of 500, client CPU per request.
+//
+// The cache (docs/cache.md): BM_FixedRevalidated is BM_FixedMetered with
+// TransportOptions::cache on, so after the first each request goes out with
+// If-None-Match and its 304 is answered from the kept entry (the forge's
+// 304 has no body: compare the client thread's instructions with
+// BM_FixedMetered's full 200). BM_CacheHitPath is the cache's own work per
+// request with the wire taken out (a canned 304): key, lookup, the
+// conditional request, the kept answer made the Response, ns per request.
 #include <benchmark/benchmark.h>
 #include <curl/curl.h>
 
@@ -34,6 +42,7 @@
 #include "forgemeter/meter.h"
 #include "forgemeter/transport.h"
 #include "testforge/forge.h"
+#include "transport/cache_front.h"
 #include "transport/easy_options.h"
 #include "transport/hop_counter.h"
 
@@ -156,6 +165,62 @@ class Metered {
   forgemeter::Request req_;
 };
 
+// The same through the cache: each request after the first is revalidated.
+class Revalidated {
+ public:
+  Revalidated()
+      : meter_({.sink = [](std::string_view) {}}),
+        transport_({.meter = &meter_, .resolve = forge().resolve(), .cache = {.max_bytes = 1u << 20}}),
+        req_{.url = bench_url(), .lane = forgemeter::Lane{"bench"}, .installation = 101, .bearer = "inst-101"} {
+    transport_.perform(req_);  // the 200 that is kept
+  }
+  [[gnu::noinline]] bool once() {
+    auto res = transport_.perform(req_);
+    benchmark::DoNotOptimize(res.body.data());
+    return res.ok() && res.status == 200 && res.revalidated;
+  }
+
+ private:
+  forgemeter::Meter meter_;
+  forgemeter::Transport transport_;
+  forgemeter::Request req_;
+};
+
+forgemeter::Headers canned_headers(std::initializer_list<std::string_view> lines) {
+  forgemeter::Headers h;
+  for (auto l : lines) h.add_field(l);
+  h.add_line("\r\n");
+  return h;
+}
+
+// The cache's hit path with the wire taken out: `send` answers 200 once, then 304.
+void BM_CacheHitPath(benchmark::State& state) {
+  forgemeter::Meter meter({.sink = [](std::string_view) {}});
+  forgemeter::transport_detail::CacheFront cache({.max_bytes = 1u << 20}, meter, forgemeter::system_clock());
+  forgemeter::Response full, not_modified;
+  full.status = 200;
+  full.headers =
+      canned_headers({"HTTP/1.1 200 OK\r\n", "Content-Type: application/json\r\n", "ETag: \"0123456789abcdef\"\r\n",
+                      "X-RateLimit-Remaining: 4999\r\n", "X-RateLimit-Limit: 5000\r\n"});
+  full.body.assign(static_cast<std::size_t>(state.range(0)), 'b');
+  not_modified.status = 304;
+  not_modified.headers = canned_headers({"HTTP/1.1 304 Not Modified\r\n", "ETag: \"0123456789abcdef\"\r\n",
+                                         "X-RateLimit-Remaining: 4999\r\n", "X-RateLimit-Limit: 5000\r\n"});
+  const forgemeter::Request req{.url = bench_url(), .installation = 101, .bearer = "inst-101"};
+  auto send = [&](const forgemeter::Request& r) {
+    forgemeter::Response res = r.headers.empty() ? full : not_modified;
+    res.hops.push_back({.url = r.url, .host = "api.forge.test", .status = res.status});
+    return res;
+  };
+  cache.perform(req, send);
+  for (auto _ : state) {
+    auto res = cache.perform(req, send);
+    if (!res.revalidated) state.SkipWithError("not revalidated");
+    benchmark::DoNotOptimize(res.body.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 template <class Client>
 void BM_Alone(benchmark::State& state) {
   Client client;
@@ -238,5 +303,8 @@ BENCHMARK_TEMPLATE(BM_Alone, Metered)->Name("BM_MeteredTransport")->MinTime(1.0)
 BENCHMARK_TEMPLATE(BM_Alone, Bare)->Name("BM_FixedBare")->Iterations(2000)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_Alone, Metered)->Name("BM_FixedMetered")->Iterations(2000)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_Alone, BareWithTimeouts)->Name("BM_FixedBareTimeouts")->Iterations(2000)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_Alone, Revalidated)->Name("BM_FixedRevalidated")->Iterations(2000)->UseRealTime();
+// The cache's own work per revalidated request, a 1 KB and a 64 KB body.
+BENCHMARK(BM_CacheHitPath)->Arg(1024)->Arg(64 * 1024);
 
 BENCHMARK_MAIN();

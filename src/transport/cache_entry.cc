@@ -65,10 +65,13 @@ std::string usable_validator(std::string_view value) {
 }
 
 bool stayed_on_origin(const Request& r, const Response& res) {
-  const std::string own = origin_key(r.url);
-  for (const Hop& h : res.hops)
-    if (h.url != r.url && origin_key(h.url) != own) return false;
-  return !own.empty();
+  std::string own;  // parsed only when a hop went elsewhere than the request's URL
+  for (const Hop& h : res.hops) {
+    if (h.url == r.url) continue;
+    if (own.empty()) own = origin_key(r.url);
+    if (own.empty() || origin_key(h.url) != own) return false;
+  }
+  return true;
 }
 
 std::shared_ptr<const CacheEntry> entry_for(const Request& r, const Response& res, const KeyHasher& keys,
@@ -85,7 +88,7 @@ std::shared_ptr<const CacheEntry> entry_for(const Request& r, const Response& re
   if (!e->vary.empty()) e->vary_digest = keys.vary_digest(r, e->vary);
   e->headers = h;
   e->body = res.body;
-  e->bytes = cost_of(*e, 32);
+  e->bytes = cost_of(*e, sizeof(Sip128));
   if (e->bytes > max_entry_bytes) return nullptr;
   return e;
 }

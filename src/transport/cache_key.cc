@@ -1,11 +1,8 @@
 #include "transport/cache_key.h"
 
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
-
 #include <cctype>
 #include <cstdint>
-#include <stdexcept>
+#include <random>
 
 #include "forgemeter/url.h"
 #include "transport/redirect_policy.h"
@@ -27,15 +24,9 @@ void field(std::string& to, std::string_view s) {
   to.append(s);
 }
 
-std::string mac(const std::array<unsigned char, 32>& secret, const std::string& input) {
-  std::string out(32, '\0');
-  unsigned int len = 0;
-  if (!HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
-            reinterpret_cast<const unsigned char*>(input.data()), input.size(),
-            reinterpret_cast<unsigned char*>(out.data()), &len) ||
-      len != out.size())
-    throw std::bad_alloc();  // HMAC-SHA256 fails only when it cannot allocate
-  return out;
+std::string mac(const SipKey& secret, const std::string& input) {
+  const Sip128 h = siphash128(secret, input);
+  return std::string(reinterpret_cast<const char*>(h.data()), h.size());
 }
 
 }  // namespace
@@ -50,8 +41,8 @@ bool cache_takes(const Request& r) noexcept {
 }
 
 KeyHasher::KeyHasher() {
-  if (RAND_bytes(secret_.data(), static_cast<int>(secret_.size())) != 1)
-    throw std::runtime_error("Transport: no random key for the cache (OpenSSL's RAND_bytes failed)");
+  std::random_device os;  // the kernel's getrandom(2) on Linux; throws std::runtime_error without one
+  for (auto& k : secret_) k = (std::uint64_t(os()) << 32) | os();
 }
 
 std::string KeyHasher::key(const Request& r) const {

@@ -7,8 +7,9 @@
 // If-Range), Range, or Cache-Control. Such a request goes to the wire as it
 // is, so a caller's own If-None-Match gets its 304.
 //
-// A key is a keyed hash (HMAC-SHA256, with a key drawn at random for each
-// Transport and never written anywhere) of the method, URL, installation,
+// A key is a keyed hash (SipHash-2-4, 128 bits: keyed_hash.h; its key drawn
+// from the kernel's random source for each Transport and never written
+// anywhere) of the method, URL, installation,
 // bearer and every credential header (redirect_policy.h), each length-
 // prefixed: two credentials never share a key, and no secret is kept — a
 // key cannot be turned back into the token even by someone who reads the
@@ -18,7 +19,7 @@
 //
 // Thread-safety: a KeyHasher is immutable after construction.
 // Errors: the constructor throws std::runtime_error when no random key can
-// be had; hashing throws std::bad_alloc only.
+// be had (std::random_device); hashing throws std::bad_alloc only.
 #pragma once
 
 #include <array>
@@ -27,6 +28,7 @@
 #include <string_view>
 
 #include "forgemeter/transport.h"
+#include "transport/keyed_hash.h"
 
 namespace forgemeter::transport_detail {
 
@@ -37,13 +39,13 @@ class KeyHasher {
  public:
   KeyHasher();  // a fresh random key
 
-  // The key of `r`: 32 bytes.
+  // The key of `r`: 16 bytes.
   std::string key(const Request& r) const;
   // The digest of `r`'s values of the headers named in `names` (lower-case).
   std::string vary_digest(const Request& r, std::span<const std::string> names) const;
 
  private:
-  std::array<unsigned char, 32> secret_{};
+  SipKey secret_{};
 };
 
 }  // namespace forgemeter::transport_detail

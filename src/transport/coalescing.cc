@@ -8,6 +8,7 @@ class Flights::Flight {
  public:
   bool landed = false;                     // guarded by the Flights' mu_
   std::shared_ptr<const Response> answer;  // set with landed, when the leader had one
+  std::size_t followers = 0;               // joined so far
   std::condition_variable_any cv;
 };
 
@@ -28,14 +29,21 @@ Flights::Ticket Flights::join(const std::string& key) {
       throw;
     }
   }
+  if (!fresh) ++it->second->followers;
   return Ticket(this, key, it->second, fresh);
 }
 
 void Flights::land(Ticket& t, const Response* answer) {
   if (!t.leads_ || !t.flight_) return;
   std::shared_ptr<Flight> f = std::move(t.flight_);
+  std::size_t followers = 0;
+  {
+    core_detail::MutexLock lock(mu_);
+    flying_.erase(t.key_);  // no one joins it from now on
+    followers = f->followers;
+  }
   std::shared_ptr<const Response> copy;
-  if (answer) {
+  if (answer && followers > 0) {  // copied once, for them all, outside the lock
     try {
       copy = std::make_shared<const Response>(*answer);
     } catch (...) {  // bad_alloc: the followers send their own
@@ -45,7 +53,6 @@ void Flights::land(Ticket& t, const Response* answer) {
     core_detail::MutexLock lock(mu_);
     f->answer = std::move(copy);
     f->landed = true;
-    flying_.erase(t.key_);
   }
   f->cv.notify_all();
 }

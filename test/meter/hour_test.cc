@@ -125,6 +125,26 @@ TEST_CASE("refused requests: on the answers line, not in N, and they turn the ho
         Lines{"forge HTTP answers: in the hour ending 2026-09-30T16:00Z" + D + "api.github.com rest refused=1"});
 }
 
+TEST_CASE("a cache's coalesced and revalidated: on the answers line after refused, not in N") {
+  Rig rig(at(14));
+  const RequestKey key{.host = "api.github.com", .installation = 101, .lane = kSweeper};
+  rig.meter->record_request(key, at(14, 1));
+  rig.meter->record_answer({.key = key, .seen = at(14, 1), .status = 304});
+  rig.meter->record_revalidated(key, at(14, 1));
+  rig.meter->record_coalesced(key, at(14, 2));
+  rig.meter->record_coalesced(key, at(14, 2));
+  rig.meter->record_refused(key, at(14, 3));
+  const std::string text = rig.meter->prometheus();
+  CHECK(text.find(R"(class="coalesced"} 2)") != std::string::npos);
+  CHECK(text.find(R"(class="revalidated"} 1)") != std::string::npos);
+  rig.clock.set_wall(at(15));
+  rig.meter->flush();
+  CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z" + D +
+                                "api.github.com rest installation 101 sweeper=1",
+                            "forge HTTP answers: in the hour ending 2026-09-30T15:00Z" + D +
+                                "api.github.com rest 304=1 refused=1 coalesced=2 revalidated=1"});
+}
+
 TEST_CASE("ordering: count descending, then host, api, lane (`other` first), installation (none first)") {
   Rig rig(at(14));
   const Lane a{"a"}, b{"b"};

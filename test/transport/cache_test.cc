@@ -4,6 +4,7 @@
 
 #include "cache_rig.h"
 #include "transport/cache_entry.h"
+#include "transport/keyed_hash.h"
 
 using namespace fmtest;
 using forgemeter::AnswerClass;
@@ -219,4 +220,18 @@ TEST_CASE("an answer reached through a redirect to another origin is not kept") 
   rig.get("/r");
   CHECK(other.seen().back().if_none_match.empty());
   CHECK(rig.transport().cache_stats().entries == 0);
+}
+
+TEST_CASE("the keyed hash is SipHash-2-4-128: the reference's vectors") {
+  using forgemeter::transport_detail::siphash128;
+  const forgemeter::transport_detail::SipKey key{0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL};  // bytes 00..0f
+  auto hex = [](const forgemeter::transport_detail::Sip128& h) {
+    std::string s;
+    for (unsigned char c : h) s += "0123456789abcdef"[c >> 4], s += "0123456789abcdef"[c & 15];
+    return s;
+  };
+  CHECK(hex(siphash128(key, "")) == "a3817f04ba25a8e66df67214c7550293");
+  std::string fifteen;
+  for (char c = 0; c < 15; ++c) fifteen += c;
+  CHECK(hex(siphash128(key, fifteen)) != hex(siphash128({1, 2}, fifteen)));  // the key matters
 }

@@ -51,10 +51,11 @@ TEST_CASE("different credentials are not coalesced") {
   Response a, b;
   std::thread ta([&] { a = rig.get("/r", "tok-a"); });
   std::thread tb([&] { b = rig.get("/r", "tok-b"); });
-  REQUIRE(eventually([&] { return rig.server().requests() == 2; }));
+  const bool both_sent = eventually([&] { return rig.server().requests() == 2; }, std::chrono::seconds(5));
   rig.server().release();
   ta.join();
   tb.join();
+  CHECK(both_sent);
   CHECK(a.body == "b for Bearer tok-a");
   CHECK(b.body == "b for Bearer tok-b");
   CHECK_FALSE(a.coalesced);
