@@ -86,7 +86,7 @@ Representation Resources::represent(const Asked& a) const {
   Representation r;
   r.version = v.n;
   r.last_modified = v.modified;
-  // Each field ends with a NUL, which no header value holds: no two inputs hash alike.
+  // A NUL before each field, which no header value holds: no two inputs hash alike.
   const std::string version = std::to_string(v.n);
   std::string in = "etag";
   for (std::string_view part : {a.path, std::string_view(version), a.authorization, a.accept, a.accept_encoding}) {
