@@ -40,6 +40,19 @@ LaneCounts forge_lanes(testforge::Forge& forge) {
   return out;
 }
 
+// The forge's answers 304 so far, by lane.
+LaneCounts forge_not_modified(testforge::Forge& forge) {
+  LaneCounts out;
+  for (const auto& [host_lane, c] : forge.truth().conditionals_by_host_and_lane())
+    if (c.not_modified > 0) out[host_lane.second.empty() ? "other" : host_lane.second] += c.not_modified;
+  return out;
+}
+
+// What the forge received so far, and which of it it answered 304.
+ForgePeriod forge_period(testforge::Forge& forge, std::string label, Instant from, Instant until) {
+  return {std::move(label), from, until, forge_lanes(forge), forge_not_modified(forge)};
+}
+
 LaneCounts minus(LaneCounts a, const LaneCounts& b) {
   for (const auto& [k, v] : b) a[k] -= v;
   return a;
@@ -129,7 +142,9 @@ int run_demo(const DemoArgs& a) {
              plan.replicas, plan.hours, plan.speed, forge.port());
   fmt::print(out, "installation {}: {} requests an hour; modelled sweep demand, unelected: {} an hour\n",
              plan.installation, plan.budget, plan.sweep_per_replica_hour() * static_cast<std::uint64_t>(plan.replicas));
-  fmt::print(out, "hour 1 ({}-{}): every replica sweeps; {}: the lane \"{}\" elected through the lease\n\n",
+  fmt::print(out,
+             "hour 1 ({}-{}): every replica sweeps; {}: the lane \"{}\" elected through the lease, its sweep "
+             "through a conditional cache\n\n",
              hour_text(seconds(plan.hour_start(1))), hour_text(seconds(plan.hour_start(2))).substr(11),
              plan.hours >= 2 ? "later hours" : "(no later hour)", kSweepLane);
   std::fflush(out);
@@ -170,7 +185,7 @@ int run_demo(const DemoArgs& a) {
   clock.freeze();
   hour1_done.wait();
   std::vector<ForgePeriod> periods{
-      {"hour 1", seconds(plan.hour_start(1)), seconds(plan.hour_start(2)), forge_lanes(forge)}};
+      forge_period(forge, "hour 1", seconds(plan.hour_start(1)), seconds(plan.hour_start(2)))};
   clock.jump_to(plan.hour_start(2));
   if (plan.hours >= 2) clock.pause_at(end_freeze);
   clock.resume();
@@ -182,9 +197,13 @@ int run_demo(const DemoArgs& a) {
   }
   stop.request_stop();
   threads.clear();  // joins
-  if (plan.hours >= 2)
-    periods.push_back({plan.hours == 2 ? "hour 2" : fmt::format("hours 2-{}", plan.hours), seconds(plan.hour_start(2)),
-                       seconds(end), minus(forge_lanes(forge), periods[0].lanes)});
+  if (plan.hours >= 2) {
+    ForgePeriod later = forge_period(forge, plan.hours == 2 ? "hour 2" : fmt::format("hours 2-{}", plan.hours),
+                                     seconds(plan.hour_start(2)), seconds(end));
+    later.lanes = minus(later.lanes, periods[0].lanes);
+    later.not_modified = minus(later.not_modified, periods[0].not_modified);
+    periods.push_back(std::move(later));
+  }
   clock.jump_to(end);
   for (auto& r : fleet) r->flush();
   print_hour(out, log, n, plan.hours, seconds(end));
@@ -199,6 +218,7 @@ int run_demo(const DemoArgs& a) {
   fmt::print(out, "\nthe report beside the forge's own count of what it received:\n{}\n", c.text);
   bool hour2_exhausted = false;
   fmt::print(out, "{}", headline(data.hours, plan.replicas, hour2_exhausted));
+  fmt::print(out, "{}", charged_text(periods, 2 * plan.deep_runs));
   if (!a.logs.empty()) {
     write_logs(a, log, n);
     fmt::print(out, "replica logs: {}/*.log ('forgemeter report {}/*.log' prints the table above)\n", a.logs, a.logs);

@@ -18,8 +18,10 @@ MeterOptions meter_options(FastClock& clock, LineSink sink) {
   return o;
 }
 
-TransportOptions transport_options(Meter& meter, FastClock& clock, const testforge::Forge& forge) {
+TransportOptions transport_options(Meter& meter, FastClock& clock, const testforge::Forge& forge,
+                                   std::size_t cache_bytes) {
   TransportOptions o;
+  o.cache.max_bytes = cache_bytes;
   o.meter = &meter;
   o.clock = &clock;
   o.resolve = forge.resolve();
@@ -37,29 +39,30 @@ Replica::Replica(int index, std::string name, const DemoPlan& plan, FastClock& c
       clock_(clock),
       forge_(forge),
       meter_(meter_options(clock, std::move(sink))),
-      transport_(transport_options(meter_, clock, forge)),
+      transport_(transport_options(meter_, clock, forge, 0)),
+      cached_(transport_options(meter_, clock, forge, plan.cache_bytes)),
       offset_(std::chrono::seconds((index * 37) % 50)) {}
 
 bool Replica::wait_until(UtcMillis t, const std::stop_token& stop) {
   return clock_.wait_until(clock_.steady_at(t), stop) && !stop.stop_requested();
 }
 
-void Replica::get(const std::string& path, std::optional<std::string_view> lane) {
+void Replica::get(const std::string& path, std::optional<std::string_view> lane, Transport& through) {
   Request r;
   r.url = forge_.url(testforge::kHosts[0], path);
   r.bearer = fmt::format("inst-{}", plan_.installation);
   r.installation = plan_.installation;
   if (lane) r.lane = Lane(*lane);
-  transport_.perform(r);  // a 403 (budget spent) or a refusal is counted, not retried
+  through.perform(r);  // a 403 (budget spent) or a refusal is counted, not retried
 }
 
-void Replica::pass(int n, const std::stop_token& stop) {
+void Replica::pass(int n, const std::stop_token& stop, Transport& through) {
   const bool deep = n % 30 == 0;
   const int runs = deep ? plan_.deep_runs : plan_.light_runs;
   for (int run = 0; run < runs && !stop.stop_requested(); ++run) {
     int pull = 1000 + run;
-    get(fmt::format("/repos/acme/app/pulls/{}", pull), kSweepLane);
-    get(fmt::format("/repos/acme/app/commits/{:040x}/status", pull), kSweepLane);
+    get(fmt::format("/repos/acme/app/pulls/{}", pull), kSweepLane, through);
+    get(fmt::format("/repos/acme/app/commits/{:040x}/status", pull), kSweepLane, through);
   }
 }
 
@@ -68,7 +71,7 @@ void Replica::sweep_unelected(UtcMillis from, UtcMillis freeze) {
   int n = 0;
   for (UtcMillis t = from + offset_; t < freeze; t += std::chrono::minutes(1)) {
     wait_until(t, none);
-    pass(n++, none);
+    pass(n++, none, transport_);
   }
 }
 
@@ -83,17 +86,17 @@ void Replica::sweep_elected(LeaseStore& store, std::stop_token stop, std::vector
     std::lock_guard lock(events_mu);
     events.push_back(clock_text(std::chrono::floor<std::chrono::seconds>(clock_.now())) + " " + e.text);
   };
-  elect(transport_, Lane(kSweepLane), store, spec, std::move(stop), [this](Term& term) {
+  elect(cached_, Lane(kSweepLane), store, spec, std::move(stop), [this](Term& term) {
     std::stop_token ts = term.stop_token();
     int n = 0;
-    for (UtcMillis t = clock_.now(); wait_until(t, ts); t += std::chrono::minutes(1)) pass(n++, ts);
+    for (UtcMillis t = clock_.now(); wait_until(t, ts); t += std::chrono::minutes(1)) pass(n++, ts, cached_);
   });
 }
 
 void Replica::background(UtcMillis from, UtcMillis until, const std::stop_token& stop) {
   for (UtcMillis t = from + offset_ + std::chrono::seconds(5); t < until; t += std::chrono::minutes(2)) {
     if (!wait_until(t, stop)) return;
-    get("/repos/acme/app", std::nullopt);
+    get("/repos/acme/app", std::nullopt, transport_);
   }
 }
 
@@ -108,12 +111,12 @@ void Replica::searches(UtcMillis from, UtcMillis until, const std::stop_token& s
       // that all of them land in one minute of the bucket however slowly this
       // machine sends them (at 1200x, 36 requests of 2 ms each would span 86 s).
       clock_.freeze();
-      for (int i = 0; i < burst && !stop.stop_requested(); ++i) get(query, kSearchLane);
+      for (int i = 0; i < burst && !stop.stop_requested(); ++i) get(query, kSearchLane, transport_);
       clock_.resume();
       burst_done = true;
       continue;
     }
-    get(query, kSearchLane);
+    get(query, kSearchLane, transport_);
     t += std::chrono::minutes(5);
   }
 }

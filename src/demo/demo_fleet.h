@@ -11,7 +11,9 @@
 // searches that spends that bucket: limited for a minute, not the hour's budget.
 //
 // Hour 1 every replica sweeps; from hour 2 on the sweep's lane is elected
-// through the lease (forgemeter::elect), so one replica sweeps.
+// through the lease (forgemeter::elect), so one replica sweeps, through a
+// Transport of its replica with the conditional cache (TransportOptions::cache):
+// a re-read is revalidated, and the forge charges its 304 nothing.
 //
 // Thread-safety: a Replica's loops run on threads of their own; its meter's
 // lines go to the sink it was given (a FleetLog's).
@@ -46,7 +48,8 @@ struct DemoPlan {
   int deep_runs = 120;
   std::uint64_t installation = 101;
   std::uint64_t budget = 12'500;
-  UtcMillis start{};  // the first hour's start (on the hour)
+  std::size_t cache_bytes = std::size_t{16} << 20;  // the elected sweep's cache
+  UtcMillis start{};                                // the first hour's start (on the hour)
 
   UtcMillis hour_start(int h) const { return start + std::chrono::hours(h - 1); }  // h from 1
   // Per replica per hour, unelected: 2 x (58 light + 2 deep) passes' reads.
@@ -75,8 +78,8 @@ class Replica {
   void flush() { meter_.flush(); }
 
  private:
-  void pass(int n, const std::stop_token& stop);
-  void get(const std::string& path, std::optional<std::string_view> lane);
+  void pass(int n, const std::stop_token& stop, Transport& through);
+  void get(const std::string& path, std::optional<std::string_view> lane, Transport& through);
   bool wait_until(UtcMillis t, const std::stop_token& stop);
 
   const int index_;
@@ -86,6 +89,7 @@ class Replica {
   const testforge::Forge& forge_;
   Meter meter_;
   Transport transport_;
+  Transport cached_;  // the elected sweep's
   std::chrono::seconds offset_;
 };
 

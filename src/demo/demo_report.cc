@@ -1,5 +1,7 @@
 #include "demo/demo_report.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "demo/demo_fleet.h"
@@ -45,12 +47,30 @@ void compare_period(Comparison& c, const std::vector<FleetHour>& hours, const Fo
       fmt::format("  {:<14} {:<20} {:>8} {:>8}  {}\n", p.label, "all lanes", rt, ft, rt == ft ? "agree" : "DIFFER");
 }
 
+// The answers 304 the report holds for the period (every host and lane) beside the forge's.
+void compare_not_modified(Comparison& c, const std::vector<FleetHour>& hours, const ForgePeriod& p) {
+  std::uint64_t r = 0, f = 0;
+  for (const FleetHour& h : hours)
+    if (h.hour_ending > p.from && h.hour_ending <= p.until)
+      for (const auto& [key, counts] : h.answers) r += counts[static_cast<std::size_t>(AnswerClass::not_modified)];
+  for (const auto& [lane, n] : p.not_modified) f += n;
+  c.agree = c.agree && r == f;
+  c.text +=
+      fmt::format("  {:<14} {:<20} {:>8} {:>8}  {}\n", p.label, "answered 304", r, f, r == f ? "agree" : "DIFFER");
+}
+
+std::uint64_t count_of(const LaneCounts& counts, std::string_view lane) {
+  const auto it = counts.find(std::string(lane));
+  return it == counts.end() ? 0 : it->second;
+}
+
 }  // namespace
 
 Comparison compare(const std::vector<FleetHour>& hours, const std::vector<ForgePeriod>& periods) {
   Comparison c;
   c.text = fmt::format("  {:<14} {:<20} {:>8} {:>8}\n", "hours", "lane", "report", "forge");
   for (const ForgePeriod& p : periods) compare_period(c, hours, p);
+  for (const ForgePeriod& p : periods) compare_not_modified(c, hours, p);
   return c;
 }
 
@@ -59,15 +79,30 @@ std::string forge_counts_json(const std::vector<ForgePeriod>& periods) {
   for (std::size_t i = 0; i < periods.size(); ++i) {
     const ForgePeriod& p = periods[i];
     std::uint64_t total = 0;
-    std::string lanes;
+    std::string lanes, not_modified;
     for (const auto& [lane, n] : p.lanes) {
       total += n;
       lanes += fmt::format("{}{}:{}", lanes.empty() ? "" : ",", report::json_quote(lane), n);
     }
-    out += fmt::format(R"({}{{"label":{},"from":"{}","until":"{}","requests":{},"lanes":{{{}}}}})", i ? "," : "",
-                       report::json_quote(p.label), hour_text(p.from), hour_text(p.until), total, lanes);
+    for (const auto& [lane, n] : p.not_modified)
+      not_modified += fmt::format("{}{}:{}", not_modified.empty() ? "" : ",", report::json_quote(lane), n);
+    out += fmt::format(
+        R"({}{{"label":{},"from":"{}","until":"{}","requests":{},"lanes":{{{}}},"not_modified":{{{}}}}})", i ? "," : "",
+        report::json_quote(p.label), hour_text(p.from), hour_text(p.until), total, lanes, not_modified);
   }
   return out + "]}\n";
+}
+
+std::string charged_text(const std::vector<ForgePeriod>& periods, int distinct) {
+  std::string out = "sweep charged (the forge's count; a 304 is free):";
+  for (std::size_t i = 0; i < periods.size(); ++i) {
+    const std::uint64_t wire = count_of(periods[i].lanes, kSweepLane);
+    const std::uint64_t free = std::min(wire, count_of(periods[i].not_modified, kSweepLane));
+    out += fmt::format("{} {} ", i ? ";" : "", periods[i].label);
+    out += free == 0 ? fmt::format("{} requests, no 304 (no cache)", wire)
+                     : fmt::format("{} of {} requests ({} revalidated by the cache: 304)", wire - free, wire, free);
+  }
+  return out + fmt::format("; the sweep reads {} distinct resources\n", distinct);
 }
 
 std::string headline(const std::vector<FleetHour>& hours, int replicas, bool& hour2_exhausted) {

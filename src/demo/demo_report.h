@@ -22,19 +22,25 @@ struct ForgePeriod {
   std::string label;  // "hour 1", "hours 2-3"
   report::Instant from{}, until{};
   LaneCounts lanes;
+  LaneCounts not_modified;  // of them, answered 304 (free on GitHub: not charged)
 };
 
 // "hour 2, ending 2026-09-30T11:00Z: 2309 requests from 10 replicas (merge-gate-sweeper 1769, …) — notes"
 std::string hour_line(int number, const report::FleetHour& h);
 
 struct Comparison {
-  std::string text;  // a table: period, lane, report, forge, agree/DIFFER
+  std::string text;  // a table: period, lane, report, forge, agree/DIFFER; then the 304s of every lane
   bool agree = true;
 };
 Comparison compare(const std::vector<report::FleetHour>& hours, const std::vector<ForgePeriod>& periods);
 
-// {"periods":[{"from":"2026-09-30T09:00Z","until":"2026-09-30T10:00Z","requests":N,"lanes":{"other":N,…}},…]}
+// {"periods":[{"from":"2026-09-30T09:00Z","until":"2026-09-30T10:00Z","requests":N,"lanes":{"other":N,…},
+//   "not_modified":{"merge-gate-sweeper":N,…}},…]}
 std::string forge_counts_json(const std::vector<ForgePeriod>& periods);
+
+// "sweep charged (the forge's count; a 304 is free): hour 1 N requests, no 304 (no cache); hour 2 C of M
+// requests (…)": what the sweep's lane cost each period, against the `distinct` resources it reads.
+std::string charged_text(const std::vector<ForgePeriod>& periods, int distinct);
 
 // When hour 1's budget ran out, the sweep's cost per hour, the search burst; `hour2_exhausted`: whether it failed.
 std::string headline(const std::vector<report::FleetHour>& hours, int replicas, bool& hour2_exhausted);

@@ -1,8 +1,6 @@
 // The forge's pre-routing step: ground truth, buckets and the rate-limit
 // answers of each kind of forge, for every request; and the post-routing step
 // that ends a request's turn in flight (secondary limits).
-#include <time.h>
-
 #include <cctype>
 #include <charconv>
 #include <string_view>
@@ -34,25 +32,10 @@ std::uint64_t installation_of(const std::string& authorization) {
   return (ec == std::errc{} && p == last) ? id : 0;
 }
 
-bool is_conditional_hit(const Request& req) {
-  return req.method == "GET" && req.path.rfind("/repos/", 0) == 0 && req.has_header("If-None-Match") &&
-         req.get_header_value("If-None-Match") == etag_of(req.path);
-}
-
 // Whole seconds from `at` to the epoch second `reset`, rounded up (never below 0).
 std::int64_t seconds_until(std::int64_t reset, UtcMillis at) {
   const std::int64_t ms = reset * 1000 - at.time_since_epoch().count();
   return ms <= 0 ? 0 : (ms + 999) / 1000;
-}
-
-// "Wed, 30 Sep 2026 14:31:00 GMT" (RFC 9110's IMF-fixdate), for GitLab's RateLimit-ResetTime.
-std::string http_date(std::int64_t epoch_seconds) {
-  const time_t t = static_cast<time_t>(epoch_seconds);
-  struct tm tm {};
-  gmtime_r(&t, &tm);
-  char buf[40];
-  const std::size_t n = strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  return std::string(buf, n);
 }
 
 void github_headers(Response& res, const BudgetReading& b, const std::string& resource) {
@@ -63,9 +46,10 @@ void github_headers(Response& res, const BudgetReading& b, const std::string& re
   res.set_header("X-RateLimit-Resource", resource);
 }
 
-// GitHub: a secondary limit first (it spends nothing), then the primary bucket.
+// GitHub: a secondary limit first (it spends nothing), then the primary bucket
+// (a read the forge answers 304 spends nothing of it).
 Outcome answer_github(const Accounting& a, const Request& req, Response& res, int listener_port,
-                      std::uint64_t installation, const std::string& resource, UtcMillis at) {
+                      std::uint64_t installation, const std::string& resource, UtcMillis at, bool not_modified) {
   const SecondaryLimits::Verdict v =
       a.secondary.arrive(installation, req.method == "POST", at, {listener_port, req.remote_port});
   if (v.limited) {
@@ -76,7 +60,7 @@ Outcome answer_github(const Accounting& a, const Request& req, Response& res, in
     return Outcome::Handled;
   }
   const std::uint64_t cost =
-      cost_of(ForgeKind::github, resource, req.get_header_value(std::string(kCostHeader)), is_conditional_hit(req));
+      cost_of(ForgeKind::github, resource, req.get_header_value(std::string(kCostHeader)), not_modified);
   const BudgetReading b = a.budgets.charge(installation, resource, cost, at);
   github_headers(res, b, resource);
   if (!b.exhausted) return Outcome::Unhandled;
@@ -126,21 +110,29 @@ void install_accounting(httplib::Server& server, const Listener& where, const Ac
     r.at = at;
     r.resource = resource_of(kind, req.path);
     r.headers.assign(req.headers.begin(), req.headers.end());
+    r.conditional = req.has_header("If-None-Match") || req.has_header("If-Modified-Since");
     const std::uint64_t installation = r.installation;
     const std::string resource = r.resource;
     a.truth.record(std::move(r), req.remote_port);
 
-    switch (kind) {
-      case ForgeKind::gitea: return Outcome::Unhandled;  // Gitea keeps no budget and says nothing
-      case ForgeKind::gitlab: return answer_gitlab(a, req, res, installation, at);
-      case ForgeKind::github: break;
-    }
-    return answer_github(a, req, res, where.port, installation, resource, at);
+    // A resource read is decided here, once: what it is charged and what it is answered agree.
+    std::optional<Representation> read;
+    if (is_resource_read(req)) read = represent(a.resources, req);
+    const bool unchanged = read && not_modified(req, *read);
+    Outcome outcome = Outcome::Unhandled;  // Gitea keeps no budget and says nothing
+    if (kind == ForgeKind::gitlab) outcome = answer_gitlab(a, req, res, installation, at);
+    if (kind == ForgeKind::github)
+      outcome = answer_github(a, req, res, where.port, installation, resource, at, unchanged);
+    if (outcome == Outcome::Handled || !unchanged) return outcome;
+    answer_not_modified(res, *read);
+    return Outcome::Handled;
   });
   // Runs for every answer, just before it is written: the request is done.
-  server.set_post_routing_handler([&secondary = accounting.secondary, where](const Request& req, Response&) {
-    secondary.finished({where.port, req.remote_port});
-  });
+  server.set_post_routing_handler(
+      [&truth = accounting.truth, &secondary = accounting.secondary, where](const Request& req, Response& res) {
+        secondary.finished({where.port, req.remote_port});
+        truth.answered(lower(req.get_header_value("Host")), req.get_header_value(std::string(kLaneHeader)), res.status);
+      });
 }
 
 }  // namespace forgemeter::testforge

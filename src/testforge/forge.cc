@@ -70,12 +70,14 @@ struct Forge::Impl {
         budgets(clock, limits_of(o)),
         truth(o.record_limit),
         secondary(o.secondary),
-        accounting{clock, truth, budgets, secondary, o.gitlab_429_without_headers} {}
+        resources(clock.now()),
+        accounting{clock, truth, budgets, secondary, resources, o.gitlab_429_without_headers} {}
 
   const Clock& clock;
   Budgets budgets;
   GroundTruth truth;
   SecondaryLimits secondary;
+  Resources resources;
   Accounting accounting;
   FlakyCounters flaky;
   Holds holds;
@@ -86,7 +88,7 @@ struct Forge::Impl {
   void add(Running& r, std::unique_ptr<httplib::Server> s, const std::string& scheme, std::size_t threads) {
     r.start(std::move(s), scheme, threads);
     install_accounting(*r.server, r.where, accounting);
-    install_routes(*r.server, r.where, flaky, holds);
+    install_routes(*r.server, r.where, flaky, holds, resources);
     r.server->set_exception_handler([](const httplib::Request&, httplib::Response& res, const std::exception_ptr&) {
       res.status = 500;
       res.set_content("forge handler failed\n", "text/plain");
@@ -169,6 +171,13 @@ void Forge::limit_secondary(std::uint64_t installation, std::chrono::seconds dur
 
 std::optional<UtcMillis> Forge::secondary_limited_until(std::uint64_t installation) const {
   return impl_->secondary.limited_until(installation, impl_->clock.now());
+}
+
+std::uint64_t Forge::bump(std::string_view path) { return impl_->resources.bump(path, impl_->clock.now()); }
+
+std::string Forge::etag(std::string_view path, std::string_view authorization, std::string_view accept,
+                        std::string_view accept_encoding) const {
+  return impl_->resources.represent({path, authorization, accept, accept_encoding}).etag;
 }
 
 void Forge::release(const std::string& key) { impl_->holds.release(key); }

@@ -25,7 +25,8 @@
 //           minute, search_limit), code_search (/search/code, per minute,
 //           code_search_limit), graphql (POST /graphql, hourly, graphql_limit
 //           points; a request costs its X-Forge-Cost header, default 1). A
-//           conditional GET answered 304 costs nothing.
+//           conditional GET answered 304 costs nothing (its X-RateLimit-*
+//           still sent, Used unchanged).
 //   GitLab  gitlab (every request, per minute, gitlab_limit).
 //   Gitea   none.
 //   The anonymous caller gets anonymous_limit in every bucket.
@@ -48,7 +49,14 @@
 //   Gitea   no rate-limit header at all, never a rate-limit refusal.
 //
 // Endpoints (every host, every listener), after the accounting above:
-//   GET  /repos/...                 200 JSON with an ETag; 304 when If-None-Match matches
+//   GET  /repos/...                 a resource (resources.h): 200 {"path":…,"state":"open"[,"version":n]
+//                                   [,"viewer":…][,"media":…]} with ETag (per path, version, credential,
+//                                   Accept and Accept-Encoding: a keyed hash), Last-Modified and
+//                                   `Vary: Accept, Authorization, Accept-Encoding`; 304 (same headers, no
+//                                   body) when If-None-Match matches (weak comparison, lists, *) or, without
+//                                   it, If-Modified-Since is not older than Last-Modified. bump(path)
+//                                   changes it: the next GET is 200 with a new body and ETag. With
+//                                   ?hold=<key>, a 200 waits as /hold/<key> does (a 304 does not)
 //   PUT|PATCH|DELETE /repos/...     200
 //   POST /graphql, /api/graphql     200 {"data":{}}
 //   GET  /search/...                200 {"total_count":0,"items":[]} (/search/issues, /search/code, ...)
@@ -68,10 +76,13 @@
 //                                   500 after max_ms real milliseconds without it
 //   ANY  /hostile?kind=huge|nonnumeric|negative|control|syntax   hostile values in every
 //                                   rate-limit header, X- and unprefixed, Resource and Retry-After too
+//   ANY  /hostile/etag?kind=crlf|cr|control|huge|unquoted   like /echo, with an ETag no forge should
+//                                   send: a CRLF and a header after it, a bare CR, an ESC, 1 MiB, no quotes
 //
 // Ground truth (ground_truth.h): every request that reaches the forge is
 // counted once, whatever it is answered, with its forge-clock arrival (`at`)
-// and the bucket it was charged to or answered under (`resource`).
+// and the bucket it was charged to or answered under (`resource`); requests
+// carrying If-None-Match / If-Modified-Since and answers 304, by host and lane.
 //
 // Thread-safety: every method may be called from any thread at once; the
 // server threads run until the Forge is destroyed (or stop()).
@@ -164,6 +175,15 @@ class Forge {
   // wait (real time) until `n` requests are held on `key` at once.
   void release(const std::string& key);
   bool await_held(const std::string& key, std::size_t n, std::chrono::milliseconds timeout) const;
+
+  // A new version of the resource at `path` ("/repos/o/r/pulls/1", no query):
+  // the next GET of it is 200 with a new body, ETag and Last-Modified, for
+  // every credential. Returns the version (1 after the first bump).
+  std::uint64_t bump(std::string_view path);
+  // The ETag the forge gives `path` now, for a request with these headers
+  // ("" = absent; libcurl sends `Accept: */*` and no Accept-Encoding unless told).
+  std::string etag(std::string_view path, std::string_view authorization, std::string_view accept = "*/*",
+                   std::string_view accept_encoding = "") const;
 
   // The forge's clock (ForgeOptions::clock or system_clock()).
   const Clock& clock() const noexcept;

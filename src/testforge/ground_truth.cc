@@ -21,10 +21,22 @@ void GroundTruth::record(ReceivedRequest r, int remote_port) {
   ++total_;
   ++by_host_lane_[{r.host, r.lane}];
   ++by_installation_resource_[{r.installation, r.resource}];
+  if (r.conditional) ++conditionals_[{r.host, r.lane}].sent;
   ++arrivals_[{r.installation, r.at.time_since_epoch().count()}];
   connections_.emplace(r.listener_port, remote_port);
   if (records_.size() < record_limit_) records_.push_back(std::move(r));
   counted_.notify_all();
+}
+
+void GroundTruth::answered(const std::string& host, const std::string& lane, int status) {
+  if (status != 304) return;
+  std::lock_guard lock(mu_);
+  ++conditionals_[{host, lane}].not_modified;
+}
+
+std::map<std::pair<std::string, std::string>, Conditionals> GroundTruth::conditionals_by_host_and_lane() const {
+  std::lock_guard lock(mu_);
+  return conditionals_;
 }
 
 bool GroundTruth::await_total(std::uint64_t n, std::chrono::milliseconds timeout) const {
@@ -86,6 +98,7 @@ void GroundTruth::clear() {
   total_ = 0;
   by_host_lane_.clear();
   by_installation_resource_.clear();
+  conditionals_.clear();
   arrivals_.clear();
   records_.clear();
   connections_.clear();

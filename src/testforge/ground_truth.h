@@ -8,7 +8,9 @@
 // Every request is also counted by installation and the bucket it was charged
 // to (or answered under), and by installation and the forge-clock instant it
 // arrived, so a test can say "no request of installation X arrived inside
-// [t0, t1)" exactly, however many requests were sent.
+// [t0, t1)" exactly, however many requests were sent. Conditional requests
+// (If-None-Match or If-Modified-Since sent) and answers 304 are counted by
+// host and lane too, to hold a cache's revalidations against the meter's.
 //
 // Thread-safety: every method may be called from any thread at once.
 #pragma once
@@ -35,9 +37,10 @@ struct ReceivedRequest {
   std::uint64_t installation = 0;  // from `Authorization: Bearer inst-<id>`; 0 = none
   int listener_port = 0;           // the forge port it arrived on
   bool tls = false;
-  UtcMillis at{};        // the forge clock's now() when it arrived
-  std::string resource;  // the bucket charged or answered under (core, search, code_search,
-                         // graphql, gitlab); "" for Gitea, which keeps none
+  UtcMillis at{};            // the forge clock's now() when it arrived
+  std::string resource;      // the bucket charged or answered under (core, search, code_search,
+                             // graphql, gitlab); "" for Gitea, which keeps none
+  bool conditional = false;  // it carried If-None-Match or If-Modified-Since
   std::vector<std::pair<std::string, std::string>> headers;  // as received, names as sent
 
   // Whether a header of this name (any case) arrived; its first value.
@@ -45,11 +48,21 @@ struct ReceivedRequest {
   std::string header(std::string_view name) const;
 };
 
+// Per host and lane: requests that carried a condition, and answers 304 (to
+// any request: a /status/304 too).
+struct Conditionals {
+  std::uint64_t sent = 0;
+  std::uint64_t not_modified = 0;
+  bool operator==(const Conditionals&) const = default;
+};
+
 class GroundTruth {
  public:
   explicit GroundTruth(std::size_t record_limit) : record_limit_(record_limit) {}
 
   void record(ReceivedRequest r, int remote_port);
+  // The answer to a recorded request (by its Host, lower-cased, and lane) is `status`.
+  void answered(const std::string& host, const std::string& lane, int status);
 
   std::uint64_t total() const;
   // Blocks until total() >= n (true) or `timeout` passed (false): for a request
@@ -58,6 +71,7 @@ class GroundTruth {
   std::map<std::string, std::uint64_t> by_host() const;
   std::map<std::string, std::uint64_t> by_lane() const;  // "" = no lane header
   std::map<std::pair<std::string, std::string>, std::uint64_t> by_host_and_lane() const;
+  std::map<std::pair<std::string, std::string>, Conditionals> conditionals_by_host_and_lane() const;
   // Requests by (installation, resource).
   std::map<std::pair<std::uint64_t, std::string>, std::uint64_t> by_installation_and_resource() const;
   // How many requests of `installation` arrived inside [from, to) of the forge clock.
@@ -74,6 +88,7 @@ class GroundTruth {
   std::uint64_t total_ = 0;
   std::map<std::pair<std::string, std::string>, std::uint64_t> by_host_lane_;
   std::map<std::pair<std::uint64_t, std::string>, std::uint64_t> by_installation_resource_;
+  std::map<std::pair<std::string, std::string>, Conditionals> conditionals_;
   // (installation, arrival in epoch milliseconds) -> requests: one entry per
   // busy millisecond, so exact without keeping every request.
   std::map<std::pair<std::uint64_t, std::int64_t>, std::uint64_t> arrivals_;

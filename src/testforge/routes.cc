@@ -85,6 +85,35 @@ void hostile(const Request& req, Response& res) {
   echo(req, res);
 }
 
+// An ETag no forge should send. Emplaced past set_header(), which drops a
+// value with CR or LF, so that the wire carries it as written.
+void hostile_etag(const Request& req, Response& res) {
+  const std::string kind = req.get_param_value("kind");
+  std::string value = "\"ok\"";
+  if (kind == "crlf")
+    value = "\"a\"\r\nX-Injected: yes";
+  else if (kind == "cr")
+    value = "\"a\rb\"";
+  else if (kind == "control")
+    value = "\"a\x1b[31mb\x7f\"";
+  else if (kind == "huge")
+    value = "\"" + std::string(1 << 20, 'a') + "\"";
+  else if (kind == "unquoted")
+    value = "abc def";
+  res.headers.emplace("ETag", value);
+  echo(req, res);
+}
+
+// Waits until `key` is released (true); false, with a 500 in `res`, after
+// ?max_ms (default 30 s) of real time, so a test that never releases cannot
+// hold a server thread for good.
+bool released(Holds& holds, const std::string& key, const Request& req, Response& res) {
+  if (holds.hold(key, std::chrono::milliseconds(int_param(req, "max_ms", 30'000)))) return true;
+  res.status = 500;
+  res.set_content("held too long: never released\n", "text/plain");
+  return false;
+}
+
 }  // namespace
 
 int FlakyCounters::bump(const std::string& key) {
@@ -92,17 +121,12 @@ int FlakyCounters::bump(const std::string& key) {
   return ++seen_[key];
 }
 
-std::string etag_of(const std::string& path) { return "\"" + std::to_string(std::hash<std::string>{}(path)) + "\""; }
-
-void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& flaky, Holds& holds) {
-  s.Get(R"(/repos/.*)", [](const Request& req, Response& res) {
-    const std::string etag = etag_of(req.path);
-    res.set_header("ETag", etag);
-    if (req.get_header_value("If-None-Match") == etag) {
-      res.status = 304;
-      return;
-    }
-    res.set_content(R"({"path":")" + req.path + R"(","state":"open"})", "application/json");
+void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& flaky, Holds& holds,
+                    const Resources& resources) {
+  // A conditional read that matches was answered 304 before routing (accounting.cc).
+  s.Get(R"(/repos/.*)", [&resources, &holds](const Request& req, Response& res) {
+    if (!req.has_param("hold") || released(holds, req.get_param_value("hold"), req, res))
+      answer_resource(req, res, represent(resources, req));
   });
   s.Put(R"(/repos/.*)", echo);
   s.Patch(R"(/repos/.*)", echo);
@@ -160,14 +184,9 @@ void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& fl
     echo(req, res);
   });
   any(s, "/hostile", hostile);
+  any(s, "/hostile/etag", hostile_etag);
   any(s, R"(/hold/([^/]+))", [&holds](const Request& req, Response& res) {
-    // Bounded, so a test that never releases cannot hold a server thread for good.
-    if (!holds.hold(req.matches[1], std::chrono::milliseconds(int_param(req, "max_ms", 30'000)))) {
-      res.status = 500;
-      res.set_content("held too long: never released\n", "text/plain");
-      return;
-    }
-    echo(req, res);
+    if (released(holds, req.matches[1], req, res)) echo(req, res);
   });
 }
 

@@ -1,7 +1,8 @@
 // routes.h — the loopback forge's request handling (internal to the forge).
 //
 // install_accounting() counts every request, charges its bucket and answers
-// what a forge answers before routing (a spent budget, a secondary limit);
+// what a forge answers before routing (a spent budget, a secondary limit, a
+// resource not modified: decided once, so the charge and the answer agree);
 // install_routes() adds the endpoints listed in forge.h.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include "testforge/budget.h"
 #include "testforge/ground_truth.h"
 #include "testforge/holds.h"
+#include "testforge/resources.h"
 #include "testforge/secondary.h"
 
 namespace forgemeter::testforge {
@@ -35,8 +37,15 @@ class FlakyCounters {
   std::map<std::string, int> seen_;
 };
 
-// The ETag the forge gives a REST path.
-std::string etag_of(const std::string& path);
+// GET (or HEAD) /repos/...: a resource read, answered from Resources.
+bool is_resource_read(const httplib::Request& req);
+// What the forge answers `req`, a resource read, now.
+Representation represent(const Resources& resources, const httplib::Request& req);
+// Whether `req`'s If-None-Match / If-Modified-Since make it a 304 for `r`.
+bool not_modified(const httplib::Request& req, const Representation& r);
+// A 304 for `r` (ETag, Last-Modified, Vary; no body) and the 200 with its body.
+void answer_not_modified(httplib::Response& res, const Representation& r);
+void answer_resource(const httplib::Request& req, httplib::Response& res, const Representation& r);
 
 // What the accounting step of every listener shares (owned by the Forge).
 struct Accounting {
@@ -44,10 +53,12 @@ struct Accounting {
   GroundTruth& truth;
   Budgets& budgets;
   SecondaryLimits& secondary;
+  Resources& resources;
   bool gitlab_429_without_headers = false;  // ForgeOptions' of that name
 };
 
 void install_accounting(httplib::Server& server, const Listener& where, const Accounting& accounting);
-void install_routes(httplib::Server& server, const Listener& where, FlakyCounters& flaky, Holds& holds);
+void install_routes(httplib::Server& server, const Listener& where, FlakyCounters& flaky, Holds& holds,
+                    const Resources& resources);
 
 }  // namespace forgemeter::testforge

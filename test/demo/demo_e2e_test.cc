@@ -55,12 +55,13 @@ Sums sum_count_lines(const std::vector<std::string>& files, std::string& notes) 
   return sums;
 }
 
-// --forge-counts: {"periods":[{"from","until","lanes":{…}},…]}, one hour each in a 2-hour run.
-Sums forge_sums(const std::string& path) {
+// --forge-counts: {"periods":[{"from","until","lanes":{…},"not_modified":{…}},…]}, one hour each in a
+// 2-hour run: `field` ("lanes": requests, "not_modified": of them answered 304) by period's end and lane.
+Sums forge_sums(const std::string& path, const char* field = "lanes") {
   Sums sums;
   const auto counts = nlohmann::json::parse(read_file(path));
   for (const auto& p : counts.at("periods"))
-    for (const auto& [lane, n] : p.at("lanes").items())
+    for (const auto& [lane, n] : p.at(field).items())
       sums[p.at("until").get<std::string>()][lane] = n.get<std::uint64_t>();
   return sums;
 }
@@ -155,6 +156,29 @@ TEST_CASE("demo: hours printed as they end; report == logs summed here == forge'
   CHECK(ratio < 12.0);
   CHECK(h1 >= 11'700);
   CHECK(h1 <= 19'400);
+  // The elected sweep's cache: hour 2's re-reads are revalidated, 304s the
+  // forge charges nothing, so the sweep is charged about the 240 distinct
+  // resources it reads (a hand-over to another replica, whose cache is cold,
+  // reads them once more); hour 1, uncached, has no 304.
+  at = text.find("sweep charged (the forge's count; a 304 is free): hour 1 ");
+  REQUIRE(at != std::string::npos);
+  unsigned long long w1 = 0, c2 = 0, w2 = 0;
+  REQUIRE(std::sscanf(text.c_str() + at,
+                      "sweep charged (the forge's count; a 304 is free): hour 1 %llu requests, no 304 (no cache); "
+                      "hour 2 %llu of %llu",
+                      &w1, &c2, &w2) == 3);
+  MESSAGE("sweep charged in hour 2: " << c2 << " of " << w2);
+  CHECK(w1 == h1);
+  CHECK(w2 == h2);
+  CHECK(c2 >= 240);
+  CHECK(c2 <= 3 * 240);
+  const Sums not_modified = forge_sums(counts, "not_modified");
+  CHECK(not_modified.count("2026-09-30T10:00Z") == 0);  // no 304 in hour 1
+  CHECK(w2 - c2 == not_modified.at("2026-09-30T11:00Z").at("merge-gate-sweeper"));
+  // The report's 304s (its answers lines) equal the forge's, period by period.
+  const std::string rows = between(text, "the report beside the forge's own count of what it received:\n", "\n\n");
+  CHECK(rows.find("answered 304") != std::string::npos);
+  CHECK(rows.find("DIFFER") == std::string::npos);
   // Searches spend their own bucket: the burst in hour 2 runs it out without any false alarm.
   CHECK(forge.at("2026-09-30T10:00Z").count("pr-search") == 1);
   CHECK(text.find("reported as limited, and the hour is not exhausted") != std::string::npos);

@@ -48,11 +48,13 @@ Request make(Rig& rig, int thread, int j, Lane sweeper, Lane board) {
     case 1: return with({.url = rig.url(api, "/chain/2")}, 101, sweeper);
     case 2: {
       const std::string path = "/repos/o/r/pulls/" + std::to_string(j % 7);
-      return with({.url = rig.url(api, path), .headers = {{"If-None-Match", tf::etag_of(path)}}}, 202, board);
+      return with(
+          {.url = rig.url(api, path), .headers = {{"If-None-Match", rig.forge().etag(path, "Bearer inst-202")}}}, 202,
+          board);
     }
     case 3: return with({.method = "POST", .url = rig.url(api, "/graphql"), .body = R"({"query":"{x}"})"}, 101, board);
     case 4: return with({.url = rig.url(api, "/flaky/" + unique + "?fail=1")}, 202, std::nullopt);
-    case 5: return with({.url = rig.url(api, "/repos/o/r/issues")}, 303, std::nullopt);
+    case 5: return with({.url = rig.url(api, "/repos/o/r/issues/" + std::to_string(j))}, 303, std::nullopt);
     case 6: return with({.url = rig.url(api, "/drop?key=" + unique + "&fail=1")}, 101, sweeper);
     case 7: return with({.url = rig.url(api, "/chain/4?status=307")}, 0, sweeper);
     case 8:
@@ -63,13 +65,14 @@ Request make(Rig& rig, int thread, int j, Lane sweeper, Lane board) {
   }
 }
 
-}  // namespace
-
-TEST_CASE("mixed workload from 4 threads: meter == forge, host by host and lane by lane") {
+// The workload from 4 threads through a Transport with `cache`, and its
+// counts checked against the forge's.
+void mixed_workload(forgemeter::CacheOptions cache) {
   Rig rig(
       {},
       {.retry = {.enabled = true, .max_retries = 2, .base_backoff = milliseconds(1), .max_backoff = milliseconds(2)},
-       .lane_header = std::string(tf::kLaneHeader)});
+       .lane_header = std::string(tf::kLaneHeader),
+       .cache = cache});
   rig.forge().budgets().set_limit(303, 150);  // runs out early: the rest are 403s, never retried
   const Lane sweeper{"merge-gate-sweeper"};
   const Lane board{"board-sync"};
@@ -144,4 +147,23 @@ TEST_CASE("mixed workload from 4 threads: meter == forge, host by host and lane 
   }
   CHECK(entry(Api::graphql, 101) == rig.forge().budgets().lowest_remaining(101, "graphql"));
   CHECK(entry(Api::rest, 303) == 0u);
+
+  // The 304s: the requests' own If-None-Match, and the cache's revalidations.
+  std::map<std::string, std::uint64_t> forge_304;
+  for (const auto& [host_lane, n] : truth.conditionals_by_host_and_lane()) forge_304[host_lane.first] += n.not_modified;
+  for (const auto& [host, n] : forge_304) {
+    CAPTURE(host);
+    CHECK(c.answered(host, forgemeter::AnswerClass::not_modified) == n);
+  }
+  const std::uint64_t revalidated = c.answered(api_host, forgemeter::AnswerClass::revalidated);
+  MESSAGE("304s at the forge: " << forge_304[api_host] << ", of them revalidated by the cache: " << revalidated);
+  CHECK((cache.max_bytes == 0) == (revalidated == 0));
+}
+
+}  // namespace
+
+TEST_CASE("mixed workload from 4 threads: meter == forge, host by host and lane by lane") { mixed_workload({}); }
+
+TEST_CASE("mixed workload from 4 threads with the cache on: meter == forge, 304s and revalidations too") {
+  mixed_workload({.max_bytes = 16u << 20});
 }

@@ -15,6 +15,7 @@
 
 #include "cli/command.h"
 #include "cli/errors.h"
+#include "cli/fetch/etag.h"
 #include "cli/fetch/exit.h"
 #include "cli/fetch/meter_log.h"
 #include "cli/fetch/output.h"
@@ -36,9 +37,11 @@ struct FetchArgs {
   RequestArgs request;
   std::string cacert, urls_file, output, write_out, max_time, connect_timeout, meter_log;
   std::vector<std::string> resolve, urls;
+  std::string etag_compare, etag_save;  // fetch/etag.h
   int max_redirs = 10, retry = 0, parallel = 1;
   bool include = false, silent = false, show_error = false, verbose = false, fail = false, summary = false;
   bool location = false;  // -L: accepted for curl's sake; redirects are always followed
+  bool cache = false;     // --cache: the Transport's conditional cache, for the run
 
   // One line per request instead of each answer.
   bool summary_mode() const { return summary || !urls_file.empty() || parallel > 1; }
@@ -69,6 +72,7 @@ std::string describe(const Request& req, const Response& res, Steady::duration t
                                  res.status == kNoAnswer ? std::string("---") : std::to_string(res.status), req.method,
                                  req.url, ms, res.hops.size(), hops);
   if (res.error) line += fmt::format(" error={}: {}", to_string(res.error.code), res.error.message);
+  if (res.revalidated || res.coalesced) line += res.revalidated ? " cache=revalidated" : " cache=coalesced";
   return terminal_text(line);  // hosts and messages come from a forge's redirects
 }
 
@@ -110,7 +114,7 @@ void complain(const FetchArgs& a, const std::string& line) {
 // As curl: each URL in turn, its answer to stdout or -o, -v's hops on stderr,
 // -w after it. The exit code is the first failed URL's.
 int run_curl_like(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport,
-                  const std::optional<WriteOut>& write_out, std::mutex& out_mu) {
+                  const std::optional<WriteOut>& write_out, std::mutex& out_mu, EtagSave* etag_save) {
   AnswerOut answer_out(a.output);
   int exit_code = kExitOk;
   for (const Request& req : requests) {
@@ -119,6 +123,9 @@ int run_curl_like(const FetchArgs& a, const std::vector<Request>& requests, Tran
     Fetched f{req, res, Steady::now() - t0, fetch_exit_code(res, a.fail)};
     std::lock_guard lock(out_mu);
     if (a.verbose) write_all(stderr, verbose_text(req, res));
+    bool etag_unwritten = false;  // saved before the body, as curl saves it from the header
+    if (etag_save != nullptr)
+      if (const std::string line = etag_save->save(res, etag_unwritten); !line.empty()) complain(a, line);
     if (f.exit_code != kExitOk) {
       complain(a, fetch_error_line(req, res, f.exit_code));
     } else if (!answer_out.write(res, a.include)) {
@@ -126,11 +133,15 @@ int run_curl_like(const FetchArgs& a, const std::vector<Request>& requests, Tran
       complain(a, terminal_text(fmt::format("forgemeter: ({}) cannot write the answer to {}", f.exit_code,
                                             a.output.empty() || a.output == "-" ? "stdout" : "'" + a.output + "'")));
     }
+    if (etag_unwritten && f.exit_code == kExitOk) f.exit_code = kExitWriteError;
     if (write_out) write_all(stdout, write_out->expand(f));
     if (exit_code == kExitOk) exit_code = f.exit_code;
   }
   return exit_code;
 }
+
+// --cache: what the run's cache may hold (each answer at most the Transport's default per-entry bound).
+constexpr std::size_t kFetchCacheBytes = std::size_t{64} << 20;
 
 TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
   TransportOptions to;
@@ -140,10 +151,26 @@ TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
   to.max_redirects = a.max_redirs;
   to.retry.enabled = a.retry > 0;
   to.retry.max_retries = a.retry;
+  if (a.cache) to.cache.max_bytes = kFetchCacheBytes;
   if (!a.max_time.empty()) to.timeout = std::chrono::milliseconds::zero();  // -m is the whole request's (run_fetch)
   if (!a.connect_timeout.empty())
     to.connect_timeout = seconds_or_duration(a.connect_timeout, "--connect-timeout", false);
   return to;
+}
+
+// --etag-compare adds its header to the one request; --etag-save's file (not
+// yet created) is returned. One URL, as curl's.
+std::unique_ptr<EtagSave> etag_options(const FetchArgs& a, std::vector<Request>& requests) {
+  if (a.etag_compare.empty() && a.etag_save.empty()) return nullptr;
+  if (requests.size() != 1 || a.summary_mode())
+    throw UsageError(
+        "--etag-compare and --etag-save take one URL, as curl's: not several, --urls, --parallel or --summary");
+  if (!a.etag_compare.empty()) {
+    std::string warning;
+    requests.front().headers.push_back(etag_compare_header(a.etag_compare, warning));
+    if (!warning.empty()) complain(a, warning);
+  }
+  return a.etag_save.empty() ? nullptr : std::make_unique<EtagSave>(a.etag_save);
 }
 
 int run_fetch(const FetchArgs& a) {
@@ -160,6 +187,12 @@ int run_fetch(const FetchArgs& a) {
     for (Request& r : requests) r.total_timeout = max_time;
   }
   check_mode(a, requests.size());
+  const std::unique_ptr<EtagSave> etag_save = etag_options(a, requests);
+  if (etag_save && !etag_save->open()) {  // as curl: before anything is sent
+    complain(a, terminal_text(fmt::format("forgemeter: ({}) cannot create the --etag-save file '{}'", kExitWriteError,
+                                          etag_save->path())));
+    return kExitWriteError;
+  }
   std::optional<WriteOut> write_out;
   if (!a.write_out.empty()) write_out.emplace(WriteOut::from_argument(a.write_out));
 
@@ -181,7 +214,7 @@ int run_fetch(const FetchArgs& a) {
     ::_exit(128 + sig);
   });
   const int code = a.summary_mode() ? run_summary(a, requests, *transport, out_mu)
-                                    : run_curl_like(a, requests, *transport, write_out, out_mu);
+                                    : run_curl_like(a, requests, *transport, write_out, out_mu, etag_save.get());
   std::fflush(stdout);
   transport.reset();
   meter.flush();
@@ -197,7 +230,8 @@ constexpr const char* kFetchHelp =
     "retries included (default: 60s a hop; 0: none), --connect-timeout (default 10s), in seconds (5, 2.5)\n"
     "or as 500ms, 1m30s.\n"
     "--urls FILE, --parallel N or --summary: one line per request on stdout instead,\n"
-    "  <status> <METHOD> <URL> <ms>ms hops=<n> [<host> <status> -> ...][ error=<code>: <message>]\n"
+    "  <status> <METHOD> <URL> <ms>ms hops=<n> [<host> <status> -> ...][ error=<code>: <message>]"
+    "[ cache=revalidated|coalesced]\n"
     "The meter's hourly lines go to stderr at exit, -s or not (--meter-log FILE appends them to FILE).\n"
     "Exit codes (curl's where they overlap): 0 ok (any HTTP status, without -f); 22 -f and a status >= 400;\n"
     "3 unusable URL; 6 host not resolved; 7 connection failed; 28 timeout; 35 TLS failed; 47 too many\n"
@@ -245,6 +279,14 @@ void add_fetch(CLI::App& root, Action& action) {
   cmd->add_option("--parallel", a->parallel, "requests in flight at once (default 1)")
       ->check(whole_number(1, 64, "a number of requests in flight"));
   cmd->add_flag("--summary", a->summary, "one summary line per request (as --urls and --parallel print)");
+  cmd->add_flag("--cache", a->cache,
+                "keep answers for the run (64 MiB): a repeated GET is revalidated (a 304 is free on GitHub), "
+                "identical ones in flight at once share one request");
+  cmd->add_option("--etag-compare", a->etag_compare,
+                  "send If-None-Match with the ETag on FILE's first line (empty or missing: \"\"), as curl; one URL");
+  cmd->add_option("--etag-save", a->etag_save,
+                  "write a 2xx/3xx answer's ETag to FILE (created first; kept when the answer has none), as curl; "
+                  "one URL");
   cmd->add_option("--meter-log", a->meter_log,
                   "append the meter's hourly lines to FILE instead of stderr ('-': stdout)");
   cmd->callback([a, &action] { action = [a] { return run_fetch(*a); }; });
