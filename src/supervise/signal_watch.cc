@@ -8,6 +8,7 @@ SignalWatch::SignalWatch(std::function<void(int)> on_signal) : on_signal_(std::m
   sigemptyset(&set_);
   sigaddset(&set_, SIGINT);
   sigaddset(&set_, SIGTERM);
+  sigaddset(&set_, SIGHUP);  // a closed terminal or ssh session stops us as SIGTERM does
   pthread_sigmask(SIG_BLOCK, &set_, nullptr);
   thread_ = std::thread([this] {
     const timespec tick{0, 50'000'000};  // how soon the destructor is noticed

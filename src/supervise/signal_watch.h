@@ -1,6 +1,6 @@
-// signal_watch.h — SIGINT and SIGTERM taken on a thread of their own.
+// signal_watch.h — SIGINT, SIGTERM and SIGHUP taken on a thread of their own.
 //
-// The constructor blocks both signals in the calling thread (and so in every
+// The constructor blocks the three signals in the calling thread (and so in every
 // thread it starts afterwards: construct it before any) and waits for them on
 // a thread of its own, which calls `on_signal(sig)` for each one that comes,
 // outside any signal handler (so it may lock, write and flush).
