@@ -172,6 +172,9 @@ struct FORGEMETER_API TransportOptions {
   RetryPolicy retry{};
   std::chrono::milliseconds connect_timeout{10'000};
   std::chrono::milliseconds timeout{60'000};  // per hop; 0 = none
+  // Ask for a compressed answer (Accept-Encoding: each encoding libcurl can
+  // decode) and hand over Response::body decoded, as curl's --compressed.
+  bool decompress = false;
   // After an answer classed `secondary` to a request charged to an
   // installation, every later request of that installation (any thread, any
   // lane) waits, before it is sent and without being counted, until the

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -30,14 +31,18 @@ namespace forgemeter::cli {
 using core_detail::terminal_text;
 using Steady = std::chrono::steady_clock;
 
+const std::string kStdout = "-";
+
 namespace {
 
 struct FetchArgs {
   RequestArgs request;
-  std::string cacert, urls_file, output, write_out, max_time, connect_timeout, meter_log;
-  std::vector<std::string> resolve, urls;
+  std::string cacert, urls_file, output, write_out, max_time, connect_timeout, meter_log, dump_header;
+  std::vector<std::string> resolve, urls, data, data_binary, data_raw, json;
+  std::optional<std::string> user_agent;
   int max_redirs = 10, retry = 0, parallel = 1;
   bool include = false, silent = false, show_error = false, verbose = false, fail = false, summary = false;
+  bool fail_with_body = false, compressed = false;
   bool location = false;  // -L: accepted for curl's sake; redirects are always followed
 
   // One line per request instead of each answer.
@@ -47,8 +52,10 @@ struct FetchArgs {
 // The curl options that write one URL's answer make no sense beside the summary lines.
 void check_mode(const FetchArgs& a, std::size_t requests) {
   if (a.summary_mode()) {
-    for (const auto& [given, name] : {std::pair{!a.output.empty(), "-o"}, std::pair{a.include, "-i"},
-                                      std::pair{!a.write_out.empty(), "-w"}, std::pair{a.verbose, "-v"}})
+    for (const auto& [given, name] :
+         {std::pair{!a.output.empty(), "-o"}, std::pair{a.include, "-i"}, std::pair{!a.write_out.empty(), "-w"},
+          std::pair{a.verbose, "-v"}, std::pair{!a.dump_header.empty(), "-D"},
+          std::pair{a.fail_with_body, "--fail-with-body"}})
       if (given)
         throw UsageError(
             fmt::format("{} writes each answer; with --urls, --parallel or --summary fetch prints one "
@@ -57,6 +64,8 @@ void check_mode(const FetchArgs& a, std::size_t requests) {
   } else if (!a.output.empty() && a.output != "-" && requests > 1) {
     throw UsageError("-o FILE takes the answer of one URL; give one URL, or use --summary for several");
   }
+  if (a.fail && a.fail_with_body)  // as curl
+    throw UsageError("-f/--fail and --fail-with-body: choose one (--fail-with-body writes the answer too)");
 }
 
 std::string describe(const Request& req, const Response& res, Steady::duration took) {
@@ -72,11 +81,18 @@ std::string describe(const Request& req, const Response& res, Steady::duration t
   return terminal_text(line);  // hosts and messages come from a forge's redirects
 }
 
+// Without -s, or with -sS: the error line on stderr.
+void complain(const FetchArgs& a, const std::string& line) {
+  if (!a.silent || a.show_error) write_all(stderr, line + "\n");
+}
+
 // --urls, --parallel, --summary: a line per finished request, as it finishes
 // (also into a file or pipe). Exit 1 when an exchange failed, else 22 when
-// -f and an answer was an HTTP error, else 0.
+// -f and an answer was an HTTP error, else 0. Once stdout takes no more (a
+// closed pipe, a full disk), no further request is sent: 23.
 int run_summary(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport, std::mutex& out_mu) {
   std::atomic<std::size_t> next{0}, failed{0}, http_errors{0};
+  std::atomic<bool> unwritten{false};
   auto worker = [&]() noexcept {
     for (std::size_t i = next++; i < requests.size(); i = next++) {
       try {
@@ -86,8 +102,7 @@ int run_summary(const FetchArgs& a, const std::vector<Request>& requests, Transp
         if (!res.ok()) ++failed;
         if (res.status >= 400) ++http_errors;
         std::lock_guard lock(out_mu);
-        std::puts(line.c_str());
-        std::fflush(stdout);
+        if (!write_all(stdout, line + "\n") && !unwritten.exchange(true)) next = requests.size();
       } catch (const std::exception&) {  // out of memory: this request is not described
         ++failed;
       }
@@ -98,36 +113,45 @@ int run_summary(const FetchArgs& a, const std::vector<Request>& requests, Transp
     for (int i = 1; i < a.parallel; ++i) pool.emplace_back(worker);
     worker();
   }
+  if (unwritten) {
+    complain(a, fmt::format("forgemeter: ({}) cannot write the summary lines to stdout; no further request sent",
+                            kExitWriteError));
+    return kExitWriteError;
+  }
   if (failed > 0) return kExitFailure;
   return a.fail && http_errors > 0 ? kExitHttpError : kExitOk;
 }
 
-// Without -s, or with -sS: the error line on stderr.
-void complain(const FetchArgs& a, const std::string& line) {
-  if (!a.silent || a.show_error) write_all(stderr, line + "\n");
-}
+// The name of an output in a message: stdout, or the file's.
+std::string output_name(const std::string& path) { return path.empty() || path == "-" ? "stdout" : "'" + path + "'"; }
 
-// As curl: each URL in turn, its answer to stdout or -o, -v's hops on stderr,
-// -w after it. The exit code is the first failed URL's.
+// As curl: each URL in turn, -D's header block, its answer to stdout or -o,
+// -v's hops on stderr, -w after it. The exit code is the first failed URL's.
+// Once an output takes no more (a closed pipe, a full disk), no further URL
+// is requested.
 int run_curl_like(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport,
                   const std::optional<WriteOut>& write_out, std::mutex& out_mu) {
-  AnswerOut answer_out(a.output);
+  AnswerOut answer_out(a.output), header_out(a.dump_header);
   int exit_code = kExitOk;
   for (const Request& req : requests) {
     const auto t0 = Steady::now();
     const Response res = transport.perform(req);
-    Fetched f{req, res, Steady::now() - t0, fetch_exit_code(res, a.fail)};
+    Fetched f{req, res, Steady::now() - t0, fetch_exit_code(res, a.fail || a.fail_with_body)};
     std::lock_guard lock(out_mu);
     if (a.verbose) write_all(stderr, verbose_text(req, res));
-    if (f.exit_code != kExitOk) {
-      complain(a, fetch_error_line(req, res, f.exit_code));
-    } else if (!answer_out.write(res, a.include)) {
+    const std::string* unwritten = nullptr;  // the output that failed
+    if (!a.dump_header.empty() && answered(res) && !header_out.write(res.headers.raw())) unwritten = &a.dump_header;
+    if (f.exit_code != kExitOk) complain(a, fetch_error_line(req, res, f.exit_code));
+    const bool body = f.exit_code == kExitOk || (f.exit_code == kExitHttpError && a.fail_with_body);
+    if (unwritten == nullptr && body && !answer_out.write(res, a.include)) unwritten = &a.output;
+    if (unwritten == nullptr && write_out && !write_all(stdout, write_out->expand(f))) unwritten = &kStdout;
+    if (unwritten != nullptr) {
       f.exit_code = kExitWriteError;
       complain(a, terminal_text(fmt::format("forgemeter: ({}) cannot write the answer to {}", f.exit_code,
-                                            a.output.empty() || a.output == "-" ? "stdout" : "'" + a.output + "'")));
+                                            output_name(*unwritten))));
     }
-    if (write_out) write_all(stdout, write_out->expand(f));
     if (exit_code == kExitOk) exit_code = f.exit_code;
+    if (unwritten != nullptr) break;  // as the answers it would write have nowhere to go
   }
   return exit_code;
 }
@@ -140,6 +164,8 @@ TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
   to.max_redirects = a.max_redirs;
   to.retry.enabled = a.retry > 0;
   to.retry.max_retries = a.retry;
+  if (a.user_agent) to.user_agent = *a.user_agent;
+  to.decompress = a.compressed;
   if (!a.max_time.empty()) to.timeout = std::chrono::milliseconds::zero();  // -m is the whole request's (run_fetch)
   if (!a.connect_timeout.empty())
     to.connect_timeout = seconds_or_duration(a.connect_timeout, "--connect-timeout", false);
@@ -163,7 +189,8 @@ int run_fetch(const FetchArgs& a) {
   std::optional<WriteOut> write_out;
   if (!a.write_out.empty()) write_out.emplace(WriteOut::from_argument(a.write_out));
 
-  Meter meter({.sink = meter_log_sink(a.meter_log)});  // its lines at its flush (the end of this function)
+  const MeterLog meter_log(a.meter_log);
+  Meter meter({.sink = meter_log.sink()});  // its lines at its flush (the end of this function)
   std::unique_ptr<Transport> transport;
   try {
     transport = std::make_unique<Transport>(transport_options(a, meter));
@@ -171,7 +198,7 @@ int run_fetch(const FetchArgs& a) {
     throw UsageError(e.what());
   }
   std::mutex out_mu;
-  // SIGINT/SIGTERM: what was written so far and what the meter counted (its
+  // SIGINT/SIGTERM/SIGHUP: what was written so far and what the meter counted (its
   // hour marked `until …, stopping`) are out, then 128 + the signal.
   supervise::SignalWatch signals([&](int sig) {
     std::lock_guard lock(out_mu);
@@ -185,6 +212,10 @@ int run_fetch(const FetchArgs& a) {
   std::fflush(stdout);
   transport.reset();
   meter.flush();
+  if (const auto why = meter_log.problem()) {
+    complain(a, "forgemeter: " + *why);
+    return code == kExitOk ? kExitFailure : code;
+  }
   return code;
 }
 
@@ -201,9 +232,30 @@ constexpr const char* kFetchHelp =
     "The meter's hourly lines go to stderr at exit, -s or not (--meter-log FILE appends them to FILE).\n"
     "Exit codes (curl's where they overlap): 0 ok (any HTTP status, without -f); 22 -f and a status >= 400;\n"
     "3 unusable URL; 6 host not resolved; 7 connection failed; 28 timeout; 35 TLS failed; 47 too many\n"
-    "redirects; 56 connection broke; 23 the answer could not be written; 1 anything else (with --urls,\n"
-    "--parallel or --summary: an exchange failed); 2 usage; 130/143 SIGINT/SIGTERM (after writing what\n"
-    "was finished and the meter's lines). Several URLs: the first failure's code.";
+    "redirects; 56 connection broke; 23 an output could not be written (no further URL is then requested);\n"
+    "1 anything else (with --urls, --parallel or --summary: an exchange failed; --meter-log could not be\n"
+    "written); 2 usage (nothing sent); 130/143/129 SIGINT/SIGTERM/SIGHUP (after writing what was finished\n"
+    "and the meter's lines). Several URLs: the first failure's code.\n"
+    "An option given twice: the last one wins, as with curl (-H, -d and its kind, --resolve and URLs add up).";
+
+// As curl: an option that takes one value takes the last one given (CLI11
+// would refuse a second); the repeatable ones (-H, -d, --resolve, URLs) add up.
+void last_wins(CLI::App& cmd) {
+  for (CLI::Option* opt : cmd.get_options())
+    if (opt->get_items_expected_max() == 1 && opt->get_type_size_max() == 1)
+      opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
+
+// The body options' values in the order they were given, as curl joins them.
+std::vector<DataArg> data_in_order(const CLI::App& cmd,
+                                   std::initializer_list<std::pair<const CLI::Option*, DataArg::Kind>> kinds) {
+  std::vector<DataArg> out;
+  std::map<const CLI::Option*, std::size_t> used;  // values taken per option so far
+  for (const CLI::Option* opt : cmd.parse_order())
+    for (const auto& [which, kind] : kinds)
+      if (opt == which && used[opt] < opt->results().size()) out.push_back({kind, opt->results()[used[opt]++]});
+  return out;
+}
 
 }  // namespace
 
@@ -214,11 +266,28 @@ void add_fetch(CLI::App& root, Action& action) {
   cmd->add_option("URL", a->urls, "URLs to request");
   cmd->add_option("-X,--request", r.method, "method (default GET, or POST with -d)");
   cmd->add_option("-H,--header", r.headers, "extra header 'Name: value' (repeatable)")->allow_extra_args(false);
-  cmd->add_option("-d,--data", r.data, "request body (the method becomes POST unless -X says otherwise)");
+  auto* data = cmd->add_option("-d,--data", a->data,
+                               "request body, POST unless -X says otherwise; @FILE reads FILE (@-: stdin) without "
+                               "its CR and LF; several are joined with '&'")
+                   ->allow_extra_args(false);
+  auto* binary =
+      cmd->add_option("--data-binary", a->data_binary, "as -d, but @FILE is sent as it is")->allow_extra_args(false);
+  auto* raw =
+      cmd->add_option("--data-raw", a->data_raw, "as -d, but a leading @ is sent as it is")->allow_extra_args(false);
+  auto* json = cmd->add_option("--json", a->json,
+                               "as --data-binary, with Content-Type and Accept: application/json (-H overrides)")
+                   ->allow_extra_args(false);
+  cmd->add_option("-A,--user-agent", a->user_agent, "the User-Agent header (default: forgemeter)");
+  cmd->add_option("-D,--dump-header", a->dump_header,
+                  "write the final answer's status line and header fields to FILE ('-': stdout)");
+  cmd->add_flag("--fail-with-body", a->fail_with_body, "as -f, but the answer is written all the same");
+  cmd->add_flag("--compressed", a->compressed,
+                "ask for a compressed answer (gzip, deflate, br, zstd) and decompress it");
   cmd->add_option("--lane", r.lane, "lane to count the requests under (default: other)");
   cmd->add_option("--installation", r.installation, "GitHub App installation id the requests spend (default: none)");
   cmd->add_option("--bearer-file", r.bearer_file,
-                  "file holding the bearer token (sent to the request's own origin only)");
+                  "file holding the bearer token (sent to the request's own origin only; warned about when group or "
+                  "others may read it); -H 'Authorization: ...' wins over it, as curl's -H");
   cmd->add_option("-o,--output", a->output, "write the answer to FILE instead of stdout ('-': stdout)");
   cmd->add_flag("-i,--include", a->include, "the final answer's status line and header fields before its body");
   cmd->add_flag("-s,--silent", a->silent, "no error message on stderr (the exit code says it; the meter's lines stay)");
@@ -247,7 +316,14 @@ void add_fetch(CLI::App& root, Action& action) {
   cmd->add_flag("--summary", a->summary, "one summary line per request (as --urls and --parallel print)");
   cmd->add_option("--meter-log", a->meter_log,
                   "append the meter's hourly lines to FILE instead of stderr ('-': stdout)");
-  cmd->callback([a, &action] { action = [a] { return run_fetch(*a); }; });
+  last_wins(*cmd);
+  cmd->callback([a, cmd, data, binary, raw, json, &action] {
+    a->request.data = data_in_order(*cmd, {{data, DataArg::Kind::data},
+                                           {binary, DataArg::Kind::binary},
+                                           {raw, DataArg::Kind::raw},
+                                           {json, DataArg::Kind::json}});
+    action = [a] { return run_fetch(*a); };
+  });
 }
 
 }  // namespace forgemeter::cli
