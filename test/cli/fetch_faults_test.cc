@@ -132,7 +132,8 @@ TEST_CASE("fetch --meter-log that cannot be written: exit 1 with the reason") {
   CHECK(has(r.err, "cannot write the meter's lines to --meter-log '/dev/full': No space left on device"));
 }
 
-TEST_CASE("fetch: SIGHUP during a request writes the meter's lines, as SIGTERM, then exits 129") {
+TEST_CASE("fetch: SIGHUP during a request writes the meter's lines, as SIGTERM, then exits 129; the attempt in "
+          "flight is counted with no answer, so the answers sum to the requests") {
   testforge::Forge forge;
   TempDir dir;
   const auto child =
@@ -144,6 +145,8 @@ TEST_CASE("fetch: SIGHUP during a request writes the meter's lines, as SIGTERM, 
   CHECK(has(err, "stopping)"));
   std::uint64_t lines = 0;
   CHECK(meter_counts(err, lines) == forge.truth().by_host());
+  CHECK(has(err, "forge HTTP: 1 requests in the hour ending "));
+  CHECK(has(err, " none=1\n"));  // the answers line: the cancelled attempt (there was no answers line)
   forge.release("hup");
 }
 

@@ -17,6 +17,7 @@
 #include "cli/command.h"
 #include "cli/errors.h"
 #include "cli/fetch/exit.h"
+#include "cli/fetch/in_flight.h"
 #include "cli/fetch/meter_log.h"
 #include "cli/fetch/output.h"
 #include "cli/fetch/requests.h"
@@ -90,19 +91,22 @@ void complain(const FetchArgs& a, const std::string& line) {
 // (also into a file or pipe). Exit 1 when an exchange failed, else 22 when
 // -f and an answer was an HTTP error, else 0. Once stdout takes no more (a
 // closed pipe, a full disk), no further request is sent: 23.
-int run_summary(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport, std::mutex& out_mu) {
+int run_summary(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport, InFlight& in_flight,
+                std::mutex& out_mu) {
   std::atomic<std::size_t> next{0}, failed{0}, http_errors{0};
   std::atomic<bool> unwritten{false};
   auto worker = [&]() noexcept {
     for (std::size_t i = next++; i < requests.size(); i = next++) {
       try {
         const auto t0 = Steady::now();
-        const Response res = transport.perform(requests[i]);
-        const std::string line = describe(requests[i], res, Steady::now() - t0);
-        if (!res.ok()) ++failed;
-        if (res.status >= 400) ++http_errors;
-        std::lock_guard lock(out_mu);
-        if (!write_all(stdout, line + "\n") && !unwritten.exchange(true)) next = requests.size();
+        const bool sent = in_flight.perform(transport, requests[i], [&](const Response& res) {
+          const std::string line = describe(requests[i], res, Steady::now() - t0);
+          if (!res.ok()) ++failed;
+          if (res.status >= 400) ++http_errors;
+          std::lock_guard lock(out_mu);
+          if (!write_all(stdout, line + "\n") && !unwritten.exchange(true)) next = requests.size();
+        });
+        if (!sent) return;               // stopping: a signal came
       } catch (const std::exception&) {  // out of memory: this request is not described
         ++failed;
       }
@@ -125,33 +129,51 @@ int run_summary(const FetchArgs& a, const std::vector<Request>& requests, Transp
 // The name of an output in a message: stdout, or the file's.
 std::string output_name(const std::string& path) { return path.empty() || path == "-" ? "stdout" : "'" + path + "'"; }
 
+// What the curl-like run writes to: -o (or stdout), -D, -w's format.
+struct CurlOutputs {
+  AnswerOut answer, header;
+  const std::optional<WriteOut>& write_out;
+};
+
+// One URL's answer, as curl writes it: -v's hops, -D's header block, the
+// answer (or the error line), -w's text. Its exit code; `unwritten` when
+// an output took no more.
+int write_answer(const FetchArgs& a, const Fetched& fetched, CurlOutputs& out, bool& unwritten) {
+  const Request& req = fetched.req;
+  const Response& res = fetched.res;
+  Fetched f = fetched;
+  if (a.verbose) write_all(stderr, verbose_text(req, res));
+  const std::string* failed = nullptr;  // the output that failed
+  if (!a.dump_header.empty() && answered(res) && !out.header.write(res.headers.raw())) failed = &a.dump_header;
+  if (f.exit_code != kExitOk) complain(a, fetch_error_line(req, res, f.exit_code));
+  const bool body = f.exit_code == kExitOk || (f.exit_code == kExitHttpError && a.fail_with_body);
+  if (failed == nullptr && body && !out.answer.write(res, a.include)) failed = &a.output;
+  if (failed == nullptr && out.write_out && !write_all(stdout, out.write_out->expand(f))) failed = &kStdout;
+  if (failed == nullptr) return f.exit_code;
+  unwritten = true;
+  complain(a, terminal_text(fmt::format("forgemeter: ({}) cannot write the answer to {}", kExitWriteError,
+                                        output_name(*failed))));
+  return kExitWriteError;
+}
+
 // As curl: each URL in turn, -D's header block, its answer to stdout or -o,
 // -v's hops on stderr, -w after it. The exit code is the first failed URL's.
 // Once an output takes no more (a closed pipe, a full disk), no further URL
-// is requested.
+// is requested (the answers it would write have nowhere to go).
 int run_curl_like(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport,
-                  const std::optional<WriteOut>& write_out, std::mutex& out_mu) {
-  AnswerOut answer_out(a.output), header_out(a.dump_header);
+                  const std::optional<WriteOut>& write_out, InFlight& in_flight, std::mutex& out_mu) {
+  CurlOutputs out{AnswerOut(a.output), AnswerOut(a.dump_header), write_out};
   int exit_code = kExitOk;
+  bool unwritten = false;
   for (const Request& req : requests) {
     const auto t0 = Steady::now();
-    const Response res = transport.perform(req);
-    Fetched f{req, res, Steady::now() - t0, fetch_exit_code(res, a.fail || a.fail_with_body)};
-    std::lock_guard lock(out_mu);
-    if (a.verbose) write_all(stderr, verbose_text(req, res));
-    const std::string* unwritten = nullptr;  // the output that failed
-    if (!a.dump_header.empty() && answered(res) && !header_out.write(res.headers.raw())) unwritten = &a.dump_header;
-    if (f.exit_code != kExitOk) complain(a, fetch_error_line(req, res, f.exit_code));
-    const bool body = f.exit_code == kExitOk || (f.exit_code == kExitHttpError && a.fail_with_body);
-    if (unwritten == nullptr && body && !answer_out.write(res, a.include)) unwritten = &a.output;
-    if (unwritten == nullptr && write_out && !write_all(stdout, write_out->expand(f))) unwritten = &kStdout;
-    if (unwritten != nullptr) {
-      f.exit_code = kExitWriteError;
-      complain(a, terminal_text(fmt::format("forgemeter: ({}) cannot write the answer to {}", f.exit_code,
-                                            output_name(*unwritten))));
-    }
-    if (exit_code == kExitOk) exit_code = f.exit_code;
-    if (unwritten != nullptr) break;  // as the answers it would write have nowhere to go
+    const bool sent = in_flight.perform(transport, req, [&](const Response& res) {
+      const Fetched f{req, res, Steady::now() - t0, fetch_exit_code(res, a.fail || a.fail_with_body)};
+      std::lock_guard lock(out_mu);
+      const int code = write_answer(a, f, out, unwritten);
+      if (exit_code == kExitOk) exit_code = code;
+    });
+    if (!sent || unwritten) break;
   }
   return exit_code;
 }
@@ -198,17 +220,22 @@ int run_fetch(const FetchArgs& a) {
     throw UsageError(e.what());
   }
   std::mutex out_mu;
-  // SIGINT/SIGTERM/SIGHUP: what was written so far and what the meter counted (its
+  InFlight in_flight;
+  // SIGINT/SIGTERM/SIGHUP: the requests in flight end (each attempt counted,
+  // `none` when no answer came: bounded by libcurl's progress calls, about a
+  // second), then what was written so far and what the meter counted (its
   // hour marked `until …, stopping`) are out, then 128 + the signal.
   supervise::SignalWatch signals([&](int sig) {
+    in_flight.stop(std::chrono::seconds(3));
     std::lock_guard lock(out_mu);
     std::fflush(stdout);
     meter.flush();
     std::fflush(stderr);
     ::_exit(128 + sig);
   });
-  const int code = a.summary_mode() ? run_summary(a, requests, *transport, out_mu)
-                                    : run_curl_like(a, requests, *transport, write_out, out_mu);
+  const int code = a.summary_mode() ? run_summary(a, requests, *transport, in_flight, out_mu)
+                                    : run_curl_like(a, requests, *transport, write_out, in_flight, out_mu);
+  in_flight.park_if_stopped();  // a signal ended the run: its thread writes the meter's lines and exits
   std::fflush(stdout);
   transport.reset();
   meter.flush();
