@@ -32,9 +32,9 @@ namespace forgemeter::cli {
 using core_detail::terminal_text;
 using Steady = std::chrono::steady_clock;
 
-const std::string kStdout = "-";
-
 namespace {
+
+const std::string kStdout = "-";
 
 struct FetchArgs {
   RequestArgs request;
@@ -146,14 +146,19 @@ int write_answer(const FetchArgs& a, const Fetched& fetched, CurlOutputs& out, b
   const std::string* failed = nullptr;  // the output that failed
   if (!a.dump_header.empty() && answered(res) && !out.header.write(res.headers.raw())) failed = &a.dump_header;
   if (f.exit_code != kExitOk) complain(a, fetch_error_line(req, res, f.exit_code));
+  const auto cannot_write = [&](const std::string& path) {
+    failed = &path;
+    f.exit_code = kExitWriteError;
+    complain(a, terminal_text(
+                    fmt::format("forgemeter: ({}) cannot write the answer to {}", kExitWriteError, output_name(path))));
+  };
+  if (failed != nullptr) cannot_write(*failed);
   const bool body = f.exit_code == kExitOk || (f.exit_code == kExitHttpError && a.fail_with_body);
-  if (failed == nullptr && body && !out.answer.write(res, a.include)) failed = &a.output;
-  if (failed == nullptr && out.write_out && !write_all(stdout, out.write_out->expand(f))) failed = &kStdout;
-  if (failed == nullptr) return f.exit_code;
-  unwritten = true;
-  complain(a, terminal_text(fmt::format("forgemeter: ({}) cannot write the answer to {}", kExitWriteError,
-                                        output_name(*failed))));
-  return kExitWriteError;
+  if (failed == nullptr && body && !out.answer.write(res, a.include)) cannot_write(a.output);
+  // -w after a failed output too (its %{exitcode} then says 23), as curl.
+  if (out.write_out && !write_all(stdout, out.write_out->expand(f)) && failed == nullptr) cannot_write(kStdout);
+  unwritten = failed != nullptr;
+  return f.exit_code;
 }
 
 // As curl: each URL in turn, -D's header block, its answer to stdout or -o,
