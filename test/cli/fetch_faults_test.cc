@@ -132,8 +132,9 @@ TEST_CASE("fetch --meter-log that cannot be written: exit 1 with the reason") {
   CHECK(has(r.err, "cannot write the meter's lines to --meter-log '/dev/full': No space left on device"));
 }
 
-TEST_CASE("fetch: SIGHUP during a request writes the meter's lines, as SIGTERM, then exits 129; the attempt in "
-          "flight is counted with no answer, so the answers sum to the requests") {
+TEST_CASE(
+    "fetch: SIGHUP during a request writes the meter's lines, as SIGTERM, then exits 129; the attempt in "
+    "flight is counted with no answer, so the answers sum to the requests") {
   testforge::Forge forge;
   TempDir dir;
   const auto child =
