@@ -128,6 +128,9 @@ int run(int argc, char** argv) {
       complain(fmt::format("forgemeter: {}; see '{}'", said.value_or(e.what()), help_hint(app)));
     return kExitUsage;
   }
+  // The parser has its copies: a password in the arguments no longer shows in
+  // `ps` (it did from exec to here: docs/cli.md says which ways are safe).
+  for (int i = 1; i < argc; ++i) forgemeter::lease_uri::scrub_in_place(argv[i]);
   if (!action) {
     std::cerr << fmt::format("forgemeter: nothing to do; see '{}'\n", help_hint(app));
     return kExitUsage;

@@ -127,7 +127,12 @@ std::optional<std::string> unknown_word_message(const CLI::App& root) {
     if (commands.empty() || !at->get_subcommands().empty()) return std::nullopt;
     return fmt::format("a command is needed{}: {}", where, fmt::join(commands, ", "));
   }
-  const std::string& word = left.front();
+  // An unknown option comes first, wherever it stands: it may have taken the
+  // word after it as its value and shifted every argument after it
+  // (`lease run --bogus x NAME -- CMD` leaves CMD over, not --bogus).
+  const auto unknown_option = std::find_if(
+      left.begin(), left.end(), [](const std::string& w) { return w.size() > 1 && w[0] == '-' && w != "--"; });
+  const std::string& word = unknown_option != left.end() ? *unknown_option : left.front();
   if (word == "--")  // `lease run NAME --` and nothing after it
     return fmt::format("nothing follows '--'{}: give the command to run after it", where);
   const bool option = word.size() > 1 && word[0] == '-';

@@ -4,11 +4,16 @@
 // Every input goes through here: a plain file (pread from an offset: a whole
 // file, or one piece of it for a thread), a pipe, stdin, inflated gzip. The
 // buffer holds one block (1 MiB: it stays in the CPU's caches while it is
-// searched) plus the unfinished line carried to the next read; a line longer
-// than 16 MiB is cut there and the rest of it dropped, so memory is bounded
-// whatever the input. Reading into a buffer costs a copy, but far less than
-// mapping the file: measured on 1 GB of page-cached log, 0.10 s of CPU
-// against 0.24 s for mmap + page faults + MADV_DONTNEED.
+// searched) plus the unfinished line carried to the next read, so memory is
+// bounded whatever the input: a line whose first 16 MiB hold no '\n' is
+// resynchronised on the last marker in them (the text before it is read as a
+// line, the line goes on from the marker); without one, the line is passed
+// over up to the next marker or '\n', and when it started with the marker
+// (a meter line over 16 MiB) it is dropped whole and said. So a junk prefix
+// over the limit loses no meter line after it, and no meter line is read cut.
+// Reading into a buffer costs a copy, but far less than mapping the file:
+// measured on 1 GB of page-cached log, 0.10 s of CPU against 0.24 s for
+// mmap + page faults + MADV_DONTNEED.
 //
 // Errors: a source's read() throws ReportError; scan_blocks() passes it on.
 #pragma once
@@ -56,10 +61,15 @@ using OnMarkedLine = std::function<void(std::string_view line, std::uint64_t off
 // Called with bytes leaving the buffer, in order, each exactly once (only
 // streams that count lines as they go need it; may be empty).
 using OnPassed = std::function<void(const char* begin, const char* end)>;
+// Called when a line that starts with the marker (at this offset in the
+// source) is over max_line and dropped, with its first max_line bytes (may
+// be empty). Every byte before that offset has been passed.
+using OnDropped = std::function<void(std::uint64_t offset, std::string_view head)>;
 
 // Reads `source` as `scan` says, through `buffer` (resized as needed, kept
 // for the next call). Returns how many bytes it read from the source.
 std::uint64_t scan_blocks(ByteSource& source, std::string_view marker, const BlockScan& scan, std::vector<char>& buffer,
-                          const OnMarkedLine& on_line, const OnPassed& on_passed = {});
+                          const OnMarkedLine& on_line, const OnPassed& on_passed = {},
+                          const OnDropped& on_dropped = {});
 
 }  // namespace forgemeter::report

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "report/file_input.h"
+#include "report/log_record.h"
 
 namespace forgemeter::report {
 
@@ -27,7 +28,7 @@ struct Piece {
 
 struct PieceResult {
   Fleet fleet;
-  std::uint64_t lines = 0, skipped = 0;
+  std::uint64_t lines = 0, skipped = 0, dropped = 0;
   std::vector<std::pair<std::uint64_t, std::string>> reasons;  // (offset in the file of the line, reason)
   std::uint64_t bytes = 0;                                     // the last piece: where the file ended
   HourSpan read;
@@ -44,23 +45,29 @@ std::vector<Piece> split(std::uint64_t size, std::uint64_t nominal) {
 void read_piece(const Piece& piece, const LogReader::PlainFile& file, const ChunkOptions& o, const std::string& name,
                 std::vector<char>& buffer, PieceResult& r) {
   const std::uint32_t source = o.source_field.empty() ? r.fleet.source(name) : 0;
-  LineTaker taker(r.fleet, o.source_field, o.filter);
+  LineTaker taker(r.fleet, o.source_field, o.filter, o.anchored);
   // From the byte before the piece, dropping through the first '\n': what
   // remains starts a line (the line running into the piece is the previous piece's).
   const std::uint64_t from = piece.begin == 0 ? 0 : piece.begin - 1;
   BlockScan scan{.skip_partial_first = piece.begin != 0};
   if (!piece.last) scan.stop = piece.end - from;
   PreadSource bytes(name, file.fd, from, file.size);
-  const std::uint64_t read =
-      scan_blocks(bytes, o.marker, scan, buffer, [&](std::string_view line, std::uint64_t offset) {
-        switch (taker.take(line, source, name)) {
-          case LineTaker::Took::none: return;
-          case LineTaker::Took::summed: ++r.lines; return;
-          case LineTaker::Took::skipped:
-            ++r.skipped;
-            if (r.reasons.size() < kFirstReasons) r.reasons.emplace_back(from + offset, taker.reason());
-            return;
-        }
+  const std::uint64_t read = scan_blocks(
+      bytes, o.marker, scan, buffer,
+      [&](std::string_view line, std::uint64_t offset) {
+        const LineTaker::Taken taken = taker.take(line, source, name);
+        r.lines += taken.summed;
+        r.skipped += taken.skipped;
+        r.dropped += taken.dropped;
+        if (taken.skipped > 0 && r.reasons.size() < kFirstReasons)
+          r.reasons.emplace_back(from + offset, taker.reason());
+      },
+      {},
+      [&](std::uint64_t offset, std::string_view head) {
+        if (meter_marker(head) != 0) return;  // not a meter line
+        ++r.skipped;
+        ++r.dropped;
+        if (r.reasons.size() < kFirstReasons) r.reasons.emplace_back(from + offset, over_limit_reason());
       });
   if (piece.last) r.bytes = from + read;
   r.read = taker.read();
@@ -170,6 +177,7 @@ void scan_in_chunks(const LogReader::PlainFile& file, const std::string& name, c
       fleet.absorb(r->fleet);
       stats.lines += r->lines;
       stats.skipped += r->skipped;
+      stats.dropped += r->dropped;
       stats.bytes += r->bytes;
       stats.read.add(r->read);
       for (const auto& [offset, why] : r->reasons) {

@@ -27,6 +27,7 @@ struct ChunkOptions {
   unsigned threads = 2;         // including the calling thread
   std::size_t chunk_bytes = 0;  // nominal piece size; 0 = automatic
   const EntryFilter* filter = nullptr;
+  bool anchored = false;  // ScanOptions::anchored
 };
 
 // Reads `file`, the whole of input `name`, into `fleet` and `stats`. No

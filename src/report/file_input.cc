@@ -25,15 +25,22 @@ class FileReader final : public LogReader {
   FileReader(const FileReader&) = delete;
   FileReader& operator=(const FileReader&) = delete;
 
-  Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line) override {
+  Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line,
+                         const OnDroppedLine& on_dropped) override {
     PreadSource source(name(), fd_, 0, size_);
     std::vector<char> buffer;
     Result result;
-    result.bytes = scan_blocks(source, marker, BlockScan{}, buffer, [&](std::string_view line, std::uint64_t offset) {
-      current_ = line.data();
-      current_offset_ = offset;
-      on_line(line);
-    });
+    result.bytes = scan_blocks(
+        source, marker, BlockScan{}, buffer,
+        [&](std::string_view line, std::uint64_t offset) {
+          current_ = line.data();
+          current_offset_ = offset;
+          on_line(line);
+        },
+        {},
+        [&](std::uint64_t offset, std::string_view head) {
+          if (on_dropped) on_dropped(counter_.lines_before(offset) + 1, head);
+        });
     return result;
   }
   std::uint64_t line_number(std::string_view line) override {

@@ -71,11 +71,20 @@ std::optional<TimeBound> parse_time_bound(std::string_view text) {
   return std::nullopt;
 }
 
-std::vector<FleetHour> within(std::vector<FleetHour> hours, const HourRange& range) {
+BoundInstant TimeBound::resolve(Instant now) const {
+  if (at) return *at;
+  const BoundInstant earliest = BoundInstant::min();
+  const std::chrono::seconds room = now - std::chrono::floor<std::chrono::seconds>(earliest);
+  if (before_now >= room) return earliest;
+  return BoundInstant(now - before_now);
+}
+
+std::vector<FleetHour> within(std::vector<FleetHour> hours, const HourRange& range, Instant now) {
   if ((!range.since && !range.until) || hours.empty()) return hours;
-  const Instant last = hours.back().hour_ending;
-  const auto since = range.since ? std::optional(range.since->resolve(last)) : std::nullopt;
-  const auto until = range.until ? std::optional(range.until->resolve(last)) : std::nullopt;
+  using std::chrono::seconds;
+  // x <= since for a whole second x is x <= floor(since); x >= until, x >= ceil(until).
+  const auto since = range.since ? std::optional(std::chrono::floor<seconds>(range.since->resolve(now))) : std::nullopt;
+  const auto until = range.until ? std::optional(std::chrono::ceil<seconds>(range.until->resolve(now))) : std::nullopt;
   std::erase_if(hours, [&](const FleetHour& h) {
     return (since && h.hour_ending <= *since) || (until && h.hour_start() >= *until);
   });
@@ -86,7 +95,7 @@ bool never_overlaps(const HourRange& range) {
   if (!range.since || !range.until) return false;
   const TimeBound &since = *range.since, &until = *range.until;
   if (since.at && until.at) return *since.at >= *until.at;
-  if (!since.at && !until.at) return since.before_last <= until.before_last;
+  if (!since.at && !until.at) return since.before_now <= until.before_now;
   return false;
 }
 

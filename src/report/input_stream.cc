@@ -114,7 +114,8 @@ class StreamReader final : public LogReader {
  public:
   StreamReader(std::string name, std::unique_ptr<ByteSource> src) : LogReader(std::move(name)), src_(std::move(src)) {}
 
-  Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line) override {
+  Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line,
+                         const OnDroppedLine& on_dropped) override {
     std::vector<char> buffer;
     Result result;
     result.bytes = scan_blocks(
@@ -127,6 +128,9 @@ class StreamReader final : public LogReader {
         [&](const char* begin, const char* end) {
           lines_before_ += count_newlines(begin, end);
           passed_ += static_cast<std::uint64_t>(end - begin);
+        },
+        [&](std::uint64_t, std::string_view head) {
+          if (on_dropped) on_dropped(lines_before_ + 1, head);  // every byte before it was passed
         });
     result.problem = src_->problem;
     return result;

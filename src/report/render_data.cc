@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/terminal_text.h"
 #include "meter/civil.h"
 #include "report/render_views.h"
 
@@ -92,9 +93,12 @@ std::string hour_json(const FleetHour& h, const ReportData& r) {
 std::string opt_time(const std::optional<Instant>& t) { return t ? json_quote(instant_text(*t)) : "null"; }
 
 std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+  std::string text = core_detail::terminal_text(s);  // no byte a terminal (or a CSV reader) acts on
+  if (!s.empty() && std::string_view("=+-@\t\r").find(s.front()) != std::string_view::npos)
+    text.insert(0, 1, '\'');  // a formula to a spreadsheet: OWASP's CSV-injection advice
+  if (text.find_first_of(",\"") == std::string::npos) return text;
   std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
 
@@ -110,8 +114,8 @@ std::string render_csv(const ReportData& r) {
   const auto lanes = all_lanes(r.hours);
   const auto resources = window_resources(r.hours);
   std::string out = "hour_ending,requests,replicas,partial,lowest_remaining,lowest_at,limit,over_limit,exhausted_at";
-  for (const auto& l : lanes) out += ",lane:" + csv_field(l);
-  for (const auto& name : resources) out += ",lowest:" + csv_field(name) + ",limited_at:" + csv_field(name);
+  for (const auto& l : lanes) out += "," + csv_field("lane:" + l);
+  for (const auto& name : resources) out += "," + csv_field("lowest:" + name) + "," + csv_field("limited_at:" + name);
   out += "\n";
   // A long log has thousands of rows: one buffer, written in place (the
   // realistic 1 GB bench: 9,660 rows, a fifth of the render was regrowing it).

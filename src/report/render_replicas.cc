@@ -121,7 +121,7 @@ std::string render_replica_json(const ReportData& r) {
 std::string render_replica_csv(const ReportData& r) {
   const auto lanes = all_lanes(r.hours);
   std::string out = "hour_ending,source,requests,partial";
-  for (const auto& l : lanes) out += ",lane:" + csv_field(l);
+  for (const auto& l : lanes) out += "," + csv_field("lane:" + l);
   out += "\n";
   for (const FleetHour& h : r.hours)
     for (std::uint32_t source : h.sources) {

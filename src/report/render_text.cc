@@ -142,8 +142,15 @@ std::string render_table(const ReportData& r) {
 
 std::string render_skipped(const ScanStats& s) {
   std::string out;
-  if (s.skipped > 0) {
+  if (s.skipped > 0 && s.dropped == 0) {
     out += fmt::format("skipped {} malformed meter line{}; first reasons:\n", s.skipped, s.skipped == 1 ? "" : "s");
+  } else if (s.skipped > 0) {
+    out += fmt::format(
+        "skipped {} meter line{}: {} malformed, {} dropped (cut by another line, over the line limit, or a piece "
+        "of a split line); first reasons:\n",
+        s.skipped, s.skipped == 1 ? "" : "s", s.skipped - s.dropped, s.dropped);
+  }
+  if (s.skipped > 0) {
     for (const auto& reason : s.reasons) out += "  " + terminal_text(reason) + "\n";
   }
   for (const auto& p : s.problems) out += "input problem: " + terminal_text(p) + "\n";

@@ -22,7 +22,10 @@ using Row = std::vector<std::string>;
 // except the first and the last (text, left); text from the logs made safe
 // for a terminal.
 void print_rows(std::string& out, std::vector<Row> rows);
-// A CSV cell, quoted when it must be (render_data.cc).
+// A CSV cell of text from the logs (render_data.cc): control bytes as the
+// table writes them (\xNN); a cell starting with = + - @, a tab or a CR
+// prefixed with ' (a spreadsheet would run it as a formula); quoted when it
+// holds a comma or a quote.
 std::string csv_field(std::string_view s);
 // A JSON number or null, an ISO instant or null.
 template <class T>

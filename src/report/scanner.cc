@@ -6,15 +6,16 @@
 #include <algorithm>
 #include <thread>
 
+#include "meter/civil.h"
+#include "report/block_scan.h"
 #include "report/chunk_scan.h"
 #include "report/errors.h"
 #include "report/input.h"
+#include "report/log_record.h"
 
 namespace forgemeter::report {
 
 namespace {
-
-constexpr std::string_view kMarker = "forge ";  // every meter line's first word, in text and JSON alike
 
 // The value at a dotted path of objects (`kubernetes.pod_name`), or nullptr.
 const nlohmann::json* at_path(const nlohmann::json& doc, std::string_view path) {
@@ -46,16 +47,74 @@ std::optional<std::string> json_string_field(std::string_view record, std::strin
   return at->get<std::string>();
 }
 
-LineTaker::Took LineTaker::take(std::string_view line, std::uint32_t default_source, std::string_view where_name) {
-  const auto kind = reader_.scan(line);
-  if (kind == LineScan::Kind::none) return Took::none;
-  if (kind == LineScan::Kind::malformed) return Took::skipped;
-  return std::visit([&](const auto& read) { return sum(read, line, default_source, where_name); }, reader_.line());
+LineTaker::Taken LineTaker::take(std::string_view line, std::uint32_t default_source, std::string_view where_name) {
+  Taken taken;
+  if (anchored_) {
+    const std::size_t at = meter_marker(line);
+    if (at == std::string_view::npos || !starts_message(line, at)) return taken;
+  }
+  for (std::string_view rest = line;;) {
+    const auto kind = reader_.scan(rest);
+    if (kind == LineScan::Kind::none) return taken;
+    if (rest.data() == line.data() && (cri_partial(line) || (kind == LineScan::Kind::line && docker_record(line)))) {
+      // A piece of a longer line, read whole it would count less than was written.
+      skip(taken,
+           cri_partial(line) ? "a CRI record flagged P: a piece of a line the runtime split, not read cut"
+                             : "a Docker json-file record without its line's end (\n): a piece of a line Docker "
+                               "split at 16 KiB, not read cut",
+           true);
+      return taken;
+    }
+    if (kind == LineScan::Kind::line) {
+      const Took took = sum_read(line, default_source, where_name);
+      if (took == Took::summed) ++taken.summed;
+      if (took == Took::skipped) skip(taken, hour_reason_, false);
+      return taken;
+    }
+    const std::size_t at = meter_marker(rest);
+    if (const std::size_t end = escaped_line_end(rest, at); end != std::string_view::npos) {
+      // `…other=7\n"`: the record's text ends with the line's own end.
+      unwrapped_.assign(rest.substr(0, end)).append(rest.substr(rest.find('"', end + 2)));
+      if (reader_.scan(unwrapped_) == LineScan::Kind::line) {
+        const Took took = sum_read(line, default_source, where_name);
+        if (took == Took::summed) ++taken.summed;
+        if (took == Took::skipped) skip(taken, hour_reason_, false);
+        return taken;
+      }
+    }
+    const std::size_t next = anchored_ ? std::string_view::npos : meter_marker(rest, at + 1);
+    if (next == std::string_view::npos) {
+      skip(taken, reader_.reason(), false);
+      return taken;
+    }
+    // Writers interleaved: this line was cut by another's; read on from that one.
+    skip(taken,
+         fmt::format("{}, cut by another line at byte {}: read on from there", reader_.reason(),
+                     static_cast<std::size_t>(rest.data() - line.data()) + next + 1),
+         true);
+    rest.remove_prefix(next);
+  }
+}
+
+void LineTaker::skip(Taken& taken, std::string_view why, bool dropped) {
+  if (taken.skipped == 0) reason_ = why;
+  ++taken.skipped;
+  if (dropped) ++taken.dropped;
+}
+
+LineTaker::Took LineTaker::sum_read(std::string_view log_line, std::uint32_t default_source,
+                                    std::string_view where_name) {
+  return std::visit([&](const auto& read) { return sum(read, log_line, default_source, where_name); }, reader_.line());
 }
 
 template <class Line>
 LineTaker::Took LineTaker::sum(const Line& read, std::string_view log_line, std::uint32_t default_source,
                                std::string_view where_name) {
+  if (!hour_in_years(read.hour_ending)) {
+    hour_reason_ = fmt::format("the hour ending {} is outside the years {} to {}", meter::hour_text(read.hour_ending),
+                               kFirstYear, kLastYear);
+    return Took::skipped;
+  }
   read_.add(read.hour_ending);
   const Line* kept = &read;
   if (filter_ != nullptr) {
@@ -76,17 +135,26 @@ std::string skip_reason(std::string_view where_name, std::uint64_t line_no, std:
   return fmt::format("{}:{}: {}", where_name, line_no, reason);
 }
 
+std::string over_limit_reason() {
+  return fmt::format("a meter line over {} MiB, dropped (not read cut); read on from the next marker or line",
+                     kMaxLine >> 20);
+}
+
 void Scanner::take(std::string_view line, std::uint32_t default_source, const std::string& where_name,
                    const std::function<std::uint64_t()>& where_line) {
-  switch (taker_.take(line, default_source, where_name)) {
-    case LineTaker::Took::none: return;
-    case LineTaker::Took::summed: ++stats_.lines; return;
-    case LineTaker::Took::skipped:
-      ++stats_.skipped;
-      if (stats_.reasons.size() < kFirstReasons)
-        stats_.reasons.push_back(skip_reason(where_name, where_line(), taker_.reason()));
-      return;
-  }
+  const LineTaker::Taken taken = taker_.take(line, default_source, where_name);
+  stats_.lines += taken.summed;
+  stats_.skipped += taken.skipped;
+  stats_.dropped += taken.dropped;
+  if (taken.skipped > 0 && stats_.reasons.size() < kFirstReasons)
+    stats_.reasons.push_back(skip_reason(where_name, where_line(), taker_.reason()));
+}
+
+void Scanner::dropped_over_limit(const std::string& where_name, std::uint64_t line_no) {
+  ++stats_.skipped;
+  ++stats_.dropped;
+  if (stats_.reasons.size() < kFirstReasons)
+    stats_.reasons.push_back(skip_reason(where_name, line_no, over_limit_reason()));
 }
 
 void Scanner::scan_inputs(const std::vector<std::string>& paths) {
@@ -106,17 +174,23 @@ void Scanner::scan_inputs(const std::vector<std::string>& paths) {
     if (const auto file = reader->plain_file(); threads > 1 && file) {
       const std::uint64_t before = stats_.bytes;
       scan_in_chunks(*file, reader->name(),
-                     ChunkOptions{kMarker, options_.source_field, threads, options_.chunk_bytes, &options_.filter},
+                     ChunkOptions{kMarker, options_.source_field, threads, options_.chunk_bytes, &options_.filter,
+                                  options_.anchored},
                      fleet_, stats_);
       reader->check_still_named(stats_.bytes - before);
       continue;
     }
     std::string_view current;
     auto line_no = [&] { return reader->line_number(current); };
-    auto result = reader->for_each_marked(kMarker, [&](std::string_view line) {
-      current = line;
-      take(line, source, reader->name(), line_no);
-    });
+    auto result = reader->for_each_marked(
+        kMarker,
+        [&](std::string_view line) {
+          current = line;
+          take(line, source, reader->name(), line_no);
+        },
+        [&](std::uint64_t dropped_line, std::string_view head) {
+          if (meter_marker(head) == 0) dropped_over_limit(reader->name(), dropped_line);
+        });
     stats_.bytes += result.bytes;
     if (!result.problem.empty()) stats_.problems.push_back(result.problem);
     reader->check_still_named(result.bytes);

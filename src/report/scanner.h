@@ -34,7 +34,8 @@ struct HourSpan {
 struct ScanStats {
   std::uint64_t bytes = 0;            // text read (after inflating)
   std::uint64_t lines = 0;            // meter lines summed
-  std::uint64_t skipped = 0;          // meter lines that did not parse
+  std::uint64_t skipped = 0;          // meter lines not summed: malformed, cut or dropped (`dropped` of them)
+  std::uint64_t dropped = 0;          // meter lines cut by another line, over the line limit, or pieces of a split line
   std::vector<std::string> reasons;   // the first kFirstReasons: "file:line: reason"
   std::vector<std::string> problems;  // inputs that lost data (corrupt/truncated gzip)
   std::vector<std::string> warnings;  // nothing lost (e.g. a file named twice, read once)
@@ -53,36 +54,57 @@ struct ScanOptions {
   std::size_t chunk_bytes = 0;
   // The entries summed (filter.h); empty: all.
   EntryFilter filter{};
+  // Only a meter line whose marker starts the message counts (log_record.h).
+  bool anchored = false;
 };
 
-// The per-line work of every scan: finds the meter line in one log line and
-// adds it to a Fleet. One per thread.
+// The per-line work of every scan: finds the meter lines in one log line and
+// adds them to a Fleet. One per thread.
+//
+// A line that does not parse is skipped, and the scan reads on from the next
+// meter line's marker in the same log line (writers interleaved: a line cut
+// by another's whole line), unless anchored. A JSON string that ends in one
+// escaped newline (Docker's json-file) ends the line there. Pieces of a line
+// a runtime split (a CRI record flagged P, a Docker record without its "\n")
+// are dropped, never read cut.
 class LineTaker {
  public:
   // `filter`: nullptr or an empty filter sums every entry.
-  LineTaker(Fleet& fleet, const std::string& source_field, const EntryFilter* filter = nullptr)
-      : fleet_(fleet), source_field_(source_field), filter_(filter != nullptr && !filter->empty() ? filter : nullptr) {}
-  // `none` also for a meter line the filter keeps nothing of.
-  enum class Took { none, summed, skipped };
+  LineTaker(Fleet& fleet, const std::string& source_field, const EntryFilter* filter = nullptr, bool anchored = false)
+      : fleet_(fleet),
+        source_field_(source_field),
+        filter_(filter != nullptr && !filter->empty() ? filter : nullptr),
+        anchored_(anchored) {}
+  // What one log line gave: meter lines summed (a line the filter keeps
+  // nothing of is not), skipped (`dropped` of them: cut or pieces).
+  struct Taken {
+    std::uint32_t summed = 0, skipped = 0, dropped = 0;
+  };
   // `default_source`: the input's source id (unused with a source field);
   // `where_name`: the input's name (for the no-field source name).
-  Took take(std::string_view line, std::uint32_t default_source, std::string_view where_name);
-  // Why the last skipped line did not parse.
-  const std::string& reason() const { return reader_.reason(); }
+  Taken take(std::string_view line, std::uint32_t default_source, std::string_view where_name);
+  // Why the first line skipped by the last take() was (when it skipped one).
+  const std::string& reason() const { return reason_; }
   // The hours of every meter line taken that parsed, whether the filter kept any of it.
   const HourSpan& read() const { return read_; }
 
  private:
-  // One line read: filtered, then summed.
+  enum class Took { none, summed, skipped };
+  // The line the reader holds: its hour checked, filtered, then summed.
+  Took sum_read(std::string_view log_line, std::uint32_t default_source, std::string_view where_name);
   template <class Line>
   Took sum(const Line& read, std::string_view log_line, std::uint32_t default_source, std::string_view where_name);
+  void skip(Taken& taken, std::string_view why, bool dropped);
 
   Fleet& fleet_;
   const std::string& source_field_;
   const EntryFilter* filter_;
+  bool anchored_;
   LineReader reader_;
   std::tuple<CountLineView, BudgetLineView, AnswersLineView> kept_;  // the filtered line of each kind, reused
   HourSpan read_;
+  std::string reason_, hour_reason_;  // the first skip's; a line dated outside the years'
+  std::string unwrapped_;             // a line without its JSON string's final escaped newline
 };
 
 class Scanner {
@@ -100,16 +122,19 @@ class Scanner {
  private:
   void take(std::string_view line, std::uint32_t default_source, const std::string& where_name,
             const std::function<std::uint64_t()>& where_line);
+  void dropped_over_limit(const std::string& where_name, std::uint64_t line_no);
 
   Fleet& fleet_;
   ScanOptions options_;
-  LineTaker taker_{fleet_, options_.source_field, &options_.filter};
+  LineTaker taker_{fleet_, options_.source_field, &options_.filter, options_.anchored};
   ScanStats stats_;
   std::uint64_t memory_lines_ = 0;
 };
 
 // "file:line: reason", as the skipped-line summary lists them.
 std::string skip_reason(std::string_view where_name, std::uint64_t line_no, std::string_view reason);
+// Why a meter line over the line limit was not read.
+std::string over_limit_reason();
 
 // The string value at `key` of the JSON object in a log line (from its first
 // '{', so a `kubectl logs --prefix` prefix is skipped): the top-level key of

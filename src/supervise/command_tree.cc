@@ -26,24 +26,51 @@
 
 namespace forgemeter::supervise {
 
-std::optional<std::string> find_program(const std::string& name) {
-  auto usable = [](const std::string& p) {
-    struct stat st {};
-    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
-  };
-  if (name.find('/') != std::string::npos) return usable(name) ? std::optional(name) : std::nullopt;
+namespace {
+
+// Why the file at `p` cannot be exec'd; nullopt when it can, "" when there is none.
+std::optional<std::string> problem(const std::string& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return std::string();
+  if (S_ISDIR(st.st_mode)) return std::string("it is a directory");
+  if (!S_ISREG(st.st_mode)) return std::string("it is not a regular file");
+  if (::access(p.c_str(), X_OK) != 0) return std::string("it is not executable (permission denied)");
+  return std::nullopt;
+}
+
+// The PATH search of execvp: the first usable candidate, else the first
+// problem met (an existing file that cannot be run), else "" (none found).
+std::pair<std::optional<std::string>, std::string> search(const std::string& name) {
+  if (name.find('/') != std::string::npos) {
+    auto why = problem(name);
+    return why ? std::pair(std::optional<std::string>(), *why) : std::pair(std::optional(name), std::string());
+  }
   const char* path = std::getenv("PATH");
   std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::string first_problem;
   std::size_t at = 0;
   while (at <= dirs.size()) {
     std::size_t end = dirs.find(':', at);
     if (end == std::string::npos) end = dirs.size();
     std::string dir = dirs.substr(at, end - at);
     std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
-    if (usable(candidate)) return candidate;
+    auto why = problem(candidate);
+    if (!why) return {candidate, {}};
+    if (first_problem.empty() && !why->empty()) first_problem = candidate + ": " + *why;
     at = end + 1;
   }
-  return std::nullopt;
+  return {std::nullopt, first_problem};
+}
+
+}  // namespace
+
+std::optional<std::string> find_program(const std::string& name) { return search(name).first; }
+
+std::optional<Unrunnable> unrunnable(const std::string& name) {
+  auto [found, why] = search(name);
+  if (found) return std::nullopt;
+  if (why.empty()) return Unrunnable{127, name.find('/') != std::string::npos ? "no such file" : "not found on PATH"};
+  return Unrunnable{126, why};
 }
 
 namespace {
@@ -59,7 +86,7 @@ bool named(std::string_view kv, std::string_view key) {
 }  // namespace
 
 CommandTree::CommandTree(const std::vector<std::string>& argv, const Env& extra_env,
-                         const std::vector<std::string>& drop_env) {
+                         const std::vector<std::string>& drop_env, std::optional<SteadyTime> deadline) {
   if (argv.empty()) throw std::invalid_argument("CommandTree: no command given");
   auto program = find_program(argv[0]);
   if (!program)
@@ -113,18 +140,30 @@ CommandTree::CommandTree(const std::vector<std::string>& argv, const Env& extra_
     } while (got < 0 && errno == EINTR);
     if (got != 1) ::_exit(127);
     ::execve(program->c_str(), args.data(), envp.data());
-    ::_exit(127);
+    ::_exit(errno == ENOENT ? 127 : 126);  // as shells: gone since the check, or found but not runnable
   }
   ::setpgid(pid_, pid_);  // also here, so that signal() cannot race the child's own setpgid
   ::close(barrier[0]);
-  sentinel_ = start_sentinel(pid_, barrier[1]);
+  // The deadlines' pipe, made after CMD's fork so that CMD never holds it;
+  // the first deadline is in it before the sentinel (and so CMD) runs.
+  int deadlines[2];
+  if (::pipe2(deadlines, O_CLOEXEC | O_NONBLOCK) != 0) {
+    deadlines[0] = deadlines[1] = -1;
+    sentinel_ = -1;
+  } else {
+    deadline_fd_ = deadlines[1];
+    if (deadline) guard_until(*deadline);
+    sentinel_ = start_sentinel(pid_, barrier[1], deadlines[0]);
+  }
   const int sentinel_errno = errno;
   ::close(barrier[1]);  // CMD now starts once the sentinel wrote its byte, or gets EOF if it died
+  if (deadlines[0] >= 0) ::close(deadlines[0]);
   if (sentinel_ < 0) {
     ::kill(pid_, SIGKILL);
     reap();
     while (!status_ && ::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
     }
+    if (deadline_fd_ >= 0) ::close(deadline_fd_);
     throw StartError(fmt::format("cannot start the sentinel for '{}': {}", argv[0], std::strerror(sentinel_errno)));
   }
   pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
@@ -138,6 +177,7 @@ CommandTree::~CommandTree() {
     wait_for(std::chrono::milliseconds(5));
   }
   stop_sentinel();
+  if (deadline_fd_ >= 0) ::close(deadline_fd_);
   if (pidfd_ >= 0) ::close(pidfd_);
   if (wake_fd_ >= 0) ::close(wake_fd_);
 }
@@ -148,6 +188,15 @@ void CommandTree::stop_sentinel() {
   while (::waitpid(sentinel_, nullptr, 0) < 0 && errno == EINTR) {
   }
   sentinel_ = -1;
+}
+
+bool CommandTree::guard_until(SteadyTime deadline) {
+  const std::int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
+  ssize_t put;
+  do {
+    put = ::write(deadline_fd_, &ns, sizeof ns);  // one write of 8 bytes: atomic on a pipe
+  } while (put < 0 && errno == EINTR);
+  return put == static_cast<ssize_t>(sizeof ns);
 }
 
 void CommandTree::reap() {

@@ -11,7 +11,9 @@
 //    reaps them (no zombie under an init that never reaps keeps G alive), and
 //    a child of its own outside G is a process that left G: it is signalled
 //    one by one (with its own group when it leads one).
-//  * a sentinel (sentinel.h) SIGKILLs G when forgemeter dies, however.
+//  * a sentinel (sentinel.h) SIGKILLs G when forgemeter dies, however, and
+//    at the deadline last given to guard_until(), on its own: a stalled
+//    forgemeter (SIGSTOP) does not stretch the tree's life past it.
 // What escapes (README.md, lease run): after forgemeter is SIGKILLed, a
 // descendant that had left G (setsid, setpgid) survives; while forgemeter
 // runs, nothing does (short of a process it may not signal, e.g. setuid).
@@ -47,9 +49,12 @@ struct StartError : std::runtime_error {
 class CommandTree {
  public:
   using Env = std::vector<std::pair<std::string, std::string>>;
+  using SteadyTime = std::chrono::steady_clock::time_point;  // CLOCK_MONOTONIC, as the sentinel reads it
   // Starts argv (PATH search for argv[0]) with this process's environment,
-  // minus the variables named in `drop_env`, plus `extra_env`.
-  CommandTree(const std::vector<std::string>& argv, const Env& extra_env, const std::vector<std::string>& drop_env);
+  // minus the variables named in `drop_env`, plus `extra_env`; with a
+  // `deadline`, the sentinel SIGKILLs G then unless guard_until() moves it.
+  CommandTree(const std::vector<std::string>& argv, const Env& extra_env, const std::vector<std::string>& drop_env,
+              std::optional<SteadyTime> deadline = std::nullopt);
   ~CommandTree();  // SIGKILLs what is left of the tree, waits for it (at most 5 s), stops the sentinel
   CommandTree(const CommandTree&) = delete;
   CommandTree& operator=(const CommandTree&) = delete;
@@ -70,6 +75,11 @@ class CommandTree {
   bool guarded() const { return sentinel_ > 0; }
   // Makes a wait_for() in progress return early (from any thread).
   void wake();
+  // The sentinel SIGKILLs G at `deadline` (CLOCK_MONOTONIC), whatever this
+  // process does meanwhile, unless a later call moves it (earlier or later:
+  // the latest call holds). False when it could not be told (the pipe full:
+  // the deadline before holds).
+  bool guard_until(SteadyTime deadline);
 
  private:
   void reap();
@@ -81,12 +91,23 @@ class CommandTree {
   pid_t sentinel_ = -1;
   int pidfd_ = -1;
   int wake_fd_ = -1;
+  int deadline_fd_ = -1;  // the write end of the sentinel's deadlines
   std::optional<int> status_;
   bool group_gone_ = false;     // kill(-G, 0) said ESRCH: G's id is never used again
   bool children_known_ = true;  // /proc/self/task/*/children could be read
   int sig_ = 0;                 // the last signal() and who outside G got it
   std::vector<pid_t> told_;
 };
+
+// Why a command cannot be run, as shells, env and timeout exit: `code` 127
+// when it is not found, 126 when it is found but cannot be executed (a
+// directory, no execute permission); `why` says which, in words.
+struct Unrunnable {
+  int code;
+  std::string why;
+};
+// nullopt when find_program() finds `name`.
+std::optional<Unrunnable> unrunnable(const std::string& name);
 
 // Resolves `name` like execvp does (PATH search when it has no '/'); nullopt when absent.
 std::optional<std::string> find_program(const std::string& name);

@@ -210,7 +210,7 @@ TEST_CASE("bash completion: commands, options, files and the command after --") 
   CHECK(complete("''", 1) == "report\nlease\nfetch\n");
   CHECK(complete("lease ''", 2) == "run\nstatus\n");
   CHECK(complete("lease run --gr", 3) == "--grace\n");
-  CHECK(complete("report --for", 2) == "--format\n");
+  CHECK(complete("report --for", 2) == "--format\n--force\n");
   // an option that names its values offers them, not files
   CHECK(complete("report --format ''", 3) == "table\njson\ncsv\nhtml\n");
   CHECK(complete("report --by r", 3) == "replica\n");

@@ -253,3 +253,40 @@ TEST_CASE("a password on the command line: one warning line, and the password in
   CHECK(split.exit_code == 2);
   CHECK_FALSE(has(split.err, kPassword));
 }
+
+TEST_CASE("a password in --store: masked in `ps` of forgemeter and its sentinel; CMD inherits no store secret") {
+  PasswordServer* pw = server();
+  if (pw == nullptr) return;
+  TempDir dir;
+  const std::string seen = dir.file("seen"), port = std::to_string(pw->pg.port());
+  // CMD writes what `ps` shows of its parent and of its parent's children (itself and the
+  // sentinel), one line each, then the store's secret variables as it got them.
+  const std::string script =
+      "for p in $PPID $(cat /proc/$PPID/task/*/children); do tr '\\0' ' ' < /proc/$p/cmdline; echo; done > \"$1\"; "
+      "echo \"env [$FORGEMETER_STORE$PGPASSWORD$PGPASSFILE$ETCDCTL_PASSWORD$ETCDCTL_USER]\" >> \"$1\"";
+  const ProcessOptions env{.env = {{"FORGEMETER_STORE", pw->store(kPassword)},
+                                   {"PGPASSWORD", kPassword},
+                                   {"PGPASSFILE", dir.file("pgpass")},
+                                   {"ETCDCTL_PASSWORD", kPassword},
+                                   {"ETCDCTL_USER", "root:" + kPassword}}};
+  for (const std::vector<std::string>& store :
+       {std::vector<std::string>{"--store", pw->store(kPassword)},
+        std::vector<std::string>{"--store=postgresql://fm_pw:" + kPassword + "@127.0.0.1:" + port + "/postgres"}}) {
+    std::vector<std::string> argv{forgemeter_bin(), "lease", "run"};
+    argv.insert(argv.end(), store.begin(), store.end());
+    const std::vector<std::string> rest{"--name", lease_name(), "--ttl", "3s", "--", "sh", "-c", script, "sh", seen};
+    argv.insert(argv.end(), rest.begin(), rest.end());
+    auto r = run_process(argv, env);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::string shown = read_file(seen);
+    INFO(shown);
+    std::size_t ours = 0;  // forgemeter's line and its sentinel's
+    for (std::size_t at = shown.find("lease run"); at != std::string::npos; at = shown.find("lease run", at + 1))
+      ++ours;
+    CHECK(ours == 2);
+    CHECK_FALSE(has(shown, kPassword));
+    CHECK((has(shown, "password=*** ") || has(shown, "fm_pw:***@127.0.0.1")));
+    CHECK(has(shown, "env []\n"));
+  }
+}

@@ -60,11 +60,13 @@ FM_SUITE_PG_TEST(
 }
 
 FM_SUITE_PG_TEST(
-    "SIGTERM or SIGINT to forgemeter: the tree gets SIGTERM, SIGKILL after the grace; the lease goes only once none of "
+    "SIGTERM, SIGINT or SIGHUP to forgemeter: the tree gets SIGTERM, SIGKILL after the grace; the lease goes only once "
+    "none of "
     "it is left") {
   int sig = SIGTERM;
   SUBCASE("SIGTERM") {}
   SUBCASE("SIGINT (a Ctrl-C reaches forgemeter's group, not the tree's)") { sig = SIGINT; }
+  SUBCASE("SIGHUP (its terminal or ssh session closed)") { sig = SIGHUP; }
   TreeFleet fleet(*pg);
   Candidate& a = fleet.start("a", kChain);
   REQUIRE(fleet.await_workers(a, 3, kElect));
@@ -88,6 +90,33 @@ FM_SUITE_PG_TEST(
 
   REQUIRE(fleet.await_workers(b, 3, kElect));
   check_no_overlap(tree, b.beats());
+}
+
+FM_SUITE_PG_TEST(
+    "forgemeter stalled (SIGSTOP) past its TTL while another campaigns: the sentinel SIGKILLs its tree at D, before "
+    "the successor's tree starts") {
+  TreeFleet fleet(*pg);
+  Candidate& a = fleet.start("a", kChain);
+  REQUIRE(fleet.await_workers(a, 3, kElect));
+  Candidate& b = fleet.start("b", kChain);
+
+  kill(a.proc.pid, SIGSTOP);  // forgemeter alone: its tree runs on, and so does its sentinel
+  const std::int64_t stopped = mono_ns();
+  // The last renewal proven was sent at S < `stopped`: D = S + 2.5 s; the store lets the
+  // lease go at S + 3 s, so b's tree can start no earlier than T/6 = 500 ms after D.
+  REQUIRE(fleet.await_workers(b, 3, kElect));
+  REQUIRE(poll_ms([&] { return mono_ns() - stopped > ns(kTreeTtl + milliseconds(500)); }, kElect));  // a stall > TTL
+  auto tree = a.beats();
+  CHECK(alive_count(tree) == 0);  // gone while forgemeter is still stopped
+  kill(a.proc.pid, SIGCONT);
+  CHECK(fleet.wait(a, seconds(10)) == 1);  // the term ended under CMD
+  tree = a.beats();
+  MESSAGE("the stalled holder's tree beat last " << ms(latest_beat(tree) - stopped)
+                                                 << " ms after forgemeter was stopped (D < 2500 ms)");
+  CHECK(latest_beat(tree) - stopped <= ns(kTreeStepDown + milliseconds(100)));  // 100 ms for the kill
+  for (const auto& [pid, beats] : tree) CHECK_MESSAGE(!beats.term.has_value(), "worker " << pid << " got SIGTERM");
+  check_no_overlap(tree, b.beats());
+  CHECK(read_file(a.proc.err_path).find("SIGKILLed at the term's deadline") != std::string::npos);
 }
 
 FM_SUITE_PG_TEST("CMD exits while the workers it started run: they are stopped before the lease is released") {

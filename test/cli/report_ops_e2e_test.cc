@@ -125,8 +125,11 @@ TEST_CASE("--since and --until: an hour is kept when it overlaps [since, until)"
   CHECK(hours({"--until", "2026-09-30T15:00Z"}) == Hours{{"2026-09-30T15:00Z", "1350"}});
   CHECK(hours({"--until", "2026-09-30T14:00:01Z"}) == Hours{{"2026-09-30T15:00Z", "1350"}});
   CHECK(hours({"--until", "2026-09-30T14:00Z"}).empty());
-  CHECK(hours({"--since", "-1h"}) == Hours{{"2026-09-30T16:00Z", "410"}});
-  CHECK(hours({"--since", "-2h", "--until", "-1h"}) == Hours{{"2026-09-30T15:00Z", "1350"}});
+  // Relative bounds count back from --now (default: the clock, long after these logs).
+  CHECK(hours({"--since", "-1h", "--now", "2026-09-30T16:00Z"}) == Hours{{"2026-09-30T16:00Z", "410"}});
+  CHECK(hours({"--since", "-2h", "--until", "-1h", "--now", "2026-09-30T16:00Z"}) ==
+        Hours{{"2026-09-30T15:00Z", "1350"}});
+  CHECK(hours({"--since", "-1h", "--now", "2026-09-30T17:00Z"}).empty());
   CHECK(hours({"--since", "2026-09-30"}).size() == 2);
   auto bad = report(with({"--since", "yesterday"}));
   CHECK(bad.exit_code == 2);
@@ -273,13 +276,14 @@ TEST_CASE("--html FILE that cannot be written fails before the scan; an existing
   CHECK(r.err.find("cannot write '" + dir.path() + "': Is a directory") != std::string::npos);
   // Checked, not truncated: a scan that fails leaves an old page whole, and creates no new one.
   const std::string old_page = dir.file("old.html"), new_page = dir.file("new.html");
-  write_file(old_page, "the old page");
+  const std::string old_text = "<!DOCTYPE html>\n<title>forgemeter fleet report</title> the old page";
+  write_file(old_page, old_text);
   for (const std::string& page : {old_page, new_page}) {
     r = report({"--html", page, "/nonexistent/forgemeter.log"});
     CHECK(r.exit_code == 1);
     CHECK(r.err.find("cannot open '/nonexistent/forgemeter.log'") != std::string::npos);
   }
-  CHECK(read_file(old_page) == "the old page");
+  CHECK(read_file(old_page) == old_text);
   CHECK(access(new_page.c_str(), F_OK) != 0);
   // A path that can be written is written, over the old page.
   r = report(with({"--html", old_page}));

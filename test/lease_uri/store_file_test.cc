@@ -68,6 +68,17 @@ TEST_CASE("--store-file: the first line, trimmed; a file open to others is refus
   CHECK(refusal([] { resolve_store(StoreSource{.store_file = "/nonexistent/fm"}); }).first == Kind::refused);
 }
 
+TEST_CASE("--store-file on a directory or a device says what it is, not which mode to give it") {
+  for (const auto& [path, kind] : {std::pair<std::string, std::string>{"/tmp", "a directory"},
+                                   std::pair<std::string, std::string>{"/dev/null", "a character device"}}) {
+    CAPTURE(path);
+    const auto [refused, what] = refusal([&] { resolve_store(StoreSource{.store_file = path}); });
+    CHECK(refused == Kind::refused);
+    CHECK(what.find("--store-file " + path + ": it is " + kind + ", not a file") != std::string::npos);
+    CHECK(what.find("chmod") == std::string::npos);
+  }
+}
+
 TEST_CASE("--store first, then --store-file, then FORGEMETER_STORE; none is a usage error") {
   ::setenv("FORGEMETER_STORE", " memory: ", 1);
   CHECK(resolve_store(StoreSource{}) == "memory:");

@@ -39,7 +39,7 @@ struct Seen {
 };
 
 std::vector<Seen> scan(const std::string& text, std::size_t from, BlockScan o, std::size_t most,
-                       std::string* passed = nullptr) {
+                       std::string* passed = nullptr, std::vector<std::uint64_t>* dropped = nullptr) {
   TextSource source(text, from, most);
   std::vector<char> buffer;
   std::vector<Seen> seen;
@@ -50,7 +50,10 @@ std::vector<Seen> scan(const std::string& text, std::size_t from, BlockScan o, s
       [&](std::string_view line, std::uint64_t offset) {
         seen.push_back({std::string(line), from + offset});
       },
-      on_passed);
+      on_passed,
+      [&](std::uint64_t offset, std::string_view) {
+        if (dropped != nullptr) dropped->push_back(from + offset);
+      });
   return seen;
 }
 
@@ -114,19 +117,42 @@ TEST_CASE("pieces cut anywhere read every line exactly once, in order") {
     }
 }
 
-TEST_CASE("a line longer than max_line is cut at max_line bytes, the same in pieces; its rest is dropped") {
+TEST_CASE("a meter line over max_line is dropped and said, never read cut; the scan reads on from the next marker") {
   const std::string endless = "forge " + std::string(100, 'y') + " forge again";
   const std::string text = "forge one\n" + endless + "\nforge three\n" + endless;
   const BlockScan o{.block = 8, .max_line = 40};
-  const auto whole = scan(text, 0, o, 9);
-  REQUIRE(whole.size() == 4);
-  CHECK(whole[0] == Seen{"forge one", 0});
-  CHECK(whole[1] == Seen{endless.substr(0, 40), 10});
-  CHECK(whole[2] == Seen{"forge three", 10 + endless.size() + 1});
-  CHECK(whole[3].line == endless.substr(0, 40));  // the unterminated last line too
+  std::vector<std::uint64_t> dropped;
+  const auto whole = scan(text, 0, o, 9, nullptr, &dropped);
+  const std::size_t second = 10, fourth = 10 + endless.size() + 1 + 12;
+  CHECK(whole == std::vector<Seen>{{"forge one", 0},
+                                   {"forge again", second + 107},
+                                   {"forge three", second + endless.size() + 1},
+                                   {"forge again", fourth + 107}});  // the unterminated last line too
+  CHECK(dropped == std::vector<std::uint64_t>{second, fourth});
   for (std::size_t size : {1u, 5u, 11u, 30u, 60u, 200u}) {
     CAPTURE(size);
     CHECK(scan_in_pieces(text, size, o, 9) == whole);
+  }
+}
+
+TEST_CASE("a junk prefix over max_line: the meter line after it is read from its marker, nothing dropped") {
+  const std::string junk = std::string(100, 'j');
+  const std::string text = "forge one\n" + junk + "forge two\nforge three\n" + junk + "xx forge four";
+  for (std::size_t block : {3u, 8u, 64u}) {
+    CAPTURE(block);
+    std::vector<std::uint64_t> dropped;
+    std::string passed;
+    const auto whole = scan(text, 0, BlockScan{.block = block, .max_line = 40}, 7, &passed, &dropped);
+    CHECK(passed == text);
+    CHECK(dropped.empty());
+    REQUIRE(whole.size() == 4);
+    CHECK(whole[1] == Seen{"forge two", 10 + junk.size()});
+    CHECK(whole[2].line == "forge three");
+    CHECK(whole[3] == Seen{"forge four", text.size() - 10});  // from its marker: "xx " was passed over
+    for (std::size_t size : {1u, 5u, 11u, 30u, 60u, 200u}) {
+      CAPTURE(size);
+      CHECK(scan_in_pieces(text, size, BlockScan{.block = block, .max_line = 40}, 7) == whole);
+    }
   }
 }
 

@@ -26,11 +26,12 @@ std::vector<int> endings(const std::vector<FleetHour>& hours) {
   return out;
 }
 
-std::vector<int> kept(const char* since, const char* until) {
+// The hours ending 12:00Z … 17:00Z kept at `now` (default: the end of the last one).
+std::vector<int> kept(const char* since, const char* until, sys_seconds now = kDay + 17h) {
   HourRange range;
   if (since != nullptr) range.since = parse_time_bound(since);
   if (until != nullptr) range.until = parse_time_bound(until);
-  return endings(within(hours_ending({12, 13, 15, 16, 17}), range));
+  return endings(within(hours_ending({12, 13, 15, 16, 17}), range, now));
 }
 
 }  // namespace
@@ -74,12 +75,48 @@ TEST_CASE("within(): an hour is kept when it overlaps [since, until)") {
   CHECK(kept("2026-09-30T14:30Z", nullptr) == std::vector<int>{15, 16, 17});  // the hour holding since is
   CHECK(kept(nullptr, "2026-09-30T15:00Z") == std::vector<int>{12, 13, 15});  // the hour starting at until is not
   CHECK(kept(nullptr, "2026-09-30T14:00:01Z") == std::vector<int>{12, 13, 15});
-  CHECK(kept("-2h", nullptr) == std::vector<int>{16, 17});  // the last two hours of the input
+  CHECK(kept("-2h", nullptr) == std::vector<int>{16, 17});  // the last two hours before now
   CHECK(kept("-5h", "-1h") == std::vector<int>{13, 15, 16});
   CHECK(kept("2026-09-30T17:00Z", nullptr).empty());
   // A fraction past the hour's start: the hour starting at 15:00Z overlaps [.., 15:00:00.5Z).
   CHECK(kept(nullptr, "2026-09-30T15:00:00.5Z") == std::vector<int>{12, 13, 15, 16});
   CHECK(kept("2026-09-30T17:00+02:00", nullptr) == std::vector<int>{16, 17});  // 15:00Z
+}
+
+TEST_CASE("relative bounds count back from now, not from the input's last hour") {
+  // A replica that stopped logging at 17:00Z: an hour later its last hour is no longer "the last hour".
+  CHECK(kept("-1h", nullptr, kDay + 18h).empty());
+  CHECK(kept("-2h", nullptr, kDay + 18h) == std::vector<int>{17});
+  CHECK(kept("-6h", "-2h", kDay + 18h) == std::vector<int>{13, 15, 16});
+  CHECK(kept("-1h", nullptr, kDay + 16h + 30min) == std::vector<int>{16, 17});  // the hour in progress too
+}
+
+TEST_CASE("no instant wraps: a century before an early --now stops at the earliest instant; any hour compares") {
+  const auto century = parse_time_bound("-876000h");
+  REQUIRE(century);
+  const sys_seconds early = sys_days{1680y / 1 / 1};
+  CHECK(century->resolve(early) == BoundInstant::min());
+  CHECK(century->resolve(kDay) == BoundInstant(kDay - 876000h));
+  // An hour far past what nanoseconds hold is compared in seconds, never converted.
+  std::vector<FleetHour> hours = hours_ending({12});
+  hours.emplace_back().hour_ending = sys_days{9000y / 1 / 1};
+  HourRange since;
+  since.since = parse_time_bound("2026-09-30T15:00Z");
+  CHECK(within(hours, since, kDay).size() == 1);
+  CHECK(within(hours, since, kDay).front().hour_ending == sys_days{9000y / 1 / 1});
+  HourRange until;
+  until.until = parse_time_bound("2026-09-30T15:00Z");
+  CHECK(within(hours, until, kDay).size() == 1);
+  CHECK(within(hours, until, kDay).front().hour_ending == kDay + 12h);
+}
+
+TEST_CASE("the years a line's hour may be in: 1970 to 2261") {
+  CHECK(hour_in_years(kDay));
+  CHECK(hour_in_years(sys_days{1970y / 1 / 1}));
+  CHECK(hour_in_years(sys_days{2261y / 12 / 31} + 23h));
+  CHECK(!hour_in_years(sys_days{2262y / 1 / 1}));
+  CHECK(!hour_in_years(sys_days{1969y / 12 / 31} + 23h));
+  CHECK(!hour_in_years(sys_days{9999y / 1 / 1}));
 }
 
 TEST_CASE("never_overlaps(): since not before until, when both are instants or both relative") {

@@ -61,7 +61,7 @@ TEST_CASE("a file truncated after it was opened: the read fails naming the file 
   auto reader = LogReader::open(path);
   REQUIRE(reader->plain_file());
   REQUIRE(::truncate(path.c_str(), 1000) == 0);  // copytruncate, at the worst moment
-  const auto why = failure_of([&] { reader->for_each_marked("forge ", [](std::string_view) {}); });
+  const auto why = failure_of([&] { reader->for_each_marked("forge ", [](std::string_view) {}, {}); });
   CHECK(why.find("'" + path + "' shrank while it was read: it ends at byte 1000") != std::string::npos);
   CHECK(why.find("held " + std::to_string(text.size()) + " bytes") != std::string::npos);
 }
@@ -71,7 +71,7 @@ TEST_CASE("a file renamed over while it was read: an error, not the old file's t
   const auto path = dir.file("app.log", lines(10));
   const auto newer = dir.file("app.log.new", lines(3));
   auto reader = LogReader::open(path);
-  reader->for_each_marked("forge ", [](std::string_view) {});
+  reader->for_each_marked("forge ", [](std::string_view) {}, {});
   std::filesystem::rename(newer, path);
   const auto why = failure_of([&] { reader->check_still_named(1234); });
   CHECK(why.find("'" + path + "' was replaced while it was read (noticed at byte 1234") != std::string::npos);

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "supervise/command_tree.h"
@@ -172,6 +173,44 @@ TEST_CASE("the sentinel SIGKILLs the tree's group when the supervisor is SIGKILL
   // Orphans of the supervisor that came to this process (a subreaper since the tests above).
   while (::waitpid(-1, nullptr, WNOHANG) > 0) {
   }
+}
+
+TEST_CASE("the sentinel SIGKILLs the group at the deadline on its own; guard_until() moves the deadline") {
+  TempDir dir;
+  // D 600 ms ahead; this process (the supervisor) signals nothing and does not even reap until the check.
+  const auto d1 = steady_clock::now() + milliseconds(600);
+  CommandTree tree(chain(dir, {"linger=60000", "linger=60000"}), {}, {}, d1);
+  auto beats = await_workers(dir, 2);
+  REQUIRE(beats.size() == 2);
+  SUBCASE("the deadline holds") {}
+  SUBCASE("a later deadline, told before the first passes") {
+    const auto d2 = d1 + milliseconds(600);
+    REQUIRE(tree.guard_until(d2));
+    std::this_thread::sleep_until(d1 + milliseconds(200));  // a timing check: past D1, short of D2
+    CHECK(alive_count(read_heartbeats(dir.path())) == 2);
+    beats = read_heartbeats(dir.path());
+    CHECK(latest_beat(beats) > duration_cast<nanoseconds>(d1.time_since_epoch()).count());
+    REQUIRE(fmtest::eventually([&] { return alive_count(beats) == 0; }, seconds(10)));
+    beats = read_heartbeats(dir.path());
+    // SIGKILL, not SIGTERM: no worker stamped TERM; the last beat within 5 ms (a beat's period) + 100 ms of D2.
+    MESSAGE("last beat " << (latest_beat(beats) - duration_cast<nanoseconds>(d2.time_since_epoch()).count()) / 1e6
+                         << " ms after D2");
+    CHECK(latest_beat(beats) <= duration_cast<nanoseconds>((d2 + milliseconds(100)).time_since_epoch()).count());
+    CHECK(termed_count(beats) == 0);
+    REQUIRE(await_empty(tree));
+    CHECK(tree.status() == 128 + SIGKILL);
+    return;
+  }
+  REQUIRE(fmtest::eventually([&] { return alive_count(beats) == 0; }, seconds(10)));
+  beats = read_heartbeats(dir.path());
+  const std::int64_t d1_ns = duration_cast<nanoseconds>(d1.time_since_epoch()).count();
+  MESSAGE("the workers' last beat came " << (latest_beat(beats) - d1_ns) / 1e6 << " ms after D (5 ms beats)");
+  CHECK(latest_beat(beats) >= d1_ns - 10'000'000);   // they ran until D (a beat every 5 ms, 10 ms margin) ...
+  CHECK(latest_beat(beats) <= d1_ns + 100'000'000);  // ... and no longer (100 ms margin for a loaded machine)
+  CHECK(termed_count(beats) == 0);
+  REQUIRE(await_empty(tree));
+  CHECK(tree.status() == 128 + SIGKILL);
+  CHECK(tree.guarded());  // the sentinel waits on after the kill
 }
 
 TEST_CASE("a program that cannot be run is a StartError; find_program searches PATH as execvp") {

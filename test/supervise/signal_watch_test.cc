@@ -1,4 +1,4 @@
-// SignalWatch: SIGINT and SIGTERM sent to the process reach its callback on
+// SignalWatch: SIGINT, SIGTERM and SIGHUP sent to the process reach its callback on
 // the watch's thread, outside any signal handler.
 #include <doctest/doctest.h>
 #include <signal.h>
@@ -13,7 +13,7 @@
 
 using forgemeter::supervise::SignalWatch;
 
-TEST_CASE("SIGTERM and SIGINT to the process reach the callback, in order, once each") {
+TEST_CASE("SIGTERM, SIGINT and SIGHUP to the process reach the callback, in order, once each") {
   std::mutex mu;
   std::vector<int> got;
   {
@@ -31,6 +31,11 @@ TEST_CASE("SIGTERM and SIGINT to the process reach the callback, in order, once 
       std::lock_guard lock(mu);
       return got.size() == 2;
     }));
+    ::kill(::getpid(), SIGHUP);  // a terminal hung up: by default it would end the process here
+    REQUIRE(fmtest::eventually([&] {
+      std::lock_guard lock(mu);
+      return got.size() == 3;
+    }));
   }
-  CHECK(got == std::vector<int>{SIGTERM, SIGINT});
+  CHECK(got == std::vector<int>{SIGTERM, SIGINT, SIGHUP});
 }

@@ -13,6 +13,7 @@
 
 #include "cli/command.h"
 #include "cli/errors.h"
+#include "cli/lease/duration_arg.h"
 #include "cli/lease/say.h"
 #include "cli/lease/status.h"
 #include "cli/lease/store_options.h"
@@ -33,20 +34,8 @@ using core_detail::duration_text;
 using lease_uri::check_store_kind;
 using lease_uri::open_store;
 using lease_uri::require_workable_store;
-using supervise::find_program;
 using supervise::SignalWatch;
-
-// A duration option: any form duration_text() prints, in [min, max].
-Duration duration_arg(std::string_view text, std::string_view option, Duration min = std::chrono::milliseconds(1),
-                      Duration max = std::chrono::hours(100'000)) {
-  const auto d = core_detail::parse_duration(text);
-  if (!d || *d < min || *d > max)
-    throw UsageError(
-        fmt::format("{} wants a duration from {} to {} written like 90s, 1m30s, 1.5s, 250ms or 1h "
-                    "(got '{}')",
-                    option, duration_text(min), duration_text(max), text));
-  return *d;
-}
+using supervise::unrunnable;
 
 // `lease run` names a lease as a service's elect() names it after its lane:
 // one rule for both (forgemeter/lane.h), so the two can share a lease.
@@ -65,8 +54,8 @@ struct RunArgs {
   std::vector<std::string> cmd;
 };
 
-// SIGINT/SIGTERM (taken on a thread of their own: construct before any
-// thread starts) go to the tree's supervisor while CMD runs, else stop the campaign.
+// SIGINT/SIGTERM/SIGHUP (taken on a thread of their own: construct before
+// any thread starts) go to the tree's supervisor while CMD runs, else stop the campaign.
 void on_signal(Supervision& s, int sig) {
   std::lock_guard lock(s.mu);
   if (s.signal == 0) s.signal = sig;
@@ -94,9 +83,10 @@ int run_lease(const RunArgs& a) {
                     "--grace or a longer --ttl",
                     a.grace, duration_text(spec.ttl / 6)));
   if (auto why = check_campaign_spec(spec)) throw UsageError(*why);
-  if (!find_program(a.cmd.at(0)))
-    throw CommandError(
-        fmt::format("cannot run '{}': not found or not executable; check the command and PATH", a.cmd[0]));
+  if (const auto no = unrunnable(a.cmd.at(0))) {  // exit 127 or 126, as env, timeout and shells
+    say(fmt::format("cannot run '{}': {}; check the command and PATH", a.cmd[0], no->why));
+    return no->code;
+  }
   check_store_kind(store_text);
   const auto check_bound = std::min<Duration>(std::chrono::seconds(10), spec.ttl / 3);
   require_workable_store(store_text, std::chrono::duration_cast<std::chrono::milliseconds>(check_bound),
@@ -139,12 +129,12 @@ void add_lease(CLI::App& root, Action& action) {
       "so a service's elect() on that lane shares the lease.\n"
       "CMD gets FORGEMETER_LEASE_NAME, FORGEMETER_LEASE_OWNER and FORGEMETER_LEASE_TERM (the fencing token).\n"
       "CMD and every process it starts are one tree: when the term ends the tree gets SIGTERM, then SIGKILL\n"
-      "after --grace, before the store could hand the lease on; SIGINT/SIGTERM to forgemeter stop it the same way; "
-      "when\n"
-      "CMD exits, what is left of its tree is stopped the same way; the lease is released once none of it is\n"
-      "left. If forgemeter dies, the tree's process group is SIGKILLed. Exit: CMD's status when it exits by\n"
-      "itself (or after SIGINT/SIGTERM); 1 when the term ended under it, the store refuses the\n"
-      "configuration, or nothing could run; 2 usage.");
+      "after --grace, before the store could hand the lease on; SIGINT/SIGTERM/SIGHUP to forgemeter stop it\n"
+      "the same way; when CMD exits, what is left of its tree is stopped the same way; the lease is released\n"
+      "once none of it is left. If forgemeter dies, or stalls past the term's deadline, a sentinel process\n"
+      "SIGKILLs the tree's process group. Exit: CMD's status when it exits by itself (or after\n"
+      "SIGINT/SIGTERM/SIGHUP); 1 when the term ended under it or the store refuses the configuration;\n"
+      "127 when CMD is not found, 126 when it cannot be executed; 2 usage.");
   add_store_options(*run, a->store);
   run->add_option("NAME,--name", a->name, "the lease's name, e.g. merge-gate-sweeper (named like a lane)")
       ->required()

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/errors.h"
+#include "cli/lease/duration_arg.h"
 #include "cli/lease/store_options.h"
 #include "core/duration_text.h"
 #include "core/output.h"
@@ -30,7 +31,7 @@ namespace {
 
 struct StatusArgs {
   StoreOptions store;
-  std::string name;
+  std::string name, timeout = "10s";
   bool json = false;
 };
 
@@ -51,16 +52,20 @@ std::string status_json(const std::string& name, const LeaseState& r, bool held,
 }
 
 int run_status(const StatusArgs& a) {
+  const Duration timeout = duration_arg(a.timeout, "--timeout", std::chrono::milliseconds(1), std::chrono::hours(1));
+  const Clock& clock = system_clock();
+  const SteadyTime until = clock.steady_now() + timeout;  // one bound for the check and the question
   const std::string store_text = cli::store_text(a.store);
   check_store_kind(store_text);
-  require_workable_store(store_text, std::chrono::seconds(10), /*would_retry=*/false);
+  require_workable_store(store_text, std::chrono::ceil<std::chrono::milliseconds>(timeout), /*would_retry=*/false);
   auto store = open_store(store_text);
-  const Clock& clock = system_clock();
-  LeaseState r = store->inspect(a.name, Deadline::after(clock, std::chrono::seconds(10)));
+  LeaseState r = store->inspect(a.name, Deadline{&clock, until});
   if (r.status == LeaseState::Status::invalid) throw UsageError(r.error);
+  // Not "did not answer": the store may have answered with a record it cannot read.
   if (!r.answered())
-    throw CommandError(
-        scrub(fmt::format("the lease store did not answer: {}; check the store and the server", r.error)));
+    throw CommandError(scrub(fmt::format(
+        "cannot read the lease from the store: {}; check the store and the server (the bound: --timeout {})", r.error,
+        duration_text(timeout))));
   const bool held = r.status == LeaseState::Status::held;
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(r.expiry - clock.now()).count();
   std::string out;
@@ -85,10 +90,14 @@ int run_status(const StatusArgs& a) {
 void add_lease_status(CLI::App& lease, Action& action) {
   auto a = std::make_shared<StatusArgs>();
   CLI::App* cmd = lease.add_subcommand(
-      "status", "Print a lease's holder, expiry and term (or that it is free). Exit 1 when the store does not answer.");
+      "status",
+      "Print a lease's holder, expiry and term (or that it is free). Exit 1 when the store does not answer\n"
+      "within --timeout (or answers what cannot be read).");
   add_store_options(*cmd, a->store);
   cmd->add_option("NAME", a->name, "the lease's name")->required();
   cmd->add_flag("--json", a->json, "one JSON object: name, held, holder, expiry, expires_in_ms, expired, term");
+  cmd->add_option("--timeout", a->timeout,
+                  "how long the store may take, its check and the question together (default 10s, at most 1h)");
   cmd->callback([a, &action] { action = [a] { return with_store_errors([&] { return run_status(*a); }); }; });
 }
 

@@ -24,8 +24,9 @@ std::string store_text(const StoreOptions& o) {
   std::string store = lease_uri::resolve_store(o);
   if (!o.store.empty() && !lease_uri::store_passwords(o.store).empty())
     std::fputs(
-        "forgemeter: warning: --store carries a password, visible to other users in `ps` and kept in shell "
-        "history; use FORGEMETER_STORE, --store-file FILE or PGPASSFILE (~/.pgpass, PostgreSQL) instead\n",
+        "forgemeter: warning: --store carries a password, visible to other users in `ps` until forgemeter "
+        "masks it and kept in shell history; use FORGEMETER_STORE, --store-file FILE or PGPASSFILE (~/.pgpass, "
+        "PostgreSQL) instead\n",
         stderr);
   return store;
 }

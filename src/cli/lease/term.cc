@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -19,8 +20,18 @@ using supervise::CommandTree;
 
 namespace {
 
+// The store and its credentials are ours, not CMD's: the variables that hold
+// a password (libpq's PGPASSWORD, etcdctl's ETCDCTL_PASSWORD and its
+// ETCDCTL_USER=user:password) or name the file that does (PGPASSFILE) are
+// not passed on. Others (PGHOST, PGUSER, PGSSLKEY, …) name no secret.
+const std::vector<std::string> kStoreSecrets{"FORGEMETER_STORE", "PGPASSWORD", "PGPASSFILE", "ETCDCTL_PASSWORD",
+                                             "ETCDCTL_USER"};
+
 std::string signame(int sig) {
-  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : fmt::format("signal {}", sig);
+  return sig == SIGINT    ? "SIGINT"
+         : sig == SIGTERM ? "SIGTERM"
+         : sig == SIGHUP  ? "SIGHUP"
+                          : fmt::format("signal {}", sig);
 }
 
 }  // namespace
@@ -35,7 +46,7 @@ void serve_term(Term& term, Supervision& s, const TermPlan& p) {
         CommandTree::Env{{"FORGEMETER_LEASE_NAME", p.name},
                          {"FORGEMETER_LEASE_OWNER", p.owner},
                          {"FORGEMETER_LEASE_TERM", std::to_string(term.number())}},
-        std::vector<std::string>{"FORGEMETER_STORE"});  // the store (and its password) is ours, not CMD's
+        kStoreSecrets, term.deadline());  // the sentinel SIGKILLs the tree at D unless told a later one
     s.tree = tree.get();
     s.ran = true;
   }
@@ -58,8 +69,10 @@ void serve_term(Term& term, Supervision& s, const TermPlan& p) {
     say(fmt::format("{}: {}: {} to {}'s process tree, SIGKILL in {} if any of it still runs", lease, why, signame(sig),
                     what, duration_text(std::max<Duration>(kill_at - now, Duration::zero()))));
   };
+  SteadyTime guarded = term.deadline();  // the last D the sentinel was told
   for (;;) {
     const SteadyTime now = clock.steady_now();
+    if (!term_ended && term.deadline() > guarded && tree->guard_until(term.deadline())) guarded = term.deadline();
     int forward = 0;
     {
       std::lock_guard lock(s.mu);
@@ -88,10 +101,16 @@ void serve_term(Term& term, Supervision& s, const TermPlan& p) {
       }
       if (tree->empty()) break;
     }
-    const SteadyTime next = stopping ? std::min(kill_at, now + std::chrono::milliseconds(10)) : term.deadline() - grace;
+    // Awake at least every `grace` (and 100 ms): a renewal proven before
+    // D − grace reaches the sentinel before D.
+    const SteadyTime next = stopping ? std::min(kill_at, now + std::chrono::milliseconds(10))
+                                     : std::min(term.deadline() - grace, now + grace);
     tree->wait_for(std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(next - now),
                               std::chrono::milliseconds(1), std::chrono::milliseconds(100)));
   }
+  if (!killed && tree->status() == 128 + SIGKILL && clock.steady_now() >= guarded)
+    say(fmt::format("{}: {} was SIGKILLed at the term's deadline, by the sentinel if forgemeter was stalled past it",
+                    lease, what));
   if (!tree->guarded())
     say(fmt::format("{}: warning: the sentinel was killed; the tree was unguarded against forgemeter's death", lease));
   std::lock_guard lock(s.mu);

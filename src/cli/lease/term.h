@@ -7,10 +7,12 @@
 // ended it:
 //   * the term ending (refused, or D − grace reached): SIGTERM to the tree,
 //     SIGKILL `grace` later (by D when on time);
-//   * SIGINT/SIGTERM to forgemeter: that signal to the tree, SIGKILL `grace`
-//     later (sooner if the term ends meanwhile, as above);
+//   * SIGINT/SIGTERM/SIGHUP to forgemeter: SIGTERM to the tree, SIGKILL
+//     `grace` later (sooner if the term ends meanwhile, as above);
 //   * CMD exiting while other processes of its tree run: SIGTERM to them,
 //     SIGKILL `grace` later (sooner if the term ends meanwhile).
+// Meanwhile each proven deadline D goes to the tree's sentinel, which
+// SIGKILLs the tree at D on its own if this process stalls (SIGSTOP).
 #pragma once
 
 #include <mutex>
@@ -29,7 +31,7 @@ namespace forgemeter::cli {
 struct Supervision {
   std::mutex mu;
   supervise::CommandTree* tree = nullptr;  // while the tree runs
-  int signal = 0;                          // the first SIGINT/SIGTERM received
+  int signal = 0;                          // the first SIGINT/SIGTERM/SIGHUP received
   int to_forward = 0;                      // the latest one, not yet sent to the tree
   std::stop_source campaign;
   bool ran = false;

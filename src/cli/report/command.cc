@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -15,6 +16,7 @@
 #include "cli/command.h"
 #include "cli/errors.h"
 #include "cli/number_arg.h"
+#include "cli/report/outputs.h"
 #include "core/duration_text.h"
 #include "core/terminal_text.h"
 #include "forgemeter/lane.h"
@@ -52,6 +54,7 @@ struct ReportArgs {
   std::vector<std::string> lanes, hosts;
   std::vector<std::uint64_t> installations;
   bool fail_on_exhausted = false;
+  bool strict = false, anchored = false, force = false;
   std::string burst_within = "10m";
   bool format_given = false;
   bool html_given = false, source_field_given = false;  // an empty value is no value
@@ -72,7 +75,7 @@ TimeBound time_bound(const std::string& option, const std::string& text) {
   if (auto b = parse_time_bound(text)) return *b;
   throw UsageError(
       fmt::format("{} '{}' is no instant: give 2026-09-30T15:00Z, 2026-09-30T15:00:00.5Z, 2026-09-30T17:00+02:00, "
-                  "2026-09-30, or a duration before the end of the last hour seen like -6h or -1h30m",
+                  "2026-09-30, or a duration before --now (default: the clock) like -6h or -1h30m",
                   option, text));
 }
 
@@ -101,8 +104,8 @@ std::string filters_text(const ReportArgs& a) {
 
 // Meter lines were read and the filters kept none: said on stderr, so that
 // the table does not claim the logs are empty and JSON and CSV stay what a
-// parser expects (no object; the header). Still exit 0: an empty window is
-// no failure for cron.
+// parser expects (no object; the header). Exit 0 (an empty window is no
+// failure for cron), 1 under --strict.
 void say_filtered_out(const ReportArgs& a, const HourSpan& read) {
   const std::string held =
       *read.first == *read.last
@@ -115,15 +118,29 @@ void say_filtered_out(const ReportArgs& a, const HourSpan& read) {
 }
 
 // The files written at the end are opened at the start too: an unwritable
-// one fails before the scan, not after the table.
-void check_outputs(const ReportArgs& a) {
+// one fails before the scan, not after the table; one that is an input, or a
+// file a report did not write (without --force), is refused (outputs.h).
+void check_outputs(const ReportArgs& a, const std::vector<std::string>& inputs) {
   if (a.html_given && a.html.empty()) throw UsageError("--html needs a file name ('-': stdout)");
   if (a.source_field_given && a.source_field.empty()) throw UsageError("--source-field needs a key name");
-  if (!a.html.empty() && a.html != "-") check_writable(a.html);
+  check_stdout_output(inputs);
+  if (!a.html.empty() && a.html != "-") {
+    check_output_file("--html", a.html, inputs, a.force);
+    check_writable(a.html);
+  }
+}
+
+// --strict: what makes the report incomplete or empty, or nullopt.
+std::optional<std::string> strict_failure(const ReportData& data) {
+  if (data.stats.skipped > 0)
+    return fmt::format("{} meter line{} skipped or dropped (see above)", data.stats.skipped,
+                       data.stats.skipped == 1 ? " was" : "s were");
+  if (data.hours.empty()) return std::string("no hour to report");
+  return std::nullopt;
 }
 
 ScanOptions scan_options(const ReportArgs& a) {
-  ScanOptions so{a.source_field, a.threads, a.chunk_bytes, {}};
+  ScanOptions so{a.source_field, a.threads, a.chunk_bytes, {}, a.anchored};
   for (const std::string& lane : a.lanes) {  // a name no line can hold would match nothing, silently
     if (lane == "other") continue;
     if (auto why = Lane::check(lane)) throw UsageError(fmt::format("--lane '{}': {}", lane, *why));
@@ -162,18 +179,19 @@ int run_report(const ReportArgs& a) {
   const HourRange range = hour_range(a);
   const Instant now = report_now(a);
   const auto burst = burst_within(a);
-  check_outputs(a);
+  const std::vector<std::string> inputs = a.files.empty() ? std::vector<std::string>{"-"} : a.files;
+  check_outputs(a, inputs);
   FleetOptions fo;
   if (a.budget > 0) fo.budget = a.budget;
   Fleet fleet(fo);
   Scanner scanner(fleet, scan_options(a));
-  scanner.scan_inputs(a.files.empty() ? std::vector<std::string>{"-"} : a.files);
+  scanner.scan_inputs(inputs);
   if (const auto hour = fleet.overflowed())
     throw CommandError(
         fmt::format("the sums of the hour ending {} pass 2^64-1 (18446744073709551615): no real log holds "
                     "that many requests; check the inputs",
                     hour_text(*hour)));
-  ReportData data{within(fleet.hours(), range), fleet.source_names(), scanner.stats(), now, burst};
+  ReportData data{within(fleet.hours(), range, now), fleet.source_names(), scanner.stats(), now, burst};
   const View view = a.by == "replica" ? View::replica : View::hour;
   const std::string format = html_to_stdout ? "html" : a.format;
   const bool filtered_out = data.hours.empty() && data.stats.read.first;
@@ -183,8 +201,12 @@ int run_report(const ReportArgs& a) {
   std::string skipped = render_skipped(data.stats);
   if (!skipped.empty()) std::fputs(skipped.c_str(), stderr);
   int code = kExitOk;
+  const auto strict = a.strict ? strict_failure(data) : std::nullopt;
   if (!data.stats.problems.empty()) {
     std::fputs("forgemeter: some input was lost (see above); the report covers what could be read\n", stderr);
+    code = kExitFailure;
+  } else if (strict) {
+    std::fputs(fmt::format("forgemeter: --strict: {}\n", *strict).c_str(), stderr);
     code = kExitFailure;
   } else if (a.fail_on_exhausted &&
              std::any_of(data.hours.begin(), data.hours.end(), [](const FleetHour& h) { return h.exhausted(); })) {
@@ -204,8 +226,8 @@ int run_report(const ReportArgs& a) {
 void add_filter_options(CLI::App* cmd, ReportArgs& a) {
   cmd->add_option("--since", a.since,
                   "report the hours from this instant on (inclusive): 2026-09-30T15:00Z, 2026-09-30T15:00:00.5Z,\n"
-                  "2026-09-30T17:00+02:00 (an offset instead of Z), 2026-09-30, or relative to the end of the last\n"
-                  "hour seen, like -6h (the last 6 hours). An hour is kept when any of it is in [--since, --until):\n"
+                  "2026-09-30T17:00+02:00 (an offset instead of Z), 2026-09-30, or a duration before --now (default:\n"
+                  "the clock), like -6h (the last 6 hours). An hour is kept when any of it is in [--since, --until):\n"
                   "the hour holding --since is kept, one starting at --until is not; --since must be before --until");
   cmd->add_option("--until", a.until, "report the hours before this instant (exclusive); same forms as --since");
   // Each takes one value (repeat the option for more), so the FILEs after it stay files.
@@ -225,12 +247,16 @@ void add_filter_options(CLI::App* cmd, ReportArgs& a) {
 
 void add_projection_options(CLI::App* cmd, ReportArgs& a) {
   cmd->add_option("--now", a.now,
-                  "the instant to report at (default: the clock). When the last hour holds it, that hour is in\n"
-                  "progress and each installation's core budget is projected at the rate seen so far");
+                  "the instant to report at (default: the clock): relative --since/--until count back from it; when\n"
+                  "the last hour holds it, that hour is in progress and each installation's core budget is\n"
+                  "projected at the rate seen so far");
   cmd->add_option("--burst-within", a.burst_within,
                   "an hourly budget that ran out this soon after its reset is flagged a startup burst (default 10m)");
   cmd->add_flag("--fail-on-exhausted", a.fail_on_exhausted,
                 "exit 3 when any reported hour (after the filters) is exhausted: for cron and CI checks");
+  cmd->add_flag("--strict", a.strict,
+                "exit 1 when any meter line was skipped or dropped, or no hour is left to report (none read, or\n"
+                "the filters kept none): for cron and CI checks; wins over --fail-on-exhausted's 3");
 }
 
 }  // namespace
@@ -244,9 +270,12 @@ void add_report(CLI::App& root, Action& action) {
       "graphql, search, ...); by replica with --by replica; the hour in progress projected (when will the\n"
       "core budget run out?) and startup bursts flagged. Reads FILEs (plain or .gz), or stdin when none is\n"
       "given or for '-'. Each file is one replica unless --source-field names a JSON key.\n"
-      "Malformed meter lines are skipped and reported on stderr, never fatal.\n"
+      "Malformed meter lines are skipped and reported on stderr (fatal only with --strict). Reads plain\n"
+      "text, JSON records, Docker json-file and CRI (kubelet) log files, syslog and journald output.\n"
       "Exit codes: 0 ok; 1 an input could not be read (a truncated .gz: the rest is reported; this wins\n"
-      "over 3); 2 usage; 3 with --fail-on-exhausted, a reported hour was exhausted.");
+      "over 3), or --strict and a line was skipped or no hour is left; 2 usage (also an output that is\n"
+      "an input, or an existing file no report wrote, without --force); 3 with --fail-on-exhausted, a\n"
+      "reported hour was exhausted.");
   cmd->add_option("FILE", args->files, "log files (plain or gzip); '-' is stdin");
   cmd->add_option("--format", args->format,
                   "stdout format: table (default), json (one object per hour), csv, html (the page)")
@@ -263,6 +292,11 @@ void add_report(CLI::App& root, Action& action) {
   cmd->add_option("--source-field", args->source_field,
                   "JSON key naming the replica in JSON log records (e.g. pod): the top-level key of that name, else\n"
                   "a dotted path (kubernetes.pod_name); default: one replica per file");
+  cmd->add_flag("--anchored", args->anchored,
+                "count a meter line only where it starts the log line's message (after a syslog, journald, CRI,\n"
+                "kubectl --prefix header, or as a JSON record's log/msg/message), not quoted inside other text");
+  cmd->add_flag("--force", args->force,
+                "let --html FILE write over an existing file that is not a page a report wrote");
   cmd->add_option("--threads", args->threads,
                   "threads reading each plain file (default 0: the machine's cores); stdin and .gz use one")
       ->check(whole_number(0, kMaxThreads, "a thread count"));

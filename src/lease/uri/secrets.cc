@@ -1,6 +1,7 @@
 #include "lease/uri/secrets.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "core/mutex.h"
@@ -105,6 +106,19 @@ std::string scrub(std::string_view text) {
     }
   }
   return out;
+}
+
+bool scrub_in_place(char* arg) {
+  const std::size_t room = std::strlen(arg);
+  const std::string masked = scrub(arg);
+  if (masked == arg) return false;
+  if (masked.size() <= room) {
+    std::memcpy(arg, masked.data(), masked.size());
+    std::memset(arg + masked.size(), '\0', room - masked.size());  // ps shows the rest as blanks
+  } else {
+    std::memset(arg, '*', room);  // `***` for a shorter secret does not fit: hide all of it
+  }
+  return true;
 }
 
 }  // namespace forgemeter::lease_uri

@@ -40,6 +40,13 @@ void remember_secrets(std::string_view text);
 // as `***` (the rule above; longest secret first).
 std::string scrub(std::string_view text);
 
+// Overwrites the NUL-terminated `arg` — a word of this process's argv,
+// which `ps` and /proc/<pid>/cmdline show to every user — with scrub(arg),
+// in place: NUL-padded when shorter, all `*` when the mask would not fit.
+// True when anything was masked. Call once the arguments are parsed (the
+// parser keeps copies); a fork made afterwards (the sentinel) shows the same.
+bool scrub_in_place(char* arg);
+
 // Forgets every remembered secret (a test's isolation).
 void forget_secrets();
 

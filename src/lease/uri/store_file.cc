@@ -24,11 +24,23 @@ std::string trimmed(std::string s) {
   return s;
 }
 
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a named pipe";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
 [[noreturn]] void refuse(const std::string& why) { throw StoreError(StoreError::Kind::refused, why); }
 
 std::string read_store_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) refuse(fmt::format("--store-file {}: {}", path, std::strerror(errno)));
+  if (!S_ISREG(st.st_mode))  // its permissions say nothing of a secret: what it is says what is wrong
+    refuse(fmt::format("--store-file {}: it is {}, not a file; give the file whose first line is the store", path,
+                       kind_of(st.st_mode)));
   if (const auto why = core_detail::too_open(st.st_mode, path, "a password"))
     refuse(fmt::format("--store-file {}: {}", path, *why));
   std::ifstream in(path);
