@@ -60,7 +60,8 @@ struct FORGEMETER_API RateLimitHeaders {
   // X-RateLimit-Remaining is absent (the X- headers win).
   std::string_view plain_limit{}, plain_remaining{}, plain_reset{};
 
-  // Keeps `value` when `name` (any case) is one of the headers above.
+  // Keeps `value` when `name` (any case) is one of the headers above; of a
+  // remaining header given twice, the lower number, else the last value.
   // The views must stay valid until the record is passed to the Meter.
   void offer(std::string_view name, std::string_view value) noexcept;
 };

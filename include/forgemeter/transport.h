@@ -75,7 +75,9 @@ struct FORGEMETER_API Request {
   // answer or failure at hand stands; a secondary limit's is
   // secondary_rate_limited), a pause past it is installation_paused.
   std::optional<std::chrono::milliseconds> total_timeout{};
-  std::stop_token stop{};  // cancels a retry or pause wait
+  // Cancels a retry or pause wait, or a hop in flight (within about a
+  // second; its attempt counted with no answer, `none`): `cancelled`.
+  std::stop_token stop{};
 };
 
 // Why an exchange failed. `ok` when it did not.
@@ -94,7 +96,7 @@ enum class TransportErrc : std::uint8_t {
   lane_refused,            // the request's lane is gated and its gate reads false: nothing was sent
   installation_paused,     // a secondary limit paused the installation past max_pause_wait or the timeout: not sent
   budget_reserved,         // the lane's reserve on the budget is reached (LaneReserve): nothing was sent
-  cancelled,               // Request::stop fired during a retry or pause wait
+  cancelled,               // Request::stop fired during a retry or pause wait, or a hop in flight
   other,                   // any other libcurl failure
 };
 
@@ -203,6 +205,9 @@ struct FORGEMETER_API TransportOptions {
   RetryPolicy retry{};
   std::chrono::milliseconds connect_timeout{10'000};
   std::chrono::milliseconds timeout{60'000};  // per hop; 0 = none
+  // Ask for a compressed answer (Accept-Encoding: each encoding libcurl can
+  // decode) and hand over Response::body decoded, as curl's --compressed.
+  bool decompress = false;
   // After an answer classed `secondary` to a request charged to an
   // installation, every later request of that installation (any thread, any
   // lane) waits, before it is sent and without being counted, until the

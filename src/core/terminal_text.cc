@@ -17,6 +17,12 @@ std::size_t control_at(std::string_view t, std::size_t i) noexcept {
   return 0;
 }
 
+void append_escaped(std::string& out, unsigned char c) {
+  out += "\\x";
+  out += kHex[c >> 4];
+  out += kHex[c & 15];
+}
+
 }  // namespace
 
 bool has_control_bytes(std::string_view text) noexcept {
@@ -34,12 +40,20 @@ std::string terminal_text(std::string_view text) {
       out += text[i++];
       continue;
     }
-    for (std::size_t k = 0; k < n; ++k, ++i) {
-      const auto c = static_cast<unsigned char>(text[i]);
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
+    for (std::size_t k = 0; k < n; ++k, ++i) append_escaped(out, static_cast<unsigned char>(text[i]));
+  }
+  return out;
+}
+
+std::string ascii_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x7f)
+      append_escaped(out, c);
+    else
+      out += ch;
   }
   return out;
 }

@@ -15,6 +15,11 @@ namespace forgemeter::core_detail {
 
 std::string terminal_text(std::string_view text);
 
+// For a name that is ASCII by rule (a lane, a header name): every byte
+// outside printable ASCII as \xNN, so a lone 0x9B (C1's CSI to an 8-bit
+// terminal) or 0xFF is shown, not passed on.
+std::string ascii_text(std::string_view text);
+
 // Whether `text` has a byte terminal_text() would escape.
 bool has_control_bytes(std::string_view text) noexcept;
 

@@ -16,8 +16,10 @@ std::string_view meter::trim_header(std::string_view v) noexcept {
 }
 
 void RateLimitHeaders::offer(std::string_view name, std::string_view value) noexcept {
-  if (const auto f = meter::rate_field(meter::trim_header(name)); f != meter::RateField::none)
-    meter::field_of(*this, f) = value;
+  if (const auto f = meter::rate_field(meter::trim_header(name)); f != meter::RateField::none) {
+    std::string_view& kept = meter::field_of(*this, f);
+    if (kept.empty() || meter::replaces(f, kept, value)) kept = value;
+  }
 }
 
 namespace meter {
@@ -35,6 +37,14 @@ std::string_view& field_of(RateLimitHeaders& h, RateField f) noexcept {
     case RateField::none: break;
   }
   return h.plain_reset;
+}
+
+bool replaces(RateField f, std::string_view kept, std::string_view fresh) noexcept {
+  if (f != RateField::remaining && f != RateField::plain_remaining) return true;
+  const auto now = parse_header_uint(fresh);
+  if (!now) return false;  // no number never hides one
+  const auto before = parse_header_uint(kept);
+  return !before || *now < *before;
 }
 
 BudgetHeaders budget_headers(const RateLimitHeaders& h) noexcept {

@@ -55,6 +55,12 @@ inline constexpr std::size_t kRateFields = 8;
   }
 }
 
+// Whether an answer's repeated field `f` takes its new value `fresh` over
+// the one kept: a remaining field the lower number (a duplicated
+// X-RateLimit-Remaining reads as the lowest, whatever the order), any other
+// field the last one.
+FORGEMETER_API bool replaces(RateField f, std::string_view kept, std::string_view fresh) noexcept;
+
 // The member of `h` that keeps field `f` (f != none).
 std::string_view& field_of(RateLimitHeaders& h, RateField f) noexcept;
 

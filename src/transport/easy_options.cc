@@ -65,6 +65,7 @@ void apply_connection(CURL* h, const ConnectionSettings& s) noexcept {
   if (s.load_resolve && s.resolve) curl_easy_setopt(h, CURLOPT_RESOLVE, s.resolve);
   curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(h, CURLOPT_USERAGENT, o.user_agent.c_str());
+  curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, o.decompress ? "" : nullptr);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, s.body_sink);
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s.error_buffer);

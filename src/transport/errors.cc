@@ -31,7 +31,8 @@ namespace transport_detail {
 TransportErrc classify(CURLcode rc) noexcept {
   switch (rc) {
     case CURLE_OK: return TransportErrc::ok;
-    case CURLE_UNSUPPORTED_PROTOCOL:
+    // Schemes are checked before sending: libcurl's "unsupported protocol"
+    // is an answer that is not HTTP/1 or 2 (HTTP/0.9), so `other` (curl's 1).
     case CURLE_URL_MALFORMAT: return TransportErrc::invalid_request;
     case CURLE_COULDNT_RESOLVE_PROXY:
     case CURLE_COULDNT_RESOLVE_HOST: return TransportErrc::resolve_failed;
@@ -83,6 +84,11 @@ std::string curl_message(CURLcode rc, const char* error_buffer) {
   while (!detail.empty() && (detail.back() == '?' || detail.back() == ' ')) detail.pop_back();
   const std::string number = "libcurl error " + std::to_string(static_cast<int>(rc));
   const std::string_view said = curl_easy_strerror(rc);
+  // libcurl says "Out of memory" for a header field past its 100 KiB bound,
+  // by far the likelier cause of the two.
+  if (rc == CURLE_OUT_OF_MEMORY && detail.empty())
+    return "header too large: a header field of the answer passed libcurl's 100 KiB bound, or memory ran out (" +
+           number + ": " + std::string(said) + ")";
   if (detail.empty()) return number + ": " + std::string(said);
   // libcurl's own text often ends with the code's description already: not twice.
   if (detail.find(said) != std::string::npos) return detail + " (" + number + ")";

@@ -49,6 +49,7 @@ struct HandleState {
   std::string url_set;
   curl_slist* headers_set = nullptr;
   std::chrono::milliseconds connect_timeout_set{-1}, timeout_set{-1};
+  bool progress_on = false;  // the progress callback watches a Request::stop
   // Where the handle writes (CURLOPT_WRITEDATA, CURLOPT_ERRORBUFFER; both set
   // once per reset): the body being received, moved to the Response at the end.
   std::string body;

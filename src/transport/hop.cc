@@ -18,6 +18,7 @@ void prepare_handle(HandlePool::Handle& handle, const ConnectionSettings& settin
     st.callbacks_set = false;
     st.url_set.clear();
     st.headers_set = nullptr;
+    st.progress_on = false;
   } else if (settings.connect_timeout != st.connect_timeout_set || settings.timeout != st.timeout_set) {
     apply_timeouts(h, settings);
   }
@@ -38,11 +39,36 @@ void prepare_handle(HandlePool::Handle& handle, const ConnectionSettings& settin
   if (!kept || hop.with_body) apply_method(h, hop.method, body, hop.with_body);
 }
 
-CURLcode perform_prepared(HandlePool::Handle& handle, HopCounter& counter) noexcept {
+namespace {
+
+// libcurl's progress callback while a stop token may fire: non-zero aborts
+// the transfer (CURLE_ABORTED_BY_CALLBACK). Called at least once a second.
+int stop_progress(void* stop, curl_off_t, curl_off_t, curl_off_t, curl_off_t) noexcept {
+  return static_cast<const std::stop_token*>(stop)->stop_requested() ? 1 : 0;
+}
+
+// The progress callback on while `stop` may fire, off otherwise (and left
+// alone when already so: a request without a token costs nothing).
+void watch_stop(CURL* h, HandleState& st, const std::stop_token& stop) noexcept {
+  if (stop.stop_possible()) {
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &stop_progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &stop);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    st.progress_on = true;
+  } else if (st.progress_on) {
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 1L);
+    st.progress_on = false;
+  }
+}
+
+}  // namespace
+
+CURLcode perform_prepared(HandlePool::Handle& handle, HopCounter& counter, const std::stop_token& stop) noexcept {
   CURL* h = handle.get();
   HandleState& st = handle.state();
   st.error[0] = '\0';
   st.body.clear();
+  watch_stop(h, st, stop);
   counter.attach(h, st.slot, st.callbacks_set);
   const CURLcode rc = curl_easy_perform(h);
   st.slot.counter = nullptr;  // the counter ends with this call

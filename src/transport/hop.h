@@ -13,6 +13,7 @@
 
 #include <curl/curl.h>
 
+#include <stop_token>
 #include <string>
 
 #include "forgemeter/transport.h"
@@ -43,7 +44,9 @@ void prepare_handle(HandlePool::Handle& handle, const ConnectionSettings& settin
                     curl_slist* headers, const std::string& body);
 
 // Performs the prepared hop, counted by `counter`; the answer's body lands in
-// the handle's state. Returns libcurl's result.
-CURLcode perform_prepared(HandlePool::Handle& handle, HopCounter& counter) noexcept;
+// the handle's state. Returns libcurl's result: CURLE_ABORTED_BY_CALLBACK
+// within about a second of `stop` firing (the attempt is then counted with
+// no answer). `stop` must outlive the call.
+CURLcode perform_prepared(HandlePool::Handle& handle, HopCounter& counter, const std::stop_token& stop) noexcept;
 
 }  // namespace forgemeter::transport_detail

@@ -45,8 +45,10 @@ inline void HopCounter::header_line(std::string_view raw) {
   if (!field) return block_line(raw);
   const std::size_t i = headers_.add_field(raw);
   if (i == Headers::npos) return;
-  if (const auto f = meter::rate_field(headers_.name(i)); f != meter::RateField::none)
-    rate_at_[static_cast<std::size_t>(f)] = i;
+  if (const auto f = meter::rate_field(headers_.name(i)); f != meter::RateField::none) {
+    std::size_t& at = rate_at_[static_cast<std::size_t>(f)];
+    if (at == Headers::npos || meter::replaces(f, value_of(at), value_of(i))) at = i;
+  }
 }
 
 RateLimitHeaders HopCounter::rate_headers() const noexcept {

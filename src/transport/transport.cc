@@ -164,7 +164,7 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
 }
 
 HopResult Transport::Impl::perform_hop(Exchange& x, std::uint64_t installation, int retries) {
-  const CURLcode rc = perform_prepared(x.handle, x.counter);
+  const CURLcode rc = perform_prepared(x.handle, x.counter, x.req.stop);
   HopResult r;
   r.outcome = guards.note_answer(x.counter, x.handle.state().body, x.counter.last_status(), installation);
   r.outcome.method = x.hop.method;

@@ -64,6 +64,25 @@ TEST_CASE("X-RateLimit-Remaining: an integer >= 0, else no reading at all") {
         kHead + "api.github.com rest installation 101: 42 at 14:01:00Z");
 }
 
+TEST_CASE("X-RateLimit-Remaining twice in one answer: the lower number, in either order") {
+  for (const auto& [first, second] :
+       {std::pair{"4990", "17"}, std::pair{"17", "4990"}, std::pair{"17", "soon"}, std::pair{"soon", "17"}}) {
+    CAPTURE(first);
+    CAPTURE(second);
+    RateLimitHeaders h;
+    h.offer("X-RateLimit-Remaining", first);
+    h.offer("x-ratelimit-remaining", second);
+    CHECK(h.remaining == "17");
+    h.offer("RateLimit-Remaining", second);
+    h.offer("RateLimit-Remaining", first);
+    CHECK(h.plain_remaining == "17");
+  }
+  RateLimitHeaders last;  // any other field: the last value
+  last.offer("X-RateLimit-Limit", "5000");
+  last.offer("X-RateLimit-Limit", "60");
+  CHECK(last.limit == "60");
+}
+
 TEST_CASE("only answers to requests with an installation give a reading") {
   RequestKey none = kKey;
   none.installation = 0;

@@ -1,6 +1,7 @@
 // The retry policy: off by default; idempotent retries of connection failures
 // and 502/503/504 with jittered backoff; secondary rate limits honoured up to a
 // maximum; a spent budget never retried. Waits go through the injected Clock.
+// A stop request ends a wait, or a hop in flight.
 #include <doctest/doctest.h>
 
 #include <thread>
@@ -178,4 +179,27 @@ TEST_CASE("a stop request ends a retry wait") {
   t.join();
   CHECK(res.error.code == TransportErrc::cancelled);
   CHECK(res.hops.size() == 1);
+}
+
+TEST_CASE("a stop request ends a hop in flight: cancelled, its attempt counted with no answer") {
+  Rig rig;
+  std::stop_source stop;
+  forgemeter::Response res;
+  std::thread t([&] {
+    res = rig.transport().perform({.url = rig.url("api.forge.test", "/hold/stop"), .stop = stop.get_token()});
+  });
+  REQUIRE(rig.forge().await_held("stop", 1, seconds(10)));
+  const auto asked = std::chrono::steady_clock::now();
+  stop.request_stop();
+  t.join();
+  // libcurl calls the progress callback at least once a second; the margin is for a loaded machine.
+  CHECK(std::chrono::steady_clock::now() - asked < seconds(5));
+  rig.forge().release("stop");
+  CHECK(res.error.code == TransportErrc::cancelled);
+  REQUIRE(res.hops.size() == 1);
+  CHECK(res.hops[0].status == forgemeter::kNoAnswer);
+  const auto c = rig.counted();
+  const std::string host = rig.host("api.forge.test");
+  CHECK(c.by_host.at(host) == 1);
+  CHECK(c.answered(host, forgemeter::AnswerClass::none) == 1);
 }

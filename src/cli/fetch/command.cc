@@ -6,6 +6,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "cli/errors.h"
 #include "cli/fetch/etag.h"
 #include "cli/fetch/exit.h"
+#include "cli/fetch/in_flight.h"
 #include "cli/fetch/meter_log.h"
 #include "cli/fetch/output.h"
 #include "cli/fetch/requests.h"
@@ -33,13 +35,17 @@ using Steady = std::chrono::steady_clock;
 
 namespace {
 
+const std::string kStdout = "-";
+
 struct FetchArgs {
   RequestArgs request;
-  std::string cacert, urls_file, output, write_out, max_time, connect_timeout, meter_log;
-  std::vector<std::string> resolve, urls;
+  std::string cacert, urls_file, output, write_out, max_time, connect_timeout, meter_log, dump_header;
+  std::vector<std::string> resolve, urls, data, data_binary, data_raw, json;
+  std::optional<std::string> user_agent;
   std::string etag_compare, etag_save;  // fetch/etag.h
   int max_redirs = 10, retry = 0, parallel = 1;
   bool include = false, silent = false, show_error = false, verbose = false, fail = false, summary = false;
+  bool fail_with_body = false, compressed = false;
   bool location = false;  // -L: accepted for curl's sake; redirects are always followed
   bool cache = false;     // --cache: the Transport's conditional cache, for the run
 
@@ -50,8 +56,10 @@ struct FetchArgs {
 // The curl options that write one URL's answer make no sense beside the summary lines.
 void check_mode(const FetchArgs& a, std::size_t requests) {
   if (a.summary_mode()) {
-    for (const auto& [given, name] : {std::pair{!a.output.empty(), "-o"}, std::pair{a.include, "-i"},
-                                      std::pair{!a.write_out.empty(), "-w"}, std::pair{a.verbose, "-v"}})
+    for (const auto& [given, name] :
+         {std::pair{!a.output.empty(), "-o"}, std::pair{a.include, "-i"}, std::pair{!a.write_out.empty(), "-w"},
+          std::pair{a.verbose, "-v"}, std::pair{!a.dump_header.empty(), "-D"},
+          std::pair{a.fail_with_body, "--fail-with-body"}})
       if (given)
         throw UsageError(
             fmt::format("{} writes each answer; with --urls, --parallel or --summary fetch prints one "
@@ -60,6 +68,8 @@ void check_mode(const FetchArgs& a, std::size_t requests) {
   } else if (!a.output.empty() && a.output != "-" && requests > 1) {
     throw UsageError("-o FILE takes the answer of one URL; give one URL, or use --summary for several");
   }
+  if (a.fail && a.fail_with_body)  // as curl
+    throw UsageError("-f/--fail and --fail-with-body: choose one (--fail-with-body writes the answer too)");
 }
 
 std::string describe(const Request& req, const Response& res, Steady::duration took) {
@@ -76,22 +86,31 @@ std::string describe(const Request& req, const Response& res, Steady::duration t
   return terminal_text(line);  // hosts and messages come from a forge's redirects
 }
 
+// Without -s, or with -sS: the error line on stderr.
+void complain(const FetchArgs& a, const std::string& line) {
+  if (!a.silent || a.show_error) write_all(stderr, line + "\n");
+}
+
 // --urls, --parallel, --summary: a line per finished request, as it finishes
 // (also into a file or pipe). Exit 1 when an exchange failed, else 22 when
-// -f and an answer was an HTTP error, else 0.
-int run_summary(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport, std::mutex& out_mu) {
+// -f and an answer was an HTTP error, else 0. Once stdout takes no more (a
+// closed pipe, a full disk), no further request is sent: 23.
+int run_summary(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport, InFlight& in_flight,
+                std::mutex& out_mu) {
   std::atomic<std::size_t> next{0}, failed{0}, http_errors{0};
+  std::atomic<bool> unwritten{false};
   auto worker = [&]() noexcept {
     for (std::size_t i = next++; i < requests.size(); i = next++) {
       try {
         const auto t0 = Steady::now();
-        const Response res = transport.perform(requests[i]);
-        const std::string line = describe(requests[i], res, Steady::now() - t0);
-        if (!res.ok()) ++failed;
-        if (res.status >= 400) ++http_errors;
-        std::lock_guard lock(out_mu);
-        std::puts(line.c_str());
-        std::fflush(stdout);
+        const bool sent = in_flight.perform(transport, requests[i], [&](const Response& res) {
+          const std::string line = describe(requests[i], res, Steady::now() - t0);
+          if (!res.ok()) ++failed;
+          if (res.status >= 400) ++http_errors;
+          std::lock_guard lock(out_mu);
+          if (!write_all(stdout, line + "\n") && !unwritten.exchange(true)) next = requests.size();
+        });
+        if (!sent) return;               // stopping: a signal came
       } catch (const std::exception&) {  // out of memory: this request is not described
         ++failed;
       }
@@ -102,40 +121,74 @@ int run_summary(const FetchArgs& a, const std::vector<Request>& requests, Transp
     for (int i = 1; i < a.parallel; ++i) pool.emplace_back(worker);
     worker();
   }
+  if (unwritten) {
+    complain(a, fmt::format("forgemeter: ({}) cannot write the summary lines to stdout; no further request sent",
+                            kExitWriteError));
+    return kExitWriteError;
+  }
   if (failed > 0) return kExitFailure;
   return a.fail && http_errors > 0 ? kExitHttpError : kExitOk;
 }
 
-// Without -s, or with -sS: the error line on stderr.
-void complain(const FetchArgs& a, const std::string& line) {
-  if (!a.silent || a.show_error) write_all(stderr, line + "\n");
+// The name of an output in a message: stdout, or the file's.
+std::string output_name(const std::string& path) { return path.empty() || path == "-" ? "stdout" : "'" + path + "'"; }
+
+// What the curl-like run writes to: -o (or stdout), -D, -w's format.
+struct CurlOutputs {
+  AnswerOut answer, header;
+  const std::optional<WriteOut>& write_out;
+  EtagSave* etag_save;  // --etag-save, or nullptr
+};
+
+// One URL's answer, as curl writes it: -v's hops, -D's header block, the
+// answer (or the error line), -w's text. Its exit code; `unwritten` when
+// an output took no more.
+int write_answer(const FetchArgs& a, const Fetched& fetched, CurlOutputs& out, bool& unwritten) {
+  const Request& req = fetched.req;
+  const Response& res = fetched.res;
+  Fetched f = fetched;
+  if (a.verbose) write_all(stderr, verbose_text(req, res));
+  const std::string* failed = nullptr;  // the output that failed
+  if (!a.dump_header.empty() && answered(res) && !out.header.write(res.headers.raw())) failed = &a.dump_header;
+  bool etag_unwritten = false;  // saved before the body, as curl saves it from the header
+  if (out.etag_save != nullptr)
+    if (const std::string line = out.etag_save->save(res, etag_unwritten); !line.empty()) complain(a, line);
+  if (f.exit_code != kExitOk) complain(a, fetch_error_line(req, res, f.exit_code));
+  const auto cannot_write = [&](const std::string& path) {
+    failed = &path;
+    f.exit_code = kExitWriteError;
+    complain(a, terminal_text(
+                    fmt::format("forgemeter: ({}) cannot write the answer to {}", kExitWriteError, output_name(path))));
+  };
+  if (failed != nullptr) cannot_write(*failed);
+  const bool body = f.exit_code == kExitOk || (f.exit_code == kExitHttpError && a.fail_with_body);
+  if (failed == nullptr && body && !out.answer.write(res, a.include)) cannot_write(a.output);
+  if (etag_unwritten && f.exit_code == kExitOk) f.exit_code = kExitWriteError;
+  // -w after a failed output too (its %{exitcode} then says 23), as curl.
+  if (out.write_out && !write_all(stdout, out.write_out->expand(f)) && failed == nullptr) cannot_write(kStdout);
+  unwritten = failed != nullptr;
+  return f.exit_code;
 }
 
-// As curl: each URL in turn, its answer to stdout or -o, -v's hops on stderr,
-// -w after it. The exit code is the first failed URL's.
+// As curl: each URL in turn, -D's header block, its answer to stdout or -o,
+// -v's hops on stderr, -w after it. The exit code is the first failed URL's.
+// Once an output takes no more (a closed pipe, a full disk), no further URL
+// is requested (the answers it would write have nowhere to go).
 int run_curl_like(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport,
-                  const std::optional<WriteOut>& write_out, std::mutex& out_mu, EtagSave* etag_save) {
-  AnswerOut answer_out(a.output);
+                  const std::optional<WriteOut>& write_out, InFlight& in_flight, std::mutex& out_mu,
+                  EtagSave* etag_save) {
+  CurlOutputs out{AnswerOut(a.output), AnswerOut(a.dump_header), write_out, etag_save};
   int exit_code = kExitOk;
+  bool unwritten = false;
   for (const Request& req : requests) {
     const auto t0 = Steady::now();
-    const Response res = transport.perform(req);
-    Fetched f{req, res, Steady::now() - t0, fetch_exit_code(res, a.fail)};
-    std::lock_guard lock(out_mu);
-    if (a.verbose) write_all(stderr, verbose_text(req, res));
-    bool etag_unwritten = false;  // saved before the body, as curl saves it from the header
-    if (etag_save != nullptr)
-      if (const std::string line = etag_save->save(res, etag_unwritten); !line.empty()) complain(a, line);
-    if (f.exit_code != kExitOk) {
-      complain(a, fetch_error_line(req, res, f.exit_code));
-    } else if (!answer_out.write(res, a.include)) {
-      f.exit_code = kExitWriteError;
-      complain(a, terminal_text(fmt::format("forgemeter: ({}) cannot write the answer to {}", f.exit_code,
-                                            a.output.empty() || a.output == "-" ? "stdout" : "'" + a.output + "'")));
-    }
-    if (etag_unwritten && f.exit_code == kExitOk) f.exit_code = kExitWriteError;
-    if (write_out) write_all(stdout, write_out->expand(f));
-    if (exit_code == kExitOk) exit_code = f.exit_code;
+    const bool sent = in_flight.perform(transport, req, [&](const Response& res) {
+      const Fetched f{req, res, Steady::now() - t0, fetch_exit_code(res, a.fail || a.fail_with_body)};
+      std::lock_guard lock(out_mu);
+      const int code = write_answer(a, f, out, unwritten);
+      if (exit_code == kExitOk) exit_code = code;
+    });
+    if (!sent || unwritten) break;
   }
   return exit_code;
 }
@@ -152,6 +205,8 @@ TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
   to.retry.enabled = a.retry > 0;
   to.retry.max_retries = a.retry;
   if (a.cache) to.cache.max_bytes = kFetchCacheBytes;
+  if (a.user_agent) to.user_agent = *a.user_agent;
+  to.decompress = a.compressed;
   if (!a.max_time.empty()) to.timeout = std::chrono::milliseconds::zero();  // -m is the whole request's (run_fetch)
   if (!a.connect_timeout.empty())
     to.connect_timeout = seconds_or_duration(a.connect_timeout, "--connect-timeout", false);
@@ -196,7 +251,8 @@ int run_fetch(const FetchArgs& a) {
   std::optional<WriteOut> write_out;
   if (!a.write_out.empty()) write_out.emplace(WriteOut::from_argument(a.write_out));
 
-  Meter meter({.sink = meter_log_sink(a.meter_log)});  // its lines at its flush (the end of this function)
+  const MeterLog meter_log(a.meter_log);
+  Meter meter({.sink = meter_log.sink()});  // its lines at its flush (the end of this function)
   std::unique_ptr<Transport> transport;
   try {
     transport = std::make_unique<Transport>(transport_options(a, meter));
@@ -204,20 +260,30 @@ int run_fetch(const FetchArgs& a) {
     throw UsageError(e.what());
   }
   std::mutex out_mu;
-  // SIGINT/SIGTERM: what was written so far and what the meter counted (its
+  InFlight in_flight;
+  // SIGINT/SIGTERM/SIGHUP: the requests in flight end (each attempt counted,
+  // `none` when no answer came: bounded by libcurl's progress calls, about a
+  // second), then what was written so far and what the meter counted (its
   // hour marked `until …, stopping`) are out, then 128 + the signal.
   supervise::SignalWatch signals([&](int sig) {
+    in_flight.stop(std::chrono::seconds(3));
     std::lock_guard lock(out_mu);
     std::fflush(stdout);
     meter.flush();
     std::fflush(stderr);
     ::_exit(128 + sig);
   });
-  const int code = a.summary_mode() ? run_summary(a, requests, *transport, out_mu)
-                                    : run_curl_like(a, requests, *transport, write_out, out_mu, etag_save.get());
+  const int code = a.summary_mode()
+                       ? run_summary(a, requests, *transport, in_flight, out_mu)
+                       : run_curl_like(a, requests, *transport, write_out, in_flight, out_mu, etag_save.get());
+  in_flight.park_if_stopped();  // a signal ended the run: its thread writes the meter's lines and exits
   std::fflush(stdout);
   transport.reset();
   meter.flush();
+  if (const auto why = meter_log.problem()) {
+    complain(a, "forgemeter: " + *why);
+    return code == kExitOk ? kExitFailure : code;
+  }
   return code;
 }
 
@@ -235,9 +301,30 @@ constexpr const char* kFetchHelp =
     "The meter's hourly lines go to stderr at exit, -s or not (--meter-log FILE appends them to FILE).\n"
     "Exit codes (curl's where they overlap): 0 ok (any HTTP status, without -f); 22 -f and a status >= 400;\n"
     "3 unusable URL; 6 host not resolved; 7 connection failed; 28 timeout; 35 TLS failed; 47 too many\n"
-    "redirects; 56 connection broke; 23 the answer could not be written; 1 anything else (with --urls,\n"
-    "--parallel or --summary: an exchange failed); 2 usage; 130/143 SIGINT/SIGTERM (after writing what\n"
-    "was finished and the meter's lines). Several URLs: the first failure's code.";
+    "redirects; 56 connection broke; 23 an output could not be written (no further URL is then requested);\n"
+    "1 anything else (with --urls, --parallel or --summary: an exchange failed; --meter-log could not be\n"
+    "written); 2 usage (nothing sent); 130/143/129 SIGINT/SIGTERM/SIGHUP (after writing what was finished\n"
+    "and the meter's lines). Several URLs: the first failure's code.\n"
+    "An option given twice: the last one wins, as with curl (-H, -d and its kind, --resolve and URLs add up).";
+
+// As curl: an option that takes one value takes the last one given (CLI11
+// would refuse a second); the repeatable ones (-H, -d, --resolve, URLs) add up.
+void last_wins(CLI::App& cmd) {
+  for (CLI::Option* opt : cmd.get_options())
+    if (opt->get_items_expected_max() == 1 && opt->get_type_size_max() == 1)
+      opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
+
+// The body options' values in the order they were given, as curl joins them.
+std::vector<DataArg> data_in_order(const CLI::App& cmd,
+                                   std::initializer_list<std::pair<const CLI::Option*, DataArg::Kind>> kinds) {
+  std::vector<DataArg> out;
+  std::map<const CLI::Option*, std::size_t> used;  // values taken per option so far
+  for (const CLI::Option* opt : cmd.parse_order())
+    for (const auto& [which, kind] : kinds)
+      if (opt == which && used[opt] < opt->results().size()) out.push_back({kind, opt->results()[used[opt]++]});
+  return out;
+}
 
 }  // namespace
 
@@ -248,11 +335,28 @@ void add_fetch(CLI::App& root, Action& action) {
   cmd->add_option("URL", a->urls, "URLs to request");
   cmd->add_option("-X,--request", r.method, "method (default GET, or POST with -d)");
   cmd->add_option("-H,--header", r.headers, "extra header 'Name: value' (repeatable)")->allow_extra_args(false);
-  cmd->add_option("-d,--data", r.data, "request body (the method becomes POST unless -X says otherwise)");
+  auto* data = cmd->add_option("-d,--data", a->data,
+                               "request body, POST unless -X says otherwise; @FILE reads FILE (@-: stdin) without "
+                               "its CR and LF; several are joined with '&'")
+                   ->allow_extra_args(false);
+  auto* binary =
+      cmd->add_option("--data-binary", a->data_binary, "as -d, but @FILE is sent as it is")->allow_extra_args(false);
+  auto* raw =
+      cmd->add_option("--data-raw", a->data_raw, "as -d, but a leading @ is sent as it is")->allow_extra_args(false);
+  auto* json = cmd->add_option("--json", a->json,
+                               "as --data-binary, with Content-Type and Accept: application/json (-H overrides)")
+                   ->allow_extra_args(false);
+  cmd->add_option("-A,--user-agent", a->user_agent, "the User-Agent header (default: forgemeter)");
+  cmd->add_option("-D,--dump-header", a->dump_header,
+                  "write the final answer's status line and header fields to FILE ('-': stdout)");
+  cmd->add_flag("--fail-with-body", a->fail_with_body, "as -f, but the answer is written all the same");
+  cmd->add_flag("--compressed", a->compressed,
+                "ask for a compressed answer (gzip, deflate, br, zstd) and decompress it");
   cmd->add_option("--lane", r.lane, "lane to count the requests under (default: other)");
   cmd->add_option("--installation", r.installation, "GitHub App installation id the requests spend (default: none)");
   cmd->add_option("--bearer-file", r.bearer_file,
-                  "file holding the bearer token (sent to the request's own origin only)");
+                  "file holding the bearer token (sent to the request's own origin only; warned about when group or "
+                  "others may read it); -H 'Authorization: ...' wins over it, as curl's -H");
   cmd->add_option("-o,--output", a->output, "write the answer to FILE instead of stdout ('-': stdout)");
   cmd->add_flag("-i,--include", a->include, "the final answer's status line and header fields before its body");
   cmd->add_flag("-s,--silent", a->silent, "no error message on stderr (the exit code says it; the meter's lines stay)");
@@ -289,7 +393,14 @@ void add_fetch(CLI::App& root, Action& action) {
                   "one URL");
   cmd->add_option("--meter-log", a->meter_log,
                   "append the meter's hourly lines to FILE instead of stderr ('-': stdout)");
-  cmd->callback([a, &action] { action = [a] { return run_fetch(*a); }; });
+  last_wins(*cmd);
+  cmd->callback([a, cmd, data, binary, raw, json, &action] {
+    a->request.data = data_in_order(*cmd, {{data, DataArg::Kind::data},
+                                           {binary, DataArg::Kind::binary},
+                                           {raw, DataArg::Kind::raw},
+                                           {json, DataArg::Kind::json}});
+    action = [a] { return run_fetch(*a); };
+  });
 }
 
 }  // namespace forgemeter::cli

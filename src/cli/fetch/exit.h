@@ -11,13 +11,14 @@
 //   42  cancelled
 //   47  more redirects than --max-redirs
 //   56  the connection broke while sending or receiving
-//   1   anything else: a redirect to a scheme other than http/https (curl's 1
-//       too: unsupported protocol), a request forgemeter refused to send
-//       (lane gate, reserve, paused installation), another libcurl failure
+//   1   anything else: a redirect to a scheme other than http/https, or an
+//       answer that is not HTTP/1 or 2 (HTTP/0.9; curl's 1 too: unsupported
+//       protocol), a request forgemeter refused to send (lane gate, reserve,
+//       paused installation), another libcurl failure (a header too large)
 //
 // A spent budget or a secondary rate limit is an answer (403/429): 0, or 22
-// with -f, as curl would do. 2 (usage), 23 (-o cannot be written) and 130/143
-// (SIGINT/SIGTERM) are decided elsewhere (fetch_cmd.cc).
+// with -f, as curl would do. 2 (usage), 23 (-o cannot be written) and
+// 130/143/129 (SIGINT/SIGTERM/SIGHUP) are decided elsewhere (command.cc).
 #pragma once
 
 #include <string>

@@ -1,14 +1,12 @@
 #include "cli/fetch/output.h"
 
 #include <array>
-#include <fstream>
-#include <iostream>
-#include <iterator>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "cli/errors.h"
+#include "core/option_file.h"
 #include "core/terminal_text.h"
 #include "transport/redirect_policy.h"
 
@@ -119,13 +117,13 @@ std::string WriteOut::expand(const Fetched& f) const {
 
 WriteOut WriteOut::from_argument(const std::string& arg) {
   if (!arg.starts_with('@')) return WriteOut(arg);
+  constexpr std::size_t kMaxFormat = 64 * 1024;
   const std::string path = arg.substr(1);
-  if (path == "-") return WriteOut(std::string(std::istreambuf_iterator<char>(std::cin), {}));
-  std::ifstream file(path, std::ios::binary);
-  if (!file.is_open())
-    throw UsageError(
-        fmt::format("-w @{}: cannot read the file; check the path and its permissions", terminal_text(path)));
-  return WriteOut(std::string(std::istreambuf_iterator<char>(file), {}));
+  const auto file = core_detail::read_option_file(path, kMaxFormat);  // "-": stdin
+  if (file.problem)
+    throw UsageError(fmt::format("-w @{}: cannot read the file ({}); check the path and its permissions",
+                                 terminal_text(path), *file.problem));
+  return WriteOut(file.text);
 }
 
 bool write_all(std::FILE* out, std::string_view bytes) {
@@ -140,13 +138,17 @@ AnswerOut::~AnswerOut() {
 }
 
 bool AnswerOut::write(const Response& res, bool include_headers) {
+  return (!include_headers || write(res.headers.raw())) && write(res.body);
+}
+
+bool AnswerOut::write(std::string_view bytes) {
   std::FILE* out = stdout;
   if (!path_.empty() && path_ != "-") {
     if (file_ == nullptr) file_ = std::fopen(path_.c_str(), "wb");
     if (file_ == nullptr) return false;
     out = file_;
   }
-  return (!include_headers || write_all(out, res.headers.raw())) && write_all(out, res.body);
+  return write_all(out, bytes);
 }
 
 }  // namespace forgemeter::cli

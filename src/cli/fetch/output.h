@@ -70,9 +70,10 @@ class WriteOut {
 // Writes `bytes` to `out` and flushes; false when that failed.
 bool write_all(std::FILE* out, std::string_view bytes);
 
-// The answer's output: stdout ("" or "-") or the file at `path`, created
-// (truncated) when the first answer is written. write() returns false when
-// the file cannot be opened or written (curl's exit 23).
+// The answer's output (-o) or the header blocks' (-D): stdout ("" or "-") or
+// the file at `path`, created (truncated) when the first bytes are written.
+// write() returns false when the file cannot be opened or written (curl's
+// exit 23).
 class AnswerOut {
  public:
   explicit AnswerOut(std::string path);
@@ -82,6 +83,7 @@ class AnswerOut {
 
   // -i: the header block (status line, fields, blank line), then the body.
   bool write(const Response& res, bool include_headers);
+  bool write(std::string_view bytes);
   const std::string& path() const noexcept { return path_; }
 
  private:

@@ -1,9 +1,12 @@
 #include "cli/fetch/requests.h"
 
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
-#include <iostream>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -13,6 +16,7 @@
 #include "cli/errors.h"
 #include "core/duration_text.h"
 #include "core/number_text.h"
+#include "core/option_file.h"
 #include "core/terminal_text.h"
 
 namespace forgemeter::cli {
@@ -25,7 +29,7 @@ namespace {
 std::optional<Lane> lane_of(const std::string& name, const std::string& where) {
   if (name.empty()) return std::nullopt;
   if (auto why = Lane::check(name))
-    throw UsageError(fmt::format("{}: lane '{}': {}", where, terminal_text(name), *why));
+    throw UsageError(fmt::format("{}: lane '{}': {}", where, core_detail::ascii_text(name), *why));
   return Lane::parse(name);
 }
 
@@ -43,14 +47,56 @@ void check_text(std::string_view what, std::string_view text, const std::string&
     throw UsageError(fmt::format("{}: the {} '{}' has a control byte; not sent", where, what, terminal_text(text)));
 }
 
+constexpr std::size_t kTokenBytes = 64 * 1024;
+constexpr std::size_t kUrlsBytes = 64 * 1024 * 1024;
+constexpr std::size_t kBodyBytes = 256 * 1024 * 1024;
+
+// The text of a file an option names (`-`: stdin), or a usage error: nothing
+// is sent. `label` is what the message shows before the path ("--urls ").
+std::string option_text(const std::string& path, std::string_view label, std::size_t max_bytes) {
+  auto file = core_detail::read_option_file(path, max_bytes);
+  if (file.problem)
+    throw UsageError(
+        fmt::format("{}{}: {}; check the path and its permissions", label, terminal_text(path), *file.problem));
+  return std::move(file.text);
+}
+
 std::string read_secret(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw CommandError(fmt::format("cannot read the bearer file '{}'; check the path and its permissions", path));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  std::string s = ss.str();
+  std::string s = option_text(path, "--bearer-file ", kTokenBytes);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  if (s.empty())
+    throw UsageError(fmt::format("--bearer-file '{}' holds no token; put the token in it", terminal_text(path)));
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0)
+    if (const auto why = core_detail::too_open(st.st_mode, path, "a token"))
+      std::fputs((terminal_text(fmt::format("forgemeter: warning: --bearer-file {}", *why)) + "\n").c_str(), stderr);
   return s;
+}
+
+// One body option's bytes, as curl reads them.
+std::string data_of(const DataArg& d) {
+  using Kind = DataArg::Kind;
+  if (d.kind == Kind::raw || !d.value.starts_with('@')) return d.value;
+  const char* option = d.kind == Kind::data ? "-d" : d.kind == Kind::json ? "--json" : "--data-binary";
+  std::string text = option_text(d.value.substr(1), std::string(option) + " @", kBodyBytes);
+  if (d.kind == Kind::data) std::erase_if(text, [](char c) { return c == '\r' || c == '\n'; });
+  return text;
+}
+
+// The pieces joined as curl joins them: '&' between two, none before a --json piece.
+std::string body_of(const std::vector<DataArg>& data) {
+  std::string body;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    if (i > 0 && data[i].kind != DataArg::Kind::json) body += '&';
+    body += data_of(data[i]);
+    if (body.size() > kBodyBytes)
+      throw UsageError(fmt::format("the request body is longer than {} bytes, the most fetch sends", kBodyBytes));
+  }
+  return body;
+}
+
+bool named(const Header& h, std::string_view name) {
+  return h.first.size() == name.size() && strncasecmp(h.first.data(), name.data(), name.size()) == 0;
 }
 
 Header header_of(const std::string& h) {
@@ -68,11 +114,23 @@ Request base_request(const RequestArgs& a) {
   Request base;
   base.method = a.method.empty() ? (a.data.empty() ? "GET" : "POST") : a.method;
   check_text("method", base.method, "--request");
-  base.body = a.data;
+  base.body = body_of(a.data);
   if (!a.installation.empty()) base.installation = installation_of(a.installation, "--installation");
   base.lane = lane_of(a.lane, "--lane");
-  for (const auto& h : a.headers) base.headers.push_back(header_of(h));
-  if (!a.bearer_file.empty()) base.bearer = read_secret(a.bearer_file);
+  for (const auto& h : a.headers) {
+    Header header = header_of(h);
+    if (named(header, "Authorization"))
+      std::erase_if(base.headers, [](const Header& x) { return named(x, "Authorization"); });
+    base.headers.push_back(std::move(header));
+  }
+  const auto given = [&](std::string_view name) {
+    return std::any_of(base.headers.begin(), base.headers.end(), [&](const Header& x) { return named(x, name); });
+  };
+  const bool json =
+      std::any_of(a.data.begin(), a.data.end(), [](const DataArg& d) { return d.kind == DataArg::Kind::json; });
+  for (const char* name : {"Content-Type", "Accept"})  // --json's, unless -H says otherwise (as curl)
+    if (json && !given(name)) base.headers.push_back({name, "application/json"});
+  if (!a.bearer_file.empty() && !given("Authorization")) base.bearer = read_secret(a.bearer_file);
   return base;
 }
 
@@ -88,10 +146,7 @@ std::vector<Request> requests_for(const std::vector<std::string>& urls, const Re
 }
 
 std::vector<Request> read_url_file(const std::string& path, const Request& base) {
-  std::ifstream file;
-  if (path != "-") file.open(path);
-  if (path != "-" && !file) throw CommandError(fmt::format("cannot read --urls file '{}'; check the path", path));
-  std::istream& f = path == "-" ? std::cin : file;
+  std::istringstream f(option_text(path, "--urls ", kUrlsBytes));
   std::vector<Request> out;
   std::string line;
   for (int n = 1; std::getline(f, line); ++n) {

@@ -2,8 +2,9 @@
 // and its --urls file: the requests, each checked before anything is sent.
 //
 // Errors: UsageError for anything the user wrote wrong (a lane, an id, a
-// header, a duration, a control byte in a method or URL: shown escaped),
-// CommandError when a file cannot be read.
+// header, a duration, a control byte in a method or URL: shown escaped, a
+// file that cannot be read or is larger than its bound: 64 KiB for a token,
+// 64 MiB for --urls, 256 MiB for a body).
 #pragma once
 
 #include <chrono>
@@ -15,14 +16,29 @@
 
 namespace forgemeter::cli {
 
-// The request fields every URL shares (-X, -H, -d, --lane, --installation, --bearer-file).
-struct RequestArgs {
-  std::string method;  // empty: GET, or POST with a body (as curl does with -d)
-  std::string data, lane, installation, bearer_file;
-  std::vector<std::string> headers;
+// A body option as curl reads it: -d/--data TEXT or @FILE (@-: stdin; CR and
+// LF stripped from a file's text), --data-binary (@FILE as is), --data-raw
+// (no @), --json (as --data-binary, and JSON's Content-Type and Accept).
+struct DataArg {
+  enum class Kind { data, binary, raw, json } kind = Kind::data;
+  std::string value;
 };
 
-// The request every URL starts from.
+// The request fields every URL shares (-X, -H, -d…, --lane, --installation, --bearer-file).
+struct RequestArgs {
+  std::string method;  // empty: GET, or POST with a body (as curl does with -d)
+  std::string lane, installation, bearer_file;
+  std::vector<std::string> headers;
+  std::vector<DataArg> data;  // in command-line order
+};
+
+// The request every URL starts from. The body is the data pieces joined as
+// curl joins them: with '&', but a --json piece straight after the one before.
+// -H 'Authorization: …' wins over --bearer-file (as curl's -H replaces a
+// header curl would make; the file is then not read), and of several
+// Authorization -H the last: never two on the wire. A bearer file that is
+// empty, a directory or unreadable is a usage error; one that group or others
+// may read is warned about on stderr.
 Request base_request(const RequestArgs& a);
 
 // One request per URL given on the command line.

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/option_file.h"
 #include "lease/uri/secrets.h"
 #include "lease/uri/store_error.h"
 
@@ -40,11 +41,8 @@ std::string read_store_file(const std::string& path) {
   if (!S_ISREG(st.st_mode))  // its permissions say nothing of a secret: what it is says what is wrong
     refuse(fmt::format("--store-file {}: it is {}, not a file; give the file whose first line is the store", path,
                        kind_of(st.st_mode)));
-  if ((st.st_mode & 077) != 0)
-    refuse(
-        fmt::format("--store-file {}: permissions {:04o} are too open: it may hold a password, so it must "
-                    "not be accessible by group or others; run: chmod 600 {}",
-                    path, st.st_mode & 07777, path));
+  if (const auto why = core_detail::too_open(st.st_mode, path, "a password"))
+    refuse(fmt::format("--store-file {}: {}", path, *why));
   std::ifstream in(path);
   if (!in.is_open()) refuse(fmt::format("--store-file {}: cannot open it: {}", path, std::strerror(errno)));
   std::string line;
