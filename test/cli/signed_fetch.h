@@ -3,6 +3,8 @@
 // scratch directory: what the --etag-* and --cache tests share.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -19,7 +21,10 @@ struct SignedFetch {
   forgemeter::testforge::Forge forge;
   TempDir dir;
   std::string token = dir.file("token");
-  SignedFetch() { write_file(token, "inst-7\n"); }
+  SignedFetch() {
+    write_file(token, "inst-7\n");
+    ::chmod(token.c_str(), 0600);  // as a user keeps a token: no warning about who may read it
+  }
 
   std::string url(const std::string& path) const { return forge.url("api.forge.test", path); }
   // The meter's and the ground truth's spelling of api.forge.test.
