@@ -88,7 +88,8 @@ PaceVerdict Pacer::probe(SteadyTime steady) {
 PaceVerdict Pacer::admit(const BudgetWindow& w, UtcMillis wall, SteadyTime steady) {
   if (!w.known || wall >= w.reset) return probe(steady);
   const double rate = allowed_rate(w, wall);
-  if (tokens_at_ && steady > *tokens_at_) tokens_ = std::min(tuning_.burst, tokens_ + rate * seconds(steady - *tokens_at_));
+  if (tokens_at_ && steady > *tokens_at_)
+    tokens_ = std::min(tuning_.burst, tokens_ + rate * seconds(steady - *tokens_at_));
   tokens_at_ = steady;
   if (rate > 0 && tokens_ >= 1 - kTokenSlack) {  // at the keep, a saved token waits too
     tokens_ = std::max(0.0, tokens_ - 1);

@@ -26,11 +26,11 @@
 namespace forgemeter::transport_detail {
 
 struct PacingTuning {
-  unsigned steps_per_window = 64;                              // a lane re-measures its share this often a window
-  double growth = 1.0 / 512;                                   // share a lane gains each step, spent or not
-  Duration probe_interval = std::chrono::seconds(1);           // with no usable reading: one request per interval
-  double burst = 1;                                            // requests a lane may save up (>= 1)
-  Duration max_retry = std::chrono::seconds(60);               // a waiter asks again at least this often
+  unsigned steps_per_window = 64;                     // a lane re-measures its share this often a window
+  double growth = 1.0 / 512;                          // share a lane gains each step, spent or not
+  Duration probe_interval = std::chrono::seconds(1);  // with no usable reading: one request per interval
+  double burst = 1;                                   // requests a lane may save up (>= 1)
+  Duration max_retry = std::chrono::seconds(60);      // a waiter asks again at least this often
 };
 
 // Why the tuning cannot be used, or nullopt.

@@ -48,7 +48,8 @@ PaceVerdict PacingGovernor::admit(Lane lane, std::uint64_t installation, std::st
   core_detail::MutexLock lock(mu_);
   Budget& b = budgets_[{installation, std::string(resource)}];
   auto it = std::find_if(b.pacers.begin(), b.pacers.end(), [&](const auto& lp) { return lp.first == lane; });
-  if (it == b.pacers.end()) it = b.pacers.insert(b.pacers.end(), {lane, Pacer(spec->keep, spec->keep_fraction, tuning_)});
+  if (it == b.pacers.end())
+    it = b.pacers.insert(b.pacers.end(), {lane, Pacer(spec->keep, spec->keep_fraction, tuning_)});
   return it->second.admit(b.window, wall, steady);
 }
 

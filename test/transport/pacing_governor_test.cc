@@ -60,7 +60,7 @@ TEST_CASE("alone, a lane gets (remaining - keep) / time to the reset; at the kee
   ManualClock clock(kStart);
   td::PacingGovernor g({sweeper(1400)}, clock);
   g.offer(101, "core", reading(clock, 5000));  // 3600 to spend in 3600 s: one a second
-  CHECK(g.admit(kSweeper, 101, "core").go);   // the saved-up token
+  CHECK(g.admit(kSweeper, 101, "core").go);    // the saved-up token
   const td::PaceVerdict next = g.admit(kSweeper, 101, "core");
   CHECK_FALSE(next.go);
   CHECK(next.retry_at - clock.steady_now() == 1s);
@@ -81,7 +81,7 @@ TEST_CASE("readings of a window already over, and readings without a reset, chan
   ManualClock clock(kStart);
   td::PacingGovernor g({sweeper()}, clock);
   g.offer(101, "core", reading(clock, 0));
-  g.offer(101, "core", reading(clock, 5000, kReset - 1h));                 // an older window's answer
+  g.offer(101, "core", reading(clock, 5000, kReset - 1h));                        // an older window's answer
   g.offer(101, "core", {.remaining = 5000, .limit = 5000, .seen = clock.now()});  // no reset
   CHECK_FALSE(g.admit(kSweeper, 101, "core").go);
 }

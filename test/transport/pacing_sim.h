@@ -30,15 +30,15 @@ struct FleetPlan {
   std::uint64_t limit = 5000;
   Duration window = 1h;
   int replicas = 10;
-  double demand = 3;           // the fleet's demand a window, in limits, spread evenly
-  int windows = 2;             // simulated
-  int late_replicas = 0;       // more replicas, of the same demand each, joining at half the first window
+  double demand = 3;            // the fleet's demand a window, in limits, spread evenly
+  int windows = 2;              // simulated
+  int late_replicas = 0;        // more replicas, of the same demand each, joining at half the first window
   double keep_fraction = 0.05;  // each replica's PacedLane
 };
 
 struct WindowTally {
   std::uint64_t spent = 0;
-  std::uint64_t limited = 0;          // answers the budget refused (it was at 0)
+  std::uint64_t limited = 0;                // answers the budget refused (it was at 0)
   std::array<std::uint64_t, 4> quarters{};  // spent in each quarter of the window
 };
 
