@@ -82,7 +82,8 @@ SecondaryVerdict SecondaryLimits::held(Load& load, const RequestKind& k, SteadyT
   if (k.creates_content) {
     if (o.writes_per_minute != 0) hold(load.writes_minute.earliest(now, 1, o.writes_per_minute), "writes_per_minute");
     if (o.writes_per_hour != 0) hold(load.writes_hour.earliest(now, 1, o.writes_per_hour), "writes_per_hour");
-    if (o.write_spacing > Duration::zero() && load.last_write) hold(*load.last_write + o.write_spacing, "write_spacing");
+    if (o.write_spacing > Duration::zero() && load.last_write)
+      hold(*load.last_write + o.write_spacing, "write_spacing");
   }
   return v;
 }

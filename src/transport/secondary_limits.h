@@ -32,14 +32,14 @@ namespace forgemeter::transport_detail {
 
 // (to become forgemeter::SecondaryLimits in transport.h)
 struct SecondaryLimitOptions {
-  unsigned max_in_flight = 100;               // REST and GraphQL together
+  unsigned max_in_flight = 100;  // REST and GraphQL together
   unsigned rest_points_per_minute = 900;
   unsigned graphql_points_per_minute = 2000;
-  unsigned read_points = 1;                   // a REST GET, HEAD or OPTIONS; a GraphQL query
-  unsigned write_points = 5;                  // any other REST method; a GraphQL mutation
-  unsigned writes_per_minute = 80;            // content-creating: REST POST, PATCH, PUT; GraphQL mutations
+  unsigned read_points = 1;         // a REST GET, HEAD or OPTIONS; a GraphQL query
+  unsigned write_points = 5;        // any other REST method; a GraphQL mutation
+  unsigned writes_per_minute = 80;  // content-creating: REST POST, PATCH, PUT; GraphQL mutations
   unsigned writes_per_hour = 500;
-  Duration write_spacing{};                   // between content-creating requests (GitHub advises 1 s)
+  Duration write_spacing{};                                   // between content-creating requests (GitHub advises 1 s)
   Duration in_flight_recheck = std::chrono::milliseconds(5);  // a request held by max_in_flight asks again after
 };
 

@@ -79,7 +79,8 @@ TEST_CASE("REST points: 900 a minute, a read 1 and a write 5; GraphQL: 2000, a m
 
   clock.advance(1min);
   const auto query = td::kind_of("POST", Api::graphql, R"({"query": "query { viewer { login } }"})");
-  const auto mutation = td::kind_of("POST", Api::graphql, R"({"query":"\n  mutation { addStar(input: {}) { clientMutationId } }"})");
+  const auto mutation =
+      td::kind_of("POST", Api::graphql, R"({"query":"\n  mutation { addStar(input: {}) { clientMutationId } }"})");
   CHECK_FALSE(query.write);
   CHECK(mutation.write);
   CHECK(mutation.creates_content);
