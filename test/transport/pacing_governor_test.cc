@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "forgemeter/testing/manual_clock.h"
+#include "pacing_clock.h"
 #include "transport/pacing_governor.h"
 
 using namespace std::chrono_literals;
@@ -19,7 +20,7 @@ namespace {
 
 const Lane kSweeper{"sweeper"};
 const Lane kUsers{"users"};
-constexpr UtcMillis kStart{std::chrono::milliseconds(1796479200000)};  // 14:00:00Z
+constexpr UtcMillis kStart = fmtest::kPaceStart;
 const auto kReset = std::chrono::floor<std::chrono::seconds>(kStart + 1h);
 
 Reading reading(const ManualClock& c, std::uint64_t remaining, std::chrono::sys_seconds reset = kReset) {

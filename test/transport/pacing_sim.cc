@@ -2,14 +2,11 @@
 
 #include <algorithm>
 
+#include "pacing_clock.h"
+
 namespace fmtest {
 
-namespace {
-
-// 2026-12-05 14:00:00Z: windows start on whole seconds.
-constexpr UtcMillis kStart{std::chrono::milliseconds(1796479200000)};
-
-}  // namespace
+constexpr UtcMillis kStart = kPaceStart;
 
 FleetSim::FleetSim(FleetPlan plan)
     : plan_(plan),

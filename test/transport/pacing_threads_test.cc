@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "forgemeter/testing/manual_clock.h"
+#include "pacing_clock.h"
 #include "transport/pacing_governor.h"
 #include "transport/secondary_limits.h"
 
@@ -19,7 +20,7 @@ namespace td = forgemeter::transport_detail;
 
 namespace {
 
-constexpr UtcMillis kStart{std::chrono::milliseconds(1796479200000)};
+constexpr UtcMillis kStart = fmtest::kPaceStart;
 constexpr int kThreads = 8;
 constexpr int kEach = 500;
 

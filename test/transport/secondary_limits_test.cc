@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "forgemeter/testing/manual_clock.h"
+#include "pacing_clock.h"
 #include "transport/secondary_limits.h"
 
 using namespace std::chrono_literals;
@@ -19,7 +20,7 @@ namespace td = forgemeter::transport_detail;
 
 namespace {
 
-constexpr UtcMillis kStart{std::chrono::milliseconds(1796479200000)};
+constexpr UtcMillis kStart = fmtest::kPaceStart;
 const td::RequestKind kGet = td::kind_of("GET", Api::rest, "");
 const td::RequestKind kPost = td::kind_of("POST", Api::rest, "");
 
