@@ -70,16 +70,15 @@ double Pacer::allowed_rate(const BudgetWindow& w, UtcMillis now) const {
   return share_ * spendable / seconds(w.reset - now);
 }
 
-void Pacer::grant(SteadyTime steady) {
-  ++own_;
-  last_grant_ = steady;
-}
+void Pacer::grant() { ++own_; }
 
-// No usable reading: one request per probe interval tells this lane the window.
+// No usable reading: one request per probe interval tells this lane the
+// window (the first at once, also right after a reset).
 PaceVerdict Pacer::probe(SteadyTime steady) {
-  if (last_grant_ && steady - *last_grant_ < tuning_.probe_interval)
-    return {false, *last_grant_ + tuning_.probe_interval};
-  grant(steady);
+  if (last_probe_ && steady - *last_probe_ < tuning_.probe_interval)
+    return {false, *last_probe_ + tuning_.probe_interval};
+  last_probe_ = steady;
+  grant();
   tokens_ = 0;
   tokens_at_ = steady;
   return {};
@@ -93,7 +92,7 @@ PaceVerdict Pacer::admit(const BudgetWindow& w, UtcMillis wall, SteadyTime stead
   tokens_at_ = steady;
   if (rate > 0 && tokens_ >= 1 - kTokenSlack) {  // at the keep, a saved token waits too
     tokens_ = std::max(0.0, tokens_ - 1);
-    grant(steady);
+    grant();
     return {};
   }
   // Ask again when a token is due, at the reset at the latest (then a probe

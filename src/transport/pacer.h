@@ -77,7 +77,7 @@ class Pacer {
   double kept(const BudgetWindow& w) const;
   Duration step_length(const BudgetWindow& w) const;
   PaceVerdict probe(SteadyTime steady);
-  void grant(SteadyTime steady);
+  void grant();
   void anchor(const BudgetWindow& w, UtcMillis at);
 
   std::uint64_t keep_;
@@ -88,7 +88,7 @@ class Pacer {
   std::uint64_t own_ = 0;
   double tokens_;
   std::optional<SteadyTime> tokens_at_;
-  std::optional<SteadyTime> last_grant_;
+  std::optional<SteadyTime> last_probe_;
 
   // The step being measured: from the reading it started at.
   bool anchored_ = false;

@@ -78,6 +78,18 @@ TEST_CASE("alone, a lane gets (remaining - keep) / time to the reset; at the kee
   CHECK_FALSE(g.admit(kSweeper, 101, "core").go);
 }
 
+TEST_CASE("right after a reset the probe of the new window goes at once, however recently the lane sent") {
+  ManualClock clock(kStart);
+  td::PacingGovernor g({sweeper()}, clock);
+  const auto minute = std::chrono::floor<std::chrono::seconds>(kStart + 1min);
+  g.offer(101, "core", reading(clock, 5000, minute));
+  clock.advance(59900ms);
+  CHECK(g.admit(kSweeper, 101, "core").go);  // 100 ms before the reset
+  clock.advance(100ms);
+  CHECK(g.admit(kSweeper, 101, "core").go);        // the reset: a probe, not a second's wait
+  CHECK_FALSE(g.admit(kSweeper, 101, "core").go);  // then one per probe interval until a reading
+}
+
 TEST_CASE("readings of a window already over, and readings without a reset, change nothing") {
   ManualClock clock(kStart);
   td::PacingGovernor g({sweeper()}, clock);
