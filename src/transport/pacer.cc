@@ -1,0 +1,132 @@
+#include "transport/pacer.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace forgemeter::transport_detail {
+
+namespace {
+
+double seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
+
+Duration of_seconds(double s) {
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(std::ceil(s * 1e9) / 1e9));
+}
+
+// Absorbs the rounding of tokens accrued over a computed wait.
+constexpr double kTokenSlack = 1e-9;
+
+}  // namespace
+
+std::optional<std::string> check(const PacingTuning& t) {
+  if (t.steps_per_window == 0) return "pacing: steps_per_window must be at least 1";
+  if (!(t.growth >= 0 && t.growth <= 1)) return "pacing: growth must be in [0, 1]";
+  if (t.probe_interval <= Duration::zero()) return "pacing: probe_interval must be above 0";
+  if (!(t.burst >= 1 && t.burst <= 1e6)) return "pacing: burst must be in [1, 1e6]";
+  if (t.max_retry <= Duration::zero()) return "pacing: max_retry must be above 0";
+  return std::nullopt;
+}
+
+BudgetWindow::Offered BudgetWindow::offer(const meter::Reading& r) {
+  if (!r.reset || UtcMillis(*r.reset) <= r.seen) return Offered::unusable;
+  const UtcMillis at_reset(*r.reset);
+  length = std::max<Duration>(length, at_reset - r.seen);
+  if (known && at_reset < reset) return Offered::stale;  // an answer from a window already over
+  if (!known || at_reset > reset) {
+    known = true;
+    reset = at_reset;
+    remaining = r.remaining;
+    limit = r.limit.value_or(0);
+    seen = r.seen;
+    return Offered::new_window;
+  }
+  if (r.remaining < remaining) {
+    remaining = r.remaining;
+    seen = r.seen;
+  }
+  if (r.limit) limit = *r.limit;
+  return Offered::same_window;
+}
+
+double Pacer::kept(const BudgetWindow& w) const {
+  return std::max(static_cast<double>(keep_), std::ceil(keep_fraction_ * static_cast<double>(w.limit)));
+}
+
+Duration Pacer::step_length(const BudgetWindow& w) const {
+  return std::max<Duration>(w.length / tuning_.steps_per_window, std::chrono::milliseconds(1));
+}
+
+double Pacer::allowed_rate(const BudgetWindow& w, UtcMillis now) const {
+  if (!w.known || now >= w.reset) return 0;
+  // The reading is as old as this lane's last answer: since then the fleet
+  // spent about what the budget allowed, for at most the time it takes the
+  // others to spend 1/share (one request of this lane's): bounded, so a lane
+  // that waits never talks itself out of its next reading.
+  const double at_reading = std::max(0.0, static_cast<double>(w.remaining) - kept(w));
+  const double allowed_then = at_reading / seconds(w.reset - w.seen);
+  const double since = now > w.seen ? seconds(now - w.seen) : 0;
+  const double spendable = at_reading - std::min(since * allowed_then, 1 / std::max(share_, 1e-6));
+  if (spendable <= 0) return 0;
+  return share_ * spendable / seconds(w.reset - now);
+}
+
+void Pacer::grant() { ++own_; }
+
+// No usable reading: one request per probe interval tells this lane the
+// window (the first at once, also right after a reset).
+PaceVerdict Pacer::probe(SteadyTime steady) {
+  if (last_probe_ && steady - *last_probe_ < tuning_.probe_interval)
+    return {false, *last_probe_ + tuning_.probe_interval};
+  last_probe_ = steady;
+  grant();
+  tokens_ = 0;
+  tokens_at_ = steady;
+  return {};
+}
+
+PaceVerdict Pacer::admit(const BudgetWindow& w, UtcMillis wall, SteadyTime steady) {
+  if (!w.known || wall >= w.reset) return probe(steady);
+  const double rate = allowed_rate(w, wall);
+  if (tokens_at_ && steady > *tokens_at_)
+    tokens_ = std::min(tuning_.burst, tokens_ + rate * seconds(steady - *tokens_at_));
+  tokens_at_ = steady;
+  if (rate > 0 && tokens_ >= 1 - kTokenSlack) {  // at the keep, a saved token waits too
+    tokens_ = std::max(0.0, tokens_ - 1);
+    grant();
+    return {};
+  }
+  // Ask again when a token is due, at the reset at the latest (then a probe
+  // goes), and at least every max_retry and every step (the rate may change).
+  Duration wait = std::min<Duration>({w.reset - wall, tuning_.max_retry, step_length(w)});
+  if (rate > 0) wait = std::min(wait, of_seconds((1 - tokens_) / rate));
+  return {false, steady + std::max<Duration>(wait, std::chrono::microseconds(1))};
+}
+
+void Pacer::anchor(const BudgetWindow& w, UtcMillis at) {
+  anchored_ = true;
+  anchor_at_ = at;
+  anchor_remaining_ = w.remaining;
+  anchor_own_ = own_;
+}
+
+void Pacer::observe(const BudgetWindow& w, BudgetWindow::Offered o, UtcMillis at) {
+  using O = BudgetWindow::Offered;
+  if (o == O::unusable || o == O::stale) return;
+  if (o == O::new_window || !anchored_ || at < anchor_at_) return anchor(w, at);
+  // The step closes after its time, or once the fleet spent what the budget
+  // allows for a whole step (an overspending fleet is corrected at once).
+  const Duration step = step_length(w);
+  const Duration elapsed = at - anchor_at_;
+  const double spent = static_cast<double>(anchor_remaining_ - std::min(anchor_remaining_, w.remaining));
+  const double remaining_time = seconds(w.reset - at);
+  const double due = remaining_time > 0
+                         ? std::max(0.0, static_cast<double>(w.remaining) - kept(w)) * seconds(step) / remaining_time
+                         : 0;
+  if (elapsed < step && (spent < 1 || spent < due)) return;
+  const double grown = tuning_.growth * std::min(1.0, seconds(elapsed) / seconds(step));
+  if (spent >= 1) share_ = static_cast<double>(own_ - anchor_own_) / spent;
+  share_ = std::min(1.0, share_ + grown);
+  anchor(w, at);
+}
+
+}  // namespace forgemeter::transport_detail

@@ -1,0 +1,94 @@
+// secondary_limits.h — GitHub's documented secondary-limit triggers, kept
+// under instead of met.
+//
+// GitHub limits an installation to 100 requests in flight, 900 REST points
+// and 2,000 GraphQL points a minute (a read 1, a write 5), and 80
+// content-creating requests a minute and 500 an hour, and advises 1 s
+// between writes; it "may change them without notice", so each is an option
+// with GitHub's value as its default and 0 to turn it off. Before a hop of a
+// request charged to an installation goes on the wire the Transport asks
+// admit(); a request that would break one waits until the verdict's retry_at
+// and asks again, as a paced one does. Once admitted it is in flight until
+// release(). Requests charged to no installation are not counted (no budget
+// to key them by). Why: docs/rate-limits.md#secondary-limits-avoided.
+//
+// Thread-safety: every method may be called from any thread at once.
+// Errors: the constructor throws std::invalid_argument for unusable options.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/mutex.h"
+#include "forgemeter/clock.h"
+#include "forgemeter/url.h"
+#include "transport/sliding_sum.h"
+
+namespace forgemeter::transport_detail {
+
+// (to become forgemeter::SecondaryLimits in transport.h)
+struct SecondaryLimitOptions {
+  unsigned max_in_flight = 100;  // REST and GraphQL together
+  unsigned rest_points_per_minute = 900;
+  unsigned graphql_points_per_minute = 2000;
+  unsigned read_points = 1;         // a REST GET, HEAD or OPTIONS; a GraphQL query
+  unsigned write_points = 5;        // any other REST method; a GraphQL mutation
+  unsigned writes_per_minute = 80;  // content-creating: REST POST, PATCH, PUT; GraphQL mutations
+  unsigned writes_per_hour = 500;
+  Duration write_spacing{};                                   // between content-creating requests (GitHub advises 1 s)
+  Duration in_flight_recheck = std::chrono::milliseconds(5);  // a request held by max_in_flight asks again after
+};
+
+// Why the options cannot be used, or nullopt.
+std::optional<std::string> check(const SecondaryLimitOptions& o);
+
+// What a request is to the secondary limits.
+struct RequestKind {
+  Api api = Api::rest;
+  bool write = false;            // costs write_points
+  bool creates_content = false;  // counts against writes_per_* and write_spacing
+};
+// `method` is the request's; `body` is read only for GraphQL (is it a mutation?).
+RequestKind kind_of(std::string_view method, Api api, std::string_view body);
+// Whether a GraphQL request body ({"query": "..."}) holds a mutation.
+bool graphql_mutation(std::string_view body) noexcept;
+
+struct SecondaryVerdict {
+  bool go = true;
+  SteadyTime retry_at{};
+  std::string_view limit{};  // which one held it: "max_in_flight", "rest_points_per_minute", …
+};
+
+class SecondaryLimits {
+ public:
+  // `clock` is borrowed: it must outlive this.
+  SecondaryLimits(const SecondaryLimitOptions& options, const Clock& clock);
+
+  // Whether a request of kind `k` charged to `installation` may go now; on
+  // go it is counted (and in flight until release()).
+  SecondaryVerdict admit(std::uint64_t installation, const RequestKind& k);
+  void release(std::uint64_t installation);
+
+ private:
+  struct Load {
+    unsigned in_flight = 0;
+    SlidingSum rest_points{std::chrono::minutes(1)};
+    SlidingSum graphql_points{std::chrono::minutes(1)};
+    SlidingSum writes_minute{std::chrono::minutes(1)};
+    SlidingSum writes_hour{std::chrono::hours(1)};
+    std::optional<SteadyTime> last_write;
+  };
+  SecondaryVerdict held(Load& load, const RequestKind& k, SteadyTime now) const;
+  void forget_idle(SteadyTime now) REQUIRES(mu_);
+
+  SecondaryLimitOptions options_;
+  const Clock& clock_;
+  core_detail::Mutex mu_;
+  std::map<std::uint64_t, Load> loads_ GUARDED_BY(mu_);
+};
+
+}  // namespace forgemeter::transport_detail
