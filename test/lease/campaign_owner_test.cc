@@ -52,6 +52,7 @@ TEST_CASE("campaign: a second campaign with the same owner is refused, told once
   CHECK(b->terms().empty());  // refused as any other owner: never both at once
   CHECK(sim.ledger.max_serving() == 1);
   CHECK(b->store().count(Op::acquire, LeaseStatus::refused) >= 14);
+  REQUIRE(b->await_events(Kind::owner_in_use, 1));
   CHECK(b->texts(Kind::owner_in_use) ==
         std::vector<std::string>{"lease \"merge-gate-sweeper\": web-1 is refused: owner \"web-1\" is already in use "
                                  "by another campaign (" +
@@ -76,6 +77,7 @@ TEST_CASE("campaign: a term that cannot increase is refused and reported once, n
   sim.run_for(kTtl, 1);
   CHECK(c.store().count(Op::acquire) == 4);  // at 0, 30, 60 and 90 s: every retry, not at the past expiry
   CHECK(c.terms().empty());
+  REQUIRE(c.await_events(Kind::term_exhausted, 1));  // events go out on the campaign's event thread
   CHECK(c.texts(Kind::term_exhausted) == std::vector<std::string>{"lease \"merge-gate-sweeper\": host-c is refused: " +
                                                                   lease_detail::term_exhausted_error(kMaxTerm)});
   CHECK(c.count(Kind::store_unreachable) == 0);
