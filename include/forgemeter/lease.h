@@ -119,7 +119,8 @@ class FORGEMETER_API LeaseStore {
 
   // Takes the lease until now+ttl when it is free, expired at `now` (expiry
   // <= now: expiry is inclusive), or already the caller's; else `refused`,
-  // with the holder and its expiry.
+  // with the holder and its expiry (also, with `error`, a change of hands
+  // whose term cannot increase: LeaseResult::term).
   // Answers: granted, refused, no_answer, invalid.
   virtual LeaseResult acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                               const Deadline& deadline) = 0;
