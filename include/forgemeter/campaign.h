@@ -23,6 +23,7 @@
 
 #include "forgemeter/export.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -51,6 +52,8 @@ struct FORGEMETER_API LeaseEvent {
     released,           // the lease was given back (also: what an unanswered attempt had taken)
     store_unreachable,  // a call got no answer; once per outage episode
     store_reachable,    // the first answer after an outage
+    owner_in_use,       // another campaign holds the lease under this owner: refused; once per holder
+    term_exhausted,     // the lease's term cannot increase: refused, never reused; once per campaign
   };
   Kind kind;
   std::uint64_t term = 0;  // the term concerned; 0 when none
@@ -63,6 +66,8 @@ struct FORGEMETER_API LeaseEvent {
   //   lease "merge-gate-sweeper": host-3f9a2c released the lease an unanswered attempt had taken (term 8)
   //   lease "merge-gate-sweeper": host-3f9a2c cannot reach the lease store (connection refused)
   //   lease "merge-gate-sweeper": host-3f9a2c reaches the lease store again (after 42s)
+  //   lease "merge-gate-sweeper": web-1 is refused: owner "web-1" is already in use by another campaign (web-1#3f9a2c01b2d4 holds term 7); give each candidate an owner of its own
+  //   lease "merge-gate-sweeper": web-1 is refused: term 18446744073709551615 cannot increase (...)
   std::string text;
 };
 
@@ -72,9 +77,21 @@ FORGEMETER_API std::string_view to_string(LeaseEvent::Kind k) noexcept;  // "ele
 inline constexpr std::chrono::milliseconds kMinCampaignTtl{3};
 inline constexpr std::chrono::hours kMaxCampaignTtl{24 * 366};
 
+// A holder is a campaign, not a name: the owner a campaign writes to the store
+// is spec.owner + "#" + 12 random hex digits drawn for that campaign() call
+// (e.g. `web-1#3f9a2c01b2d4`), so a second process — or a second campaign —
+// with the same spec.owner is refused as any other owner is (docs/leases.md).
+// spec.owner may therefore be at most kCampaignOwnerMaxBytes.
+inline constexpr std::size_t kCampaignTagBytes = 13;  // "#" + 12 hex digits
+inline constexpr std::size_t kCampaignOwnerMaxBytes = kLeaseTextMaxBytes - kCampaignTagBytes;
+
+// The owner name in a holder a campaign wrote (`web-1` for
+// `web-1#3f9a2c01b2d4`); any other holder as it is.
+FORGEMETER_API std::string_view holder_name(std::string_view holder) noexcept;
+
 struct FORGEMETER_API CampaignSpec {
   std::string name{};               // the lease; see lease.h for what a name may be
-  std::string owner{};              // this candidate, unique among candidates (make_owner_id())
+  std::string owner{};              // this candidate's name (make_owner_id()); the store gets it tagged, above
   Duration ttl{};                   // kMinCampaignTtl to kMaxCampaignTtl (docs/lease-timing.md)
   std::optional<Duration> retry{};  // nullopt: ttl / 3; a value must be > 0 and < ttl
   // The serving window W: how long after the SENDING of its last proven call
@@ -164,8 +181,9 @@ FORGEMETER_API CampaignEnd campaign(LeaseStore& store, const CampaignSpec& spec,
                                     std::function<void(Term&)> work);
 
 // Host name + "-" + 12 random hex digits, e.g. `web-7-3f9a2c01b2d4`; the host
-// name is cut so that the whole fits a lease owner (lease.h), and bytes that
-// are not [A-Za-z0-9.-] become `_`. Random from std::random_device.
+// name is cut so that the whole fits kCampaignOwnerMaxBytes, and bytes that
+// are not [A-Za-z0-9.-] become `_` (so never the tag's `#`). Random from
+// std::random_device.
 FORGEMETER_API std::string make_owner_id();
 
 // Declares an application's lease names in one place: a name can be claimed

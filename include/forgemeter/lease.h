@@ -60,9 +60,12 @@ struct FORGEMETER_API LeaseResult {
   // lease passes to an owner that did not hold it (a fresh take, a takeover
   // after expiry, a take after release — by anyone, the previous holder too);
   // the holder's acquire/renew keep it, and so does release, so a term is
-  // never reused. A name never taken has term 0.
+  // never reused. A name never taken has term 0. A change of hands that would
+  // need a term past the largest the store keeps (2^64 − 1; PostgreSQL
+  // 2^63 − 1: only a record written by hand gets there) is `refused`, with
+  // `error` saying so: the lease cannot change hands again.
   std::uint64_t term = 0;
-  std::string error{};  // for no_answer and invalid: what went wrong, for a log line
+  std::string error{};  // for no_answer, invalid and such a refusal: what went wrong, for a log line
 
   bool answered() const { return status != LeaseStatus::no_answer && status != LeaseStatus::invalid; }
 };
@@ -116,7 +119,8 @@ class FORGEMETER_API LeaseStore {
 
   // Takes the lease until now+ttl when it is free, expired at `now` (expiry
   // <= now: expiry is inclusive), or already the caller's; else `refused`,
-  // with the holder and its expiry.
+  // with the holder and its expiry (also, with `error`, a change of hands
+  // whose term cannot increase: LeaseResult::term).
   // Answers: granted, refused, no_answer, invalid.
   virtual LeaseResult acquire(std::string_view name, std::string_view owner, WallTime now, Duration ttl,
                               const Deadline& deadline) = 0;

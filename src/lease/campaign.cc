@@ -12,6 +12,7 @@
 #include "forgemeter/campaign.h"
 #include "lease/event_pump.h"
 #include "lease/event_text.h"
+#include "lease/holder_id.h"
 #include "lease/term_state.h"
 
 namespace forgemeter {
@@ -50,6 +51,7 @@ class Campaign {
   Campaign(LeaseStore& store, const CampaignSpec& spec, std::stop_token stop, std::function<void(Term&)>& work)
       : store_(store),
         spec_(spec),
+        id_(lease_detail::tagged_owner(spec.owner)),
         clock_(spec.clock ? *spec.clock : system_clock()),
         stop_(std::move(stop)),
         work_(work),
@@ -67,14 +69,17 @@ class Campaign {
       if (changes_ != nullptr) mark = changes_->change_mark(spec_.name);  // before the acquire: no change is missed
       const Sent sent = stamp();
       next = sent.steady + t_.retry;
-      LeaseResult r = store_.acquire(spec_.name, spec_.owner, sent.wall, t_.ttl, bound(sent.steady + t_.third, stop_));
+      LeaseResult r = store_.acquire(spec_.name, id_, sent.wall, t_.ttl, bound(sent.steady + t_.third, stop_));
       heard(r, /*decides=*/true, stop_);
       if (r.status == LeaseStatus::no_answer) {
         release(/*after_unanswered_attempt=*/true);  // it may have taken the lease; after a stop too
         continue;
       }
-      // A refusal by nobody (PostgreSQL's quarantine after a crash) reports no expiry.
-      if (r.status == LeaseStatus::refused && !r.holder.empty()) next = std::min(next, expires(r.expiry));
+      // A refusal by nobody (PostgreSQL's quarantine after a crash) reports no expiry;
+      // one with an error (a term that cannot increase) is polled every retry too.
+      if (r.status == LeaseStatus::refused && !r.holder.empty() && r.error.empty())
+        next = std::min(next, expires(r.expiry));
+      if (r.status == LeaseStatus::refused) tell_refusal(r);
       if (r.status != LeaseStatus::granted) continue;
       if (stop_.stop_requested()) {  // granted while stopping: give it back, serve nothing
         release(false);
@@ -133,11 +138,24 @@ class Campaign {
     }
   }
 
+  // A refusal the operator must hear of, once: another campaign holding the
+  // lease under this campaign's owner name (once per such holder), a term
+  // that cannot increase (the store's error; once).
+  void tell_refusal(const LeaseResult& r) {
+    if (!r.error.empty()) {
+      if (!told_exhausted_) events_.post(text_.term_exhausted(r.error));
+      told_exhausted_ = true;
+    } else if (r.holder != id_ && r.holder != told_holder_ && holder_name(r.holder) == spec_.owner) {
+      told_holder_ = r.holder;
+      events_.post(text_.owner_in_use(r.holder, r.term));
+    }
+  }
+
   // On a call of its own that the campaign's stop does not cancel, bounded by
   // TTL/3 — after a stop too, so a release held up behind a row lock still
   // lands and hands over (docs/lease-stop.md); only spec.exit_now cuts it.
   void release(bool after_unanswered_attempt) {
-    LeaseResult r = store_.release(spec_.name, spec_.owner, bound(clock_.steady_now() + t_.third, spec_.exit_now));
+    LeaseResult r = store_.release(spec_.name, id_, bound(clock_.steady_now() + t_.third, spec_.exit_now));
     heard(r, /*decides=*/false, {});
     if (r.status == LeaseStatus::released) events_.post(text_.released(r.term, after_unanswered_attempt));
   }
@@ -200,8 +218,7 @@ class Campaign {
       const Sent sent = stamp();
       next_renew = sent.steady + t_.third;
       // `wake`: a stop, or work's return, abandons the renewal at once.
-      LeaseResult r =
-          store_.renew(spec_.name, spec_.owner, sent.wall, t_.ttl, bound(std::min(next_renew, deadline), wake));
+      LeaseResult r = store_.renew(spec_.name, id_, sent.wall, t_.ttl, bound(std::min(next_renew, deadline), wake));
       heard(r, /*decides=*/true, wake);
       if (r.status == LeaseStatus::refused) return {Ending::refused, std::move(r.holder)};
       if (r.status != LeaseStatus::granted) {
@@ -217,6 +234,7 @@ class Campaign {
 
   LeaseStore& store_;
   const CampaignSpec& spec_;
+  const std::string id_;  // the owner written to the store: spec.owner tagged (lease/holder_id.h)
   const Clock& clock_;
   std::stop_token stop_;
   std::function<void(Term&)>& work_;
@@ -224,6 +242,8 @@ class Campaign {
   const EventText text_;
   bool outage_ = false;
   SteadyTime outage_since_{};
+  std::string told_holder_;  // the last same-named holder reported by owner_in_use
+  bool told_exhausted_ = false;
   LeaseChanges* const changes_;  // nullptr: the store hears of no changes; candidates poll
   EventPump events_;             // last: destroyed (drained) first, before what its events describe
 };

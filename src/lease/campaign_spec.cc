@@ -15,6 +15,9 @@ std::optional<std::string> check_campaign_spec(const CampaignSpec& spec) {
   using namespace std::chrono;
   using core_detail::duration_text;
   if (auto why = check_lease_args(spec.name, spec.owner)) return "campaign: " + *why;
+  if (spec.owner.size() > kCampaignOwnerMaxBytes)
+    return fmt::format("campaign: owner is {} bytes, more than {} (the store gets it with a {}-byte tag)",
+                       spec.owner.size(), kCampaignOwnerMaxBytes, kCampaignTagBytes);
   const auto ttl = lease_ttl(spec.ttl);
   if (ttl < kMinCampaignTtl)
     return fmt::format("campaign: TTL {} is under {} (renewals every TTL/3 need at least 1ms)", duration_text(spec.ttl),
@@ -48,6 +51,8 @@ std::string_view to_string(LeaseEvent::Kind k) noexcept {
     case K::released: return "released";
     case K::store_unreachable: return "store_unreachable";
     case K::store_reachable: return "store_reachable";
+    case K::owner_in_use: return "owner_in_use";
+    case K::term_exhausted: return "term_exhausted";
   }
   return "unknown";
 }

@@ -34,7 +34,12 @@ std::string escape_for_line(std::string_view s) {
 }
 
 EventText::EventText(std::string_view name, std::string_view owner)
-    : prefix_(fmt::format("lease \"{}\": {}", escape_for_line(name), escape_for_line(owner))) {}
+    : owner_(owner), prefix_(fmt::format("lease \"{}\": {}", escape_for_line(name), escape_for_line(owner))) {}
+
+std::string EventText::holder_text(std::string_view holder) const {
+  const std::string_view name = holder_name(holder);
+  return escape_for_line(name == owner_ ? holder : name);
+}
 
 LeaseEvent EventText::make(LeaseEvent::Kind kind, std::uint64_t term, std::string_view rest) const {
   return {kind, term, fmt::format("{} {}", prefix_, rest)};
@@ -51,7 +56,7 @@ LeaseEvent EventText::renewed_late(std::uint64_t term, int unanswered) const {
 }
 
 LeaseEvent EventText::lost(std::uint64_t term, std::string_view holder) const {
-  const std::string to = holder.empty() ? std::string() : " to " + escape_for_line(holder);
+  const std::string to = holder.empty() ? std::string() : " to " + holder_text(holder);
   return make(LeaseEvent::Kind::lost, term, fmt::format("lost the lease{} (term {} ended: renewal refused)", to, term));
 }
 
@@ -75,6 +80,17 @@ LeaseEvent EventText::unreachable(std::string_view error) const {
 LeaseEvent EventText::reachable(Duration outage) const {
   return make(LeaseEvent::Kind::store_reachable, 0,
               fmt::format("reaches the lease store again (after {})", duration_text(outage)));
+}
+
+LeaseEvent EventText::owner_in_use(std::string_view holder, std::uint64_t term) const {
+  return make(LeaseEvent::Kind::owner_in_use, term,
+              fmt::format("is refused: owner \"{}\" is already in use by another campaign ({} holds term {}); give "
+                          "each candidate an owner of its own",
+                          escape_for_line(owner_), holder_text(holder), term));
+}
+
+LeaseEvent EventText::term_exhausted(std::string_view error) const {
+  return make(LeaseEvent::Kind::term_exhausted, 0, fmt::format("is refused: {}", escape_for_line(error)));
 }
 
 }  // namespace forgemeter::lease_detail

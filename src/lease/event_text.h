@@ -15,7 +15,11 @@ std::string escape_for_line(std::string_view s);
 
 class EventText {
  public:
+  // `owner` is spec.owner, the name (never the tagged owner the store holds).
   EventText(std::string_view name, std::string_view owner);
+  // How a holder the store reported is shown: its name, with its tag only when
+  // the name is this campaign's own (there the tag is what tells them apart).
+  std::string holder_text(std::string_view holder) const;
 
   LeaseEvent elected(std::uint64_t term, Duration ttl) const;
   LeaseEvent renewed_late(std::uint64_t term, int unanswered) const;
@@ -24,9 +28,12 @@ class EventText {
   LeaseEvent released(std::uint64_t term, bool after_unanswered_attempt) const;
   LeaseEvent unreachable(std::string_view error) const;
   LeaseEvent reachable(Duration outage) const;
+  LeaseEvent owner_in_use(std::string_view holder, std::uint64_t term) const;
+  LeaseEvent term_exhausted(std::string_view error) const;
 
  private:
   LeaseEvent make(LeaseEvent::Kind kind, std::uint64_t term, std::string_view rest) const;
+  std::string owner_;   // spec.owner: a holder of that name is shown with its tag
   std::string prefix_;  // lease "<name>": <owner>
 };
 

@@ -51,13 +51,13 @@ struct MemoryStore::Impl {
         const bool held = !it->second.holder.empty();
         const Step s = step(it->second);
         moved = it->second.term != term || (held && it->second.holder.empty());  // taken, or released
-        r = answer(s.status, it->second);
+        r = answer(s, it->second);
       } else {
         LeaseRecord fresh;
         const Step s = step(fresh);
         if (s.write) leases.emplace(std::string(name), fresh);
         moved = s.write;
-        r = answer(s.status, fresh);
+        r = answer(s, fresh);
       }
     }
     if (moved) changes.changed(name);

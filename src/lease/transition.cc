@@ -1,5 +1,7 @@
 #include "lease/transition.h"
 
+#include <limits>
+
 namespace forgemeter::lease_detail {
 namespace {
 
@@ -12,9 +14,17 @@ Step extend(LeaseRecord& r, UtcMillis until) {
 
 }  // namespace
 
+std::string term_exhausted_error(std::uint64_t term) {
+  return "term " + std::to_string(term) +
+         " cannot increase: the lease cannot change hands without reusing a term (a record written by hand?); "
+         "campaign under another lease name";
+}
+
 Step acquire_step(LeaseRecord& record, std::string_view owner, UtcMillis at, UtcMillis until) {
   if (record.holder == owner) return extend(record, until);  // the caller's own, even past its expiry
   if (!record.holder.empty() && record.expiry > at) return {LeaseStatus::refused, false};
+  if (record.term == std::numeric_limits<std::uint64_t>::max())  // never wrap to 0: a term is never reused
+    return {LeaseStatus::refused, false, term_exhausted_error(record.term)};
   record.holder.assign(owner);  // free, or expired at `at` (inclusive): changes hands
   record.expiry = until;
   ++record.term;
@@ -48,6 +58,12 @@ LeaseState state_of(LeaseResult result) {
 
 LeaseResult answer(LeaseStatus status, const LeaseRecord& record) {
   return {status, record.holder, record.expiry, record.term, {}};
+}
+
+LeaseResult answer(Step step, const LeaseRecord& record) {
+  LeaseResult r = answer(step.status, record);
+  r.error = std::move(step.error);
+  return r;
 }
 
 LeaseResult failure(LeaseStatus status, std::string error) { return {status, {}, {}, 0, std::move(error)}; }

@@ -26,8 +26,13 @@ struct LeaseRecord {
 
 struct Step {
   LeaseStatus status = LeaseStatus::refused;
-  bool write = false;  // the record changed: the store must write it
+  bool write = false;   // the record changed: the store must write it
+  std::string error{};  // a refusal of the store's own (a term that cannot increase): why
 };
+
+// Why a change of hands is refused at `term`, the largest a store keeps
+// (2^64 − 1; PostgreSQL's bigint 2^63 − 1): the next term cannot be larger.
+std::string term_exhausted_error(std::uint64_t term);
 
 // Each takes the call's step on `record` in place: afterwards `record` is the
 // lease as the call leaves it. `at` and `until` are already the contract's
@@ -42,6 +47,7 @@ LeaseState state_of(const LeaseRecord& record);
 LeaseState state_of(LeaseResult result);
 
 LeaseResult answer(LeaseStatus status, const LeaseRecord& record);
+LeaseResult answer(Step step, const LeaseRecord& record);  // with the step's error
 LeaseResult failure(LeaseStatus status, std::string error);
 
 }  // namespace forgemeter::lease_detail

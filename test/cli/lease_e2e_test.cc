@@ -183,10 +183,11 @@ void three_processes(const std::string& pg) {
   CHECK(count_kind(s1, "start") == 1);
   const std::string first = s1.front().owner;
   auto status = run_process({forgemeter_bin(), "lease", "status", "--store", pg, name});
-  CHECK(status.out.find("held by " + first) != std::string::npos);
+  CHECK(status.out.find("held by " + first + " until") != std::string::npos);  // the name, without the tag
   auto json = run_process({forgemeter_bin(), "lease", "status", "--store", pg, "--json", name});
   CHECK(json.out.find(R"("held":true,"holder":")" + first + R"(","expiry":")") != std::string::npos);
   CHECK(std::regex_search(json.out, std::regex(R"("expiry":"20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")")));
+  CHECK(std::regex_search(json.out, std::regex(R"("holder_id":")" + first + R"(#[0-9a-f]{12}"\})")));  // as stored
 
   // SIGKILL of the holder: its CMD dies with it (PDEATHSIG); another takes over within TTL + retry.
   const pid_t first_cmd = cmd_of(procs[first].pid);

@@ -121,6 +121,29 @@ FM_SUITE_PG_TEST(
   CHECK(read_file(a.proc.err_path).find("SIGKILLed at the term's deadline") != std::string::npos);
 }
 
+FM_SUITE_PG_TEST(
+    "two `lease run --owner web-1`: the second is told the owner is in use and never runs CMD while the first does") {
+  TreeFleet fleet(*pg);
+  Candidate& a = fleet.start("web-1", kChain);
+  REQUIRE(fleet.await_workers(a, 3, kElect));
+  Candidate& b = fleet.start("web-1", kChain);
+  REQUIRE(poll_ms(
+      [&] {
+        return read_file(b.proc.err_path).find("owner \"web-1\" is already in use by another campaign (web-1#") !=
+               std::string::npos;
+      },
+      kElect));
+  // Refused at every retry (1 s): two and a half retries without a heartbeat of its CMD.
+  CHECK_FALSE(poll_ms([&] { return !b.beats().empty(); }, milliseconds(2500)));
+
+  kill(a.proc.pid, SIGTERM);  // a releases once its tree is gone; b takes over
+  CHECK(fleet.wait(a, kElect) == 128 + SIGTERM);  // bash's own status: it died of the tree's SIGTERM
+  auto tree = a.beats();
+  CHECK(alive_count(tree) == 0);
+  REQUIRE(fleet.await_workers(b, 3, kElect));
+  check_no_overlap(tree, b.beats());
+}
+
 FM_SUITE_PG_TEST("CMD exits while the workers it started run: they are stopped before the lease is released") {
   TreeFleet fleet(*pg);
   // W0 lingers 200 ms; W1 forks W2 and exits at once (W2 becomes an orphan);

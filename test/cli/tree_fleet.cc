@@ -23,11 +23,12 @@ TreeFleet::~TreeFleet() {
 Candidate& TreeFleet::start(const std::string& owner, const std::string& script) {
   Candidate c;
   c.owner = owner;
-  c.dir = tmp_.file(owner);
+  const std::string files = owner + "-" + std::to_string(candidates_.size());  // two may share an owner
+  c.dir = tmp_.file(files);
   ::mkdir(c.dir.c_str(), 0755);
   c.proc = spawn_process({forgemeter_bin(), "lease", "run", "--store", store_, "--name", name_, "--owner", owner,
                           "--ttl", "3s", "--", "bash", "-c", script, FM_TREE_WORKER, c.dir},
-                         tmp_.file(owner + ".out"), tmp_.file(owner + ".err"));
+                         tmp_.file(files + ".out"), tmp_.file(files + ".err"));
   candidates_.push_back(std::move(c));
   return candidates_.back();
 }

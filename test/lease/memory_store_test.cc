@@ -2,6 +2,7 @@
 
 #include "forgemeter/memory_store.h"
 #include "lease/conformance.h"
+#include "lease/exclusion.h"
 
 namespace {
 
@@ -28,4 +29,9 @@ TEST_CASE("memory store: names taken stay (their terms are kept); invalid calls 
   CHECK(store.acquire("b", "x", t0, 10s, dl).status == forgemeter::LeaseStatus::granted);
   CHECK(store.release("a", "x", dl).status == forgemeter::LeaseStatus::released);
   CHECK(store.size() == 2);
+}
+
+TEST_CASE("memory store: a second campaign with the same owner is refused as another owner") {
+  forgemeter::MemoryStore store;
+  fmtest::same_owner_is_refused(store, store, "same-owner");
 }

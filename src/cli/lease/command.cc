@@ -147,7 +147,9 @@ void add_lease(CLI::App& root, Action& action) {
       ->check(lease_name_rule());
   run->add_option("--ttl", a->ttl, "lease time to live (default 90s)");
   run->add_option("--retry", a->retry, "campaign interval (default TTL/3)");
-  run->add_option("--owner", a->owner, "this candidate's id (default: host name + random suffix)");
+  run->add_option("--owner", a->owner,
+                  "this candidate's name; the store gets it tagged per process, so a second process\n"
+                  "with the same --owner is refused (default: host name + random suffix)");
   run->add_option(
       "--grace", a->grace,
       "time between SIGTERM and SIGKILL when the term ends; at most TTL/6 (default: 10s, or TTL/6 when less)");

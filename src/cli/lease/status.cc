@@ -13,6 +13,7 @@
 #include "core/duration_text.h"
 #include "core/output.h"
 #include "core/terminal_text.h"
+#include "forgemeter/campaign.h"
 #include "lease/uri/open_store.h"
 #include "lease/uri/secrets.h"
 #include "lease/uri/store_check.h"
@@ -43,11 +44,12 @@ std::string status_json(const std::string& name, const LeaseState& r, bool held,
   nlohmann::ordered_json j;
   j["name"] = name;
   j["held"] = held;
-  j["holder"] = held ? nlohmann::ordered_json(r.holder) : nullptr;
+  j["holder"] = held ? nlohmann::ordered_json(std::string(holder_name(r.holder))) : nullptr;
   j["expiry"] = held ? nlohmann::ordered_json(iso_ms(r.expiry)) : nullptr;
   j["expires_in_ms"] = held ? nlohmann::ordered_json(left_ms) : nullptr;
   j["expired"] = held && left_ms <= 0;
   j["term"] = r.term;
+  j["holder_id"] = held ? nlohmann::ordered_json(r.holder) : nullptr;  // as the store has it, a campaign's tag too
   return j.dump(-1, ' ', /*ensure_ascii=*/true, nlohmann::ordered_json::error_handler_t::replace);
 }
 
@@ -67,6 +69,7 @@ int run_status(const StatusArgs& a) {
         "cannot read the lease from the store: {}; check the store and the server (the bound: --timeout {})", r.error,
         duration_text(timeout))));
   const bool held = r.status == LeaseState::Status::held;
+  const std::string_view holder = holder_name(r.holder);  // a campaign's tag is in --json's holder_id
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(r.expiry - clock.now()).count();
   std::string out;
   if (a.json) {
@@ -75,10 +78,10 @@ int run_status(const StatusArgs& a) {
     out = r.term == 0 ? fmt::format("lease \"{}\": free (never taken)", a.name)
                       : fmt::format("lease \"{}\": free (term {})", a.name, r.term);
   } else if (left > 0) {
-    out = fmt::format("lease \"{}\": held by {} until {} (in {}), term {}", a.name, r.holder, iso_ms(r.expiry),
+    out = fmt::format("lease \"{}\": held by {} until {} (in {}), term {}", a.name, holder, iso_ms(r.expiry),
                       duration_text(std::chrono::milliseconds(left)), r.term);
   } else {
-    out = fmt::format("lease \"{}\": held by {}, expired at {} ({} ago; anyone may take it), term {}", a.name, r.holder,
+    out = fmt::format("lease \"{}\": held by {}, expired at {} ({} ago; anyone may take it), term {}", a.name, holder,
                       iso_ms(r.expiry), duration_text(std::chrono::milliseconds(-left)), r.term);
   }
   core_detail::write_stdout(terminal_text(scrub(out)) + "\n");  // names and holders are anyone's text
@@ -95,7 +98,8 @@ void add_lease_status(CLI::App& lease, Action& action) {
       "within --timeout (or answers what cannot be read).");
   add_store_options(*cmd, a->store);
   cmd->add_option("NAME", a->name, "the lease's name")->required();
-  cmd->add_flag("--json", a->json, "one JSON object: name, held, holder, expiry, expires_in_ms, expired, term");
+  cmd->add_flag("--json", a->json,
+                "one JSON object: name, held, holder, expiry, expires_in_ms, expired, term, holder_id");
   cmd->add_option("--timeout", a->timeout,
                   "how long the store may take, its check and the question together (default 10s, at most 1h)");
   cmd->callback([a, &action] { action = [a] { return with_store_errors([&] { return run_status(*a); }); }; });

@@ -108,7 +108,7 @@ struct EtcdStore::Impl {
       if (!s.write) {
         if (proven) {
           remember(name, *kv);
-          return answer(s.status, next);
+          return answer(s, next);
         }
         kv.reset();  // an answer from memory proves nothing: read it
         continue;
@@ -122,7 +122,7 @@ struct EtcdStore::Impl {
       if (!t) break;
       if (t->succeeded) {
         remember(name, t->kv);
-        return answer(s.status, next);
+        return answer(s, next);
       }
       kv = std::move(t->kv);
       proven = true;

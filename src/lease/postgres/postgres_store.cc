@@ -21,6 +21,7 @@ using lease_detail::one_line;
 using std::chrono::duration_cast;
 using std::chrono::milliseconds;
 
+constexpr std::uint64_t kMaxTerm = 9223372036854775807;  // bigint's largest: a term that cannot increase
 constexpr const char* kClientCheck = "SET client_connection_check_interval = 100";  // milliseconds
 
 // The contract's millisecond truncation (floor), as text parameters.
@@ -209,6 +210,9 @@ LeaseResult PostgresStore::acquire(std::string_view name, std::string_view owner
   }
   auto r = impl_->call(pg::kAcquire, {n.c_str(), o.c_str(), at.c_str(), until.c_str()}, deadline, granted_or_refused);
   if (r.status == LeaseStatus::granted) impl_->proven.recorded(name, ttl_ms);
+  // Refused although free or expired at now: its term cannot increase (statements.cc, G).
+  if (r.status == LeaseStatus::refused && r.term == kMaxTerm && r.expiry <= lease_stamp(now))
+    r.error = lease_detail::term_exhausted_error(r.term);
   return impl_->saw(name, r);
 }
 

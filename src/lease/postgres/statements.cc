@@ -17,6 +17,8 @@ namespace forgemeter::pg {
 // released row has expiry 0); a refusal there writes the row back unchanged,
 // so RETURNING always reports the row as it stands under the lock, and
 // `granted` is "the owner is now the caller".
+// A lease whose term is bigint's largest cannot change hands: G refuses it
+// (the store's acquire tells that refusal by its term and expiry, and says why).
 // When there is no live row, the INSERT decides what it creates: with no
 // durable record the name was never taken — the caller takes it, term 1;
 // with one, the live state was lost (a crash or a failover empties UNLOGGED
@@ -156,7 +158,9 @@ std::string prepare_sql(const Tables& t, std::string_view channel) {
       fmt::arg("rel", kRelease), fmt::arg("ins", kInspect), fmt::arg("rec_up", rec), fmt::arg("ren_c", kRenewCovered),
       fmt::arg("probe", kProbeHeld), fmt::arg("renew_update", renew_update), fmt::arg("rel_h", kReleaseHeld),
       fmt::arg("release_update", release_update), fmt::arg("chan", chan),
-      fmt::arg("G", "(l.owner = $2 OR l.expiry_ms <= $3)"),
+      // G: the caller keeps its own, or takes a lease expired at now — unless its
+      // term is bigint's largest: it cannot increase, so it is refused (never wraps)
+      fmt::arg("G", "(l.owner = $2 OR (l.expiry_ms <= $3 AND l.term < 9223372036854775807))"),
       // acquire's refusal from the snapshot: someone else (or nobody, quarantined) holds it unexpired at now
       fmt::arg("held_by_other", "owner IS DISTINCT FROM $2 AND expiry_ms > $3"));
 }
