@@ -65,7 +65,7 @@ struct FORGEMETER_API LeaseEvent {
   //   lease "merge-gate-sweeper": host-3f9a2c released the lease (term 7)
   //   lease "merge-gate-sweeper": host-3f9a2c released the lease an unanswered attempt had taken (term 8)
   //   lease "merge-gate-sweeper": host-3f9a2c cannot reach the lease store (connection refused)
-  //   lease "merge-gate-sweeper": host-3f9a2c reaches the lease store again (after 42s)
+  //   lease "merge-gate-sweeper": host-3f9a2c reaches the lease store again (no answer for 42s)
   //   lease "merge-gate-sweeper": web-1 is refused: owner "web-1" is already in use by another campaign (web-1#3f9a2c01b2d4 holds term 7); give each candidate an owner of its own
   //   lease "merge-gate-sweeper": web-1 is refused: term 18446744073709551615 cannot increase (...)
   std::string text;

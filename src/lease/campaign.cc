@@ -70,7 +70,7 @@ class Campaign {
       const Sent sent = stamp();
       next = sent.steady + t_.retry;
       LeaseResult r = store_.acquire(spec_.name, id_, sent.wall, t_.ttl, bound(sent.steady + t_.third, stop_));
-      heard(r, /*decides=*/true, stop_);
+      heard(r, /*decides=*/true, stop_, sent.steady);
       if (r.status == LeaseStatus::no_answer) {
         release(/*after_unanswered_attempt=*/true);  // it may have taken the lease; after a stop too
         continue;
@@ -125,12 +125,13 @@ class Campaign {
   // — the campaign gave up on it; only an answered call that `decides` (an
   // acquire or renewal) closes it: a store can answer releases while every
   // acquire hangs (a row lock), and that is one outage, not one per attempt.
-  void heard(const LeaseResult& r, bool decides, const std::stop_token& cut) {
+  // The outage is measured from the sending of its first unanswered call.
+  void heard(const LeaseResult& r, bool decides, const std::stop_token& cut, SteadyTime sent) {
     const SteadyTime now = clock_.steady_now();
     const bool failed = !r.answered();
     if (failed && !outage_ && !cut.stop_requested()) {
       outage_ = true;
-      outage_since_ = now;
+      outage_since_ = sent;
       events_.post(text_.unreachable(r.error));
     } else if (!failed && outage_ && decides) {
       outage_ = false;
@@ -155,8 +156,9 @@ class Campaign {
   // TTL/3 — after a stop too, so a release held up behind a row lock still
   // lands and hands over (docs/lease-stop.md); only spec.exit_now cuts it.
   void release(bool after_unanswered_attempt) {
-    LeaseResult r = store_.release(spec_.name, id_, bound(clock_.steady_now() + t_.third, spec_.exit_now));
-    heard(r, /*decides=*/false, {});
+    const SteadyTime sent = clock_.steady_now();
+    LeaseResult r = store_.release(spec_.name, id_, bound(sent + t_.third, spec_.exit_now));
+    heard(r, /*decides=*/false, {}, sent);
     if (r.status == LeaseStatus::released) events_.post(text_.released(r.term, after_unanswered_attempt));
   }
 
@@ -219,7 +221,7 @@ class Campaign {
       next_renew = sent.steady + t_.third;
       // `wake`: a stop, or work's return, abandons the renewal at once.
       LeaseResult r = store_.renew(spec_.name, id_, sent.wall, t_.ttl, bound(std::min(next_renew, deadline), wake));
-      heard(r, /*decides=*/true, wake);
+      heard(r, /*decides=*/true, wake, sent.steady);
       if (r.status == LeaseStatus::refused) return {Ending::refused, std::move(r.holder)};
       if (r.status != LeaseStatus::granted) {
         ++unanswered;  // rides out a blip: only the deadline ends the term

@@ -79,7 +79,7 @@ LeaseEvent EventText::unreachable(std::string_view error) const {
 
 LeaseEvent EventText::reachable(Duration outage) const {
   return make(LeaseEvent::Kind::store_reachable, 0,
-              fmt::format("reaches the lease store again (after {})", duration_text(outage)));
+              fmt::format("reaches the lease store again (no answer for {})", duration_text(outage)));
 }
 
 LeaseEvent EventText::owner_in_use(std::string_view holder, std::uint64_t term) const {

@@ -262,7 +262,7 @@ TEST_CASE("campaign: each outage and each recovery is reported once") {
   CHECK(a->count(Kind::renewed_late) == 1);
   CHECK(a->terms().size() == 2);
   const auto reachable = a->texts(Kind::store_reachable);
-  CHECK(reachable.at(0).find("reaches the lease store again (after ") != std::string::npos);
+  CHECK(reachable.at(0).find("reaches the lease store again (no answer for ") != std::string::npos);
 }
 
 TEST_CASE("campaign: on_loss=stop ends after the first term") {
