@@ -61,7 +61,8 @@ std::string Cumulative::render() const {
                    label(host), to_string(api), installation, label(lane), n);
   }
   header(out, "forgemeter_answers_total", "counter",
-         "Answers since start, by host, API and class (2xx 304 3xx limited secondary 4xx 5xx none refused coalesced revalidated).");
+         "Answers since start, by host, API and class (2xx 304 3xx limited secondary 4xx 5xx none refused coalesced "
+         "revalidated).");
   for (const auto& [k, classes] : answers_) {
     for (std::size_t c = 0; c < kAnswerClasses; ++c) {
       if (classes[c] == 0) continue;

@@ -136,7 +136,7 @@ FM_SUITE_PG_TEST(
   // Refused at every retry (1 s): two and a half retries without a heartbeat of its CMD.
   CHECK_FALSE(poll_ms([&] { return !b.beats().empty(); }, milliseconds(2500)));
 
-  kill(a.proc.pid, SIGTERM);  // a releases once its tree is gone; b takes over
+  kill(a.proc.pid, SIGTERM);                      // a releases once its tree is gone; b takes over
   CHECK(fleet.wait(a, kElect) == 128 + SIGTERM);  // bash's own status: it died of the tree's SIGTERM
   auto tree = a.beats();
   CHECK(alive_count(tree) == 0);

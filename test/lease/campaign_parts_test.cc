@@ -88,7 +88,8 @@ TEST_CASE("campaign events: stable texts, name, owner and errors escaped onto on
   CHECK(t.released(7, false).text == "lease \"merge-gate-sweeper\": host-3f9a2c released the lease (term 7)");
   CHECK(t.unreachable("connection refused").text ==
         "lease \"merge-gate-sweeper\": host-3f9a2c cannot reach the lease store (connection refused)");
-  CHECK(t.reachable(42s).text == "lease \"merge-gate-sweeper\": host-3f9a2c reaches the lease store again (no answer for 42s)");
+  CHECK(t.reachable(42s).text ==
+        "lease \"merge-gate-sweeper\": host-3f9a2c reaches the lease store again (no answer for 42s)");
 
   const EventText evil(
       "a\"b\\c\nd\xc2\x85"
