@@ -60,9 +60,16 @@ TEST_CASE("fetch --etag-compare F --etag-save F: a missing file sends \"\", a 30
   CHECK(rig.last_condition() == "\"\"");
   CHECK(read_file(rig.etag) == rig.tag() + "\n");
 
-  auto same = rig.fetch({"--etag-compare", rig.etag, "--etag-save", rig.etag, "-w", "%{http_code}", rig.url()});
+  const std::string body = rig.dir.file("body.json");
+  auto kept = rig.fetch({"-o", body, rig.url()});
+  REQUIRE(kept.exit_code == 0);
+  const std::string first_body = read_file(body);
+  REQUIRE_FALSE(first_body.empty());
+  auto same =
+      rig.fetch({"--etag-compare", rig.etag, "--etag-save", rig.etag, "-o", body, "-w", "%{http_code}", rig.url()});
   CHECK(same.out == "304");
   CHECK(read_file(rig.etag) == rig.tag() + "\n");
+  CHECK(read_file(body) == first_body);  // a 304 leaves -o's file as it was, as curl
 
   const std::string old_tag = rig.tag();
   rig.forge.bump(kPath);

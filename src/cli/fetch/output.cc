@@ -138,6 +138,9 @@ AnswerOut::~AnswerOut() {
 }
 
 bool AnswerOut::write(const Response& res, bool include_headers) {
+  // A 304 carries nothing to keep: -o's file (the last 200's answer, with
+  // --etag-compare) is neither created nor truncated, as curl.
+  if (res.status == 304 && res.body.empty() && !include_headers) return true;
   return (!include_headers || write(res.headers.raw())) && write(res.body);
 }
 
