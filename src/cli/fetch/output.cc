@@ -117,7 +117,7 @@ std::string WriteOut::expand(const Fetched& f) const {
 
 WriteOut WriteOut::from_argument(const std::string& arg) {
   if (!arg.starts_with('@')) return WriteOut(arg);
-  constexpr std::size_t kMaxFormat = 64 * 1024;
+  constexpr std::size_t kMaxFormat = std::size_t{64} << 10;
   const std::string path = arg.substr(1);
   const auto file = core_detail::read_option_file(path, kMaxFormat);  // "-": stdin
   if (file.problem)

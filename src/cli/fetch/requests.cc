@@ -47,9 +47,9 @@ void check_text(std::string_view what, std::string_view text, const std::string&
     throw UsageError(fmt::format("{}: the {} '{}' has a control byte; not sent", where, what, terminal_text(text)));
 }
 
-constexpr std::size_t kTokenBytes = 64 * 1024;
-constexpr std::size_t kUrlsBytes = 64 * 1024 * 1024;
-constexpr std::size_t kBodyBytes = 256 * 1024 * 1024;
+constexpr std::size_t kTokenBytes = std::size_t{64} << 10;
+constexpr std::size_t kUrlsBytes = std::size_t{64} << 20;
+constexpr std::size_t kBodyBytes = std::size_t{256} << 20;
 
 // The text of a file an option names (`-`: stdin), or a usage error: nothing
 // is sent. `label` is what the message shows before the path ("--urls ").
@@ -129,7 +129,7 @@ Request base_request(const RequestArgs& a) {
   const bool json =
       std::any_of(a.data.begin(), a.data.end(), [](const DataArg& d) { return d.kind == DataArg::Kind::json; });
   for (const char* name : {"Content-Type", "Accept"})  // --json's, unless -H says otherwise (as curl)
-    if (json && !given(name)) base.headers.push_back({name, "application/json"});
+    if (json && !given(name)) base.headers.emplace_back(name, "application/json");
   if (!a.bearer_file.empty() && !given("Authorization")) base.bearer = read_secret(a.bearer_file);
   return base;
 }

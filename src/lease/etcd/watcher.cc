@@ -21,6 +21,7 @@ constexpr std::size_t kMaxLine = 1 << 20;  // one message: a few events of a few
 
 // What the write callback sees of one stream.
 struct Watcher::Stream {
+  explicit Stream(Watcher& owner) : w(owner) {}
   Watcher& w;
   std::string line;
   bool opened = false;
@@ -110,7 +111,7 @@ bool Watcher::stream(std::size_t member, const std::stop_token& stop) {
     if (multi != nullptr) curl_multi_cleanup(multi);
     return false;
   }
-  Stream s{*this};
+  Stream s(*this);
   const std::string url = options_.endpoints[member] + "/v3/watch";
   const std::string body = watch_request(options_.prefix, next_revision_);
   const std::string auth = "Authorization: " + token.body;

@@ -113,8 +113,8 @@ bool scrub_in_place(char* arg) {
   const std::string masked = scrub(arg);
   if (masked == arg) return false;
   if (masked.size() <= room) {
-    std::memcpy(arg, masked.data(), masked.size());
-    std::memset(arg + masked.size(), '\0', room - masked.size());  // ps shows the rest as blanks
+    std::copy(masked.begin(), masked.end(), arg);
+    std::fill(arg + masked.size(), arg + room, '\0');  // ps shows the rest as blanks
   } else {
     std::memset(arg, '*', room);  // `***` for a shorter secret does not fit: hide all of it
   }
