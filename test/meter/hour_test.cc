@@ -239,3 +239,25 @@ TEST_CASE("lanes: given per request or by scope reach the line; invalid names ar
     CHECK_THROWS_AS(Lane{bad}, std::invalid_argument);
   }
 }
+
+TEST_CASE("record_wait: a hostile host is escaped on the lanes line and so in the Prometheus labels") {
+  Rig rig(at(14));
+  const RequestKey key{.host = "evil.com\n, x rest other=9 \"q\"", .lane = kSweeper};
+  rig.meter->record_wait(key, WaitCause::pacing, std::chrono::milliseconds(1234), at(14, 1));
+  rig.meter->record_revalidated(key, at(14, 1));
+  const std::string text = rig.meter->prometheus();
+  CAPTURE(text);
+  CHECK(
+      text.find(
+          R"(forgemeter_wait_seconds_total{host="evil.com%0A%2C%20x%20rest%20other%3D9%20%22q%22",api="rest",lane="sweeper",)"
+          R"(cause="pacing"} 1.234)") != std::string::npos);
+  rig.clock.set_wall(at(15));
+  rig.meter->flush();
+  const auto lines = rig.take();
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0] == "forge HTTP lanes: in the hour ending 2026-09-30T15:00Z" + D +
+                        "evil.com%0A%2C%20x%20rest%20other%3D9%20%22q%22 rest sweeper revalidated=1 paced=1234ms");
+  const LineScan back = scan_line(lines[0]);
+  REQUIRE(back.kind == LineScan::Kind::line);
+  CHECK(std::get<LanesLine>(back.line).entries.at(0).waited_ms[1] == 1234);
+}
