@@ -55,8 +55,8 @@ Sweep sweep(bool cached, long urls) {
   forgemeter::TransportOptions options{.meter = &meter, .resolve = forge.resolve()};
   if (cached) options.cache = {.max_bytes = kBound, .max_entries = 1'000'000, .max_entry_bytes = 1u << 20};
   forgemeter::Transport transport(std::move(options));
-  forgemeter::Request req{.url = forge.url("api.forge.test", "/repos/o/r/pulls/0"), .installation = 101,
-                          .bearer = "inst-101"};
+  forgemeter::Request req{
+      .url = forge.url("api.forge.test", "/repos/o/r/pulls/0"), .installation = 101, .bearer = "inst-101"};
   Sweep s;
   for (int i = 0; i < 1000; ++i) s.failed += transport.perform(req).status != 200 && i == 0;
   s.before_kb = status_kb("VmHWM");
