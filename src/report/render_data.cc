@@ -82,8 +82,9 @@ std::string hour_json(const FleetHour& h, const ReportData& r) {
     o += fmt::format(R"("resource":{},"hourly":{},"limited_at":{},"resets":{}}})", json_quote(key.resource_name()),
                      b.hourly(), opt_time(b.limited_at), opt_time(b.resets));
   }
+  o += ']' + economy_json(h);
   o +=
-      fmt::format(R"(],"exhausted":{},"first_exhausted_at":{},"limited":{},"first_limited_at":{},{}}})", h.exhausted(),
+      fmt::format(R"(,"exhausted":{},"first_exhausted_at":{},"limited":{},"first_limited_at":{},{}}})", h.exhausted(),
                   opt_time(h.first_exhausted_at()), h.limited(), opt_time(h.first_limited_at()), projection_json(r, h));
   return o;
 }
@@ -113,9 +114,11 @@ std::string render_csv(const ReportData& r) {
   // kept); each per-minute resource seen gets two columns after the lanes.
   const auto lanes = all_lanes(r.hours);
   const auto resources = window_resources(r.hours);
+  const auto economy = economy_lanes(r.hours);
   std::string out = "hour_ending,requests,replicas,partial,lowest_remaining,lowest_at,limit,over_limit,exhausted_at";
   for (const auto& l : lanes) out += "," + csv_field("lane:" + l);
   for (const auto& name : resources) out += "," + csv_field("lowest:" + name) + "," + csv_field("limited_at:" + name);
+  out += economy_csv_head(economy);
   out += "\n";
   // A long log has thousands of rows: one buffer, written in place (the
   // realistic 1 GB bench: 9,660 rows, a fifth of the render was regrowing it).
@@ -147,6 +150,7 @@ std::string render_csv(const ReportData& r) {
       out += ',';
       if (s && s->limited_at) out += instant_text(*s->limited_at);
     }
+    if (!economy.empty()) out += economy_csv_cells(h, economy);
     out += '\n';
   }
   return out;

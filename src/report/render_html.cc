@@ -106,13 +106,13 @@ h2{{font-size:15px;margin:24px 0 0}} .key{{font-size:12px;color:#52606d}} .key b
 <table><thead><tr><th>hour ending</th><th>host, api</th><th>installation</th><th>resource</th><th>window</th><th>requests</th><th>lowest remaining</th><th>seen by</th><th>limit</th><th>state</th></tr></thead>
 <tbody>
 {}</tbody></table>
-{}
+{}{}
 </body></html>
 )",
                      r.hours.size(), total, r.sources.size(), exhausted, exhausted == 1 ? "" : "s",
                      limited == 0 ? std::string() : fmt::format(", {} limited only by a per-minute resource", limited),
                      render_svg_chart(r), projection_html(r), replica_html(r), hour_rows(r), budget_rows(r),
-                     skipped.empty() ? std::string() : "<pre>" + html_escape(skipped) + "</pre>");
+                     economy_html(r), skipped.empty() ? std::string() : "<pre>" + html_escape(skipped) + "</pre>");
 }
 
 }  // namespace forgemeter::report

@@ -123,6 +123,7 @@ std::string render_table(const ReportData& r) {
           {hour_text(h.hour_ending), key.host, std::string(to_string(key.api)), fmt::to_string(n), answers});
     }
   print_rows(out, std::move(hosts));
+  out += economy_text(r);
 
   out += "\nby installation\n";
   // One row per budget: requests only where they are credited (the API's default resource).

@@ -4,6 +4,7 @@
 // hourly renderers. Pure functions of a ReportData, like render.h's.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,5 +52,29 @@ std::string projection_text(const ReportData& r);
 std::string projection_json(const ReportData& r, const FleetHour& h);
 // The HTML section ("" when there is nothing to say).
 std::string projection_html(const ReportData& r);
+
+// --- what a cache spared each lane, and time waited (render_economy.cc) ---
+// Every part is "" for a report whose input had no lanes line.
+
+// A LaneEconomy's numbers, named as the report writes them, in the lanes
+// line's order: revalidated, coalesced, paused_ms, paced_ms, spaced_ms.
+struct EconomyField {
+  std::string_view name;
+  std::uint64_t value = 0;
+};
+inline constexpr std::size_t kEconomyFields = 2 + kWaitCauses;
+std::array<EconomyField, kEconomyFields> economy_fields(const LaneEconomy& e);
+// The lanes with a lanes-line entry in any hour, report order.
+std::vector<std::string> economy_lanes(const std::vector<FleetHour>& hours);
+// The table's section: one row per hour, host, api and lane.
+std::string economy_text(const ReportData& r);
+// The JSON key of an hour, with its leading comma: `,"lanes_economy":[…]`.
+std::string economy_json(const FleetHour& h);
+// The CSV columns (`revalidated:<lane>`, … per lane of `lanes`) and an hour's
+// cells for them (the lane's sums over hosts), each with its leading comma.
+std::string economy_csv_head(const std::vector<std::string>& lanes);
+std::string economy_csv_cells(const FleetHour& h, const std::vector<std::string>& lanes);
+// The HTML section.
+std::string economy_html(const ReportData& r);
 
 }  // namespace forgemeter::report

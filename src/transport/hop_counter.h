@@ -101,6 +101,9 @@ class HopCounter {
   // Records a hop to `url` that was refused before sending, at `at`, charged
   // as it would have been had it gone.
   void record_refused(std::string_view url, UtcMillis at);
+  // Records that a hop to `url` waited `waited` for `cause` before the wire
+  // (or before giving up), ending at `at`, charged as record_refused() is.
+  void record_wait(std::string_view url, WaitCause cause, Duration waited, UtcMillis at);
 
   Lane lane() const noexcept { return lane_; }
   const std::vector<Hop>& hops() const noexcept { return hops_; }

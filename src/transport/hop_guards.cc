@@ -26,28 +26,36 @@ TransportError HopGuards::admit_slowly(const Request& req, HopCounter& counter, 
     return refused;
   }
   if (installation == 0 || !pauses_.any()) return {};
-  return wait_out_pause(req, installation, deadline);
+  return wait_out_pause(req, counter, url, installation, deadline);
 }
 
 // Waits while `installation` is paused, unless the pause outlasts what the
 // request may wait (max_pause_wait, its own timeout, its total time).
-TransportError HopGuards::wait_out_pause(const Request& req, std::uint64_t installation, SteadyTime deadline) {
+TransportError HopGuards::wait_out_pause(const Request& req, HopCounter& counter, const std::string& url,
+                                         std::uint64_t installation, SteadyTime deadline) {
   const Duration timeout = req.timeout.value_or(options_.timeout);
   const Duration most = timeout > Duration::zero() ? std::min<Duration>(options_.max_pause_wait, timeout)
                                                    : Duration(options_.max_pause_wait);
+  const SteadyTime began = clock_.steady_now();
+  TransportError end;
   while (const auto p = pauses_.active(installation, clock_.steady_now())) {
     if (p->until - clock_.steady_now() > most || p->until > deadline) {
       std::string until;
       meter::append_time_of_day(until, meter::time_of_day(p->wall_until));
-      return {TransportErrc::installation_paused, "installation " + std::to_string(installation) +
-                                                      " is paused by a secondary rate limit until " + until +
-                                                      ", longer than this request may wait: not sent"};
+      end = {TransportErrc::installation_paused, "installation " + std::to_string(installation) +
+                                                     " is paused by a secondary rate limit until " + until +
+                                                     ", longer than this request may wait: not sent"};
+      break;
     }
-    if (!clock_.wait_until(p->until, req.stop))
-      return {TransportErrc::cancelled,
-              "cancelled while installation " + std::to_string(installation) + " was paused by a secondary rate limit"};
+    if (!clock_.wait_until(p->until, req.stop)) {
+      end = {TransportErrc::cancelled,
+             "cancelled while installation " + std::to_string(installation) + " was paused by a secondary rate limit"};
+      break;
+    }
   }
-  return {};
+  // However it ended (admitted, refused, stopped), what the wait took is the lane's.
+  counter.record_wait(url, WaitCause::pause, clock_.steady_now() - began, clock_.now());
+  return end;
 }
 
 HopOutcome HopGuards::note_answer(const HopCounter& counter, const std::string& body, int status,

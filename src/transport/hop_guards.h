@@ -53,7 +53,9 @@ class HopGuards {
  private:
   TransportError admit_slowly(const Request& req, HopCounter& counter, bool gate_open, const std::string& url,
                               std::uint64_t installation, SteadyTime deadline);
-  TransportError wait_out_pause(const Request& req, std::uint64_t installation, SteadyTime deadline);
+  // The time waited is recorded through `counter` (WaitCause::pause).
+  TransportError wait_out_pause(const Request& req, HopCounter& counter, const std::string& url,
+                                std::uint64_t installation, SteadyTime deadline);
 
   const TransportOptions& options_;
   const Clock& clock_;

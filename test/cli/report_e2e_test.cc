@@ -338,3 +338,38 @@ TEST_CASE("hostile input: source names reach a terminal escaped; JSON and CSV ke
   auto json = report({"--source-field", "pod", "--format", "json"}, {.stdin_data = log});
   CHECK(json.out.find(R"("sources":["web\u001b[2J\u0007-1"])") != std::string::npos);
 }
+
+TEST_CASE("lanes lines: two replicas' savings and waits summed per hour and lane, in every format") {
+  const std::vector<std::string> logs = {fixture("lanes-a.log"), fixture("lanes-b.log")};
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.end(), logs.begin(), logs.end());
+    auto r = report(args);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.empty());
+    return r.out;
+  };
+  CHECK(run({"--format", "csv"}) ==
+        "hour_ending,requests,replicas,partial,lowest_remaining,lowest_at,limit,over_limit,exhausted_at,"
+        "lane:board,lane:sweeper,"
+        "revalidated:board,coalesced:board,paused_ms:board,paced_ms:board,spaced_ms:board,"
+        "revalidated:sweeper,coalesced:sweeper,paused_ms:sweeper,paced_ms:sweeper,spaced_ms:sweeper\n"
+        "2026-09-30T15:00Z,430,2,false,,,,false,,30,400,0,4,1500,0,0,370,2,0,90000,2000\n");
+  const std::string json = run({"--format", "json"});
+  CHECK(json.find(R"(,"lanes_economy":[)"
+                  R"({"host":"api.github.com","api":"rest","lane":"board","revalidated":0,"coalesced":4,)"
+                  R"("paused_ms":1500,"paced_ms":0,"spaced_ms":0},)"
+                  R"({"host":"api.github.com","api":"rest","lane":"sweeper","revalidated":370,"coalesced":2,)"
+                  R"("paused_ms":0,"paced_ms":90000,"spaced_ms":2000}],"exhausted":false)") != std::string::npos);
+  const std::string table = run({});
+  CHECK(table.find(
+            "\nby lane: what a cache spared, and time waited (ms)\n"
+            "HOUR ENDING                  HOST   API     LANE  REVALIDATED  COALESCED  PAUSED MS  PACED MS  SPACED MS\n"
+            "2026-09-30T15:00Z  api.github.com  rest    board            -          4       1500         -          -\n"
+            "2026-09-30T15:00Z  api.github.com  rest  sweeper          370          2          -     90000       2000\n"
+            "\nby installation\n") != std::string::npos);
+  const std::string html = run({"--html", "-"});
+  CHECK(html.find("<td>sweeper</td><td class=n>370</td><td class=n>2</td><td class=n>0</td><td class=n>90000</td>"
+                  "<td class=n>2000</td>") != std::string::npos);
+  // --lane keeps only that lane's entries of the lanes lines.
+  CHECK(run({"--format", "csv", "--lane", "board"}).find("revalidated:sweeper") == std::string::npos);
+}

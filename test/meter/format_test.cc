@@ -1,6 +1,9 @@
 // The line grammar, byte-exact, through format_line().
 #include <doctest/doctest.h>
 
+#include <limits>
+
+#include "forgemeter/line_view.h"
 #include "meter_fixture.h"
 
 using namespace forgemeter;
@@ -116,4 +119,66 @@ TEST_CASE("format_line: a hand-made hostile host or lane cannot break the line")
         "forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z \u2014 "
         "evil.com%0A%2C%20x%20rest%20other%3D9%20%E2%80%94 rest ?ad??ane=1");
   for (char c : text) CHECK(static_cast<unsigned char>(c) >= 0x20);
+}
+
+TEST_CASE("lanes line: fields in order, each only when non-zero; reads back equal") {
+  LanesEntry e{"api.github.com", Api::rest, 101, "sweeper", 5790, 12, {2000, 7, 1000}};
+  LanesEntry g{"api.github.com", Api::graphql, 0, "other", 0, 1, {0, 42, 0}};
+  LanesEntry h{"h", Api::rest, 0, "installation", 3, 0, {}};  // a lane may be named `installation`
+  LanesEntry i{"h", Api::rest, 9, "installation", 0, 0, {1, 0, 0}};
+  LanesLine line{.hour_ending = hour_ending(15),
+                 .note = {.counted_from = std::chrono::minutes(14 * 60 + 37)},
+                 .entries = {g, e, h, i}};
+  const auto text = format_line(line);
+  CHECK(text ==
+        "forge HTTP lanes: in the hour ending 2026-09-30T15:00Z (counted from 14:37:00Z) \u2014 "
+        "api.github.com graphql other coalesced=1 paced=42ms, "
+        "api.github.com rest installation 101 sweeper revalidated=5790 coalesced=12 paused=2000ms paced=7ms "
+        "spaced=1000ms, h rest installation revalidated=3, h rest installation 9 installation paused=1ms");
+  const LineScan back = scan_line(text);
+  REQUIRE(back.kind == LineScan::Kind::line);
+  CHECK(std::get<LanesLine>(back.line) == line);
+  LineReader reader;
+  REQUIRE(reader.scan("{\"msg\":\"" + text + "\"}") == LineScan::Kind::line);
+  CHECK(std::get<LanesLineView>(reader.line()).entries.size() == 4);
+  CHECK(to_string(WaitCause::pause) == "paused");
+  CHECK(to_string(WaitCause::pacing) == "paced");
+  CHECK(to_string(WaitCause::secondary) == "spaced");
+}
+
+TEST_CASE("lanes line: the largest numbers read back; a hostile host or lane cannot break it") {
+  constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
+  LanesLine line{
+      .hour_ending = hour_ending(15),
+      .entries = {{"evil.com\n, x rest other=9", Api::rest, kMax, "Bad Lane", kMax, kMax, {kMax, kMax, kMax}}}};
+  const auto text = format_line(line);
+  CHECK(text ==
+        "forge HTTP lanes: in the hour ending 2026-09-30T15:00Z \u2014 evil.com%0A%2C%20x%20rest%20other%3D9 "
+        "rest installation 18446744073709551615 ?ad??ane revalidated=18446744073709551615 "
+        "coalesced=18446744073709551615 paused=18446744073709551615ms paced=18446744073709551615ms "
+        "spaced=18446744073709551615ms");
+  for (char c : text) CHECK(static_cast<unsigned char>(c) >= 0x20);
+  line.entries[0].lane = "ok";
+  line.entries[0].host = "h";
+  const LineScan back = scan_line(format_line(line));
+  REQUIRE(back.kind == LineScan::Kind::line);
+  CHECK(std::get<LanesLine>(back.line) == line);
+}
+
+TEST_CASE("lanes line: out of order, unknown, unitless or overflowing fields are malformed, with a reason") {
+  const std::string head = "forge HTTP lanes: in the hour ending 2026-09-30T15:00Z \u2014 h rest l ";
+  for (const auto& [tail, reason] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"coalesced=1 revalidated=2", "lane field 'revalidated' is unknown or out of order"},
+           {"revalidated=1 revalidated=2", "lane field 'revalidated' is unknown or out of order"},
+           {"saved=1", "lane field 'saved' is unknown or out of order"},
+           {"paused=5", "expected 'ms' after the time waited at ''"},
+           {"paced=18446744073709551616ms", "the lane field's value is too large"},
+           {"coalesced=x", "expected the lane field's value (digits) at 'x'"},
+       }) {
+    const LineScan s = scan_line(head + tail);
+    CHECK(s.kind == LineScan::Kind::malformed);
+    CHECK(s.reason == reason);
+  }
+  CHECK(scan_line("forge HTTP lanes: in the hour ending 2026-09-30T15:00Z \u2014 h rest Bad revalidated=1").reason ==
+        "lane 'Bad' is not a lane name");
 }

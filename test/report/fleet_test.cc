@@ -301,3 +301,61 @@ TEST_CASE("a reading's reset is the first instant with its time of day at or aft
         BudgetLine{kH15, {}, {BudgetEntry{"api.github.com", Api::rest, 101, "", 7, 5000, 14h + 30min, 15h + 10min}}});
   CHECK(f.hours()[0].budgets.at(kCore101).resets == kH15 + 10min);
 }
+
+TEST_CASE("lanes lines: summed across replicas and folded by absorb(); without them every format is as before") {
+  const LanesEntry a{"api.github.com", Api::rest, 101, "sweeper", 180, 0, {0, 60'000, 0}};
+  const LanesEntry b{"api.github.com", Api::rest, 101, "board", 0, 4, {1500, 0, 0}};
+  const LanesEntry c{"api.github.com", Api::rest, 7, "sweeper", 190, 2, {0, 30'000, 2000}};  // another installation
+  const std::vector<std::pair<const char*, MeterLine>> base = {
+      {"a", count(kH15, {{"api.github.com", Api::rest, 101, "sweeper", 200},
+                         {"api.github.com", Api::rest, 101, "board", 30}})},
+      {"b", count(kH15, {{"api.github.com", Api::rest, 7, "sweeper", 200}})},
+      {"b", BudgetLine{kH15, {}, {budget(101, 4000, 14h + 50min)}}},
+  };
+  auto lanes = base;
+  lanes.push_back({"a", LanesLine{kH15, {}, {b, a}}});
+  lanes.push_back({"b", LanesLine{kH15, {}, {c}}});
+  auto fleet = [](const auto& log, std::size_t cut, std::size_t end) {
+    Fleet f, later;
+    for (std::size_t i = 0; i < end; ++i)
+      (i < cut ? f : later).add((i < cut ? f : later).source(log[i].first), log[i].second);
+    f.absorb(later);
+    return f;
+  };
+  const Fleet with = fleet(lanes, lanes.size(), lanes.size());
+  const auto hours = with.hours();
+  REQUIRE(hours.size() == 1);
+  const auto& economy = hours[0].economy;
+  REQUIRE(economy.size() == 2);
+  const auto& sweeper = economy.at({"api.github.com", Api::rest, "sweeper"});
+  CHECK(sweeper.revalidated == 370);
+  CHECK(sweeper.coalesced == 2);
+  CHECK(sweeper.waited_ms == std::array<std::uint64_t, kWaitCauses>{0, 90'000, 2000});
+  CHECK(economy.at({"api.github.com", Api::rest, "board"}).waited_ms[0] == 1500);
+  CHECK(hours[0].requests == 430);  // a lanes line is no request
+
+  const ReportData d{hours, with.source_names(), {}};
+  for (std::size_t cut = 0; cut <= lanes.size(); ++cut) {  // a log split anywhere folds to the same report
+    const Fleet split = fleet(lanes, cut, lanes.size());
+    const ReportData s{split.hours(), split.source_names(), {}};
+    CHECK(render_json(s) + render_csv(s) + render_table(s) == render_json(d) + render_csv(d) + render_table(d));
+  }
+
+  // Without the lanes lines: each format is the one with them less the lanes' own parts.
+  const Fleet without = fleet(base, base.size(), base.size());
+  const ReportData w{without.hours(), without.source_names(), {}};
+  auto less = [](std::string text, const std::string& part) {
+    REQUIRE(!part.empty());
+    const auto at = text.find(part);
+    REQUIRE(at != std::string::npos);
+    return text.erase(at, part.size());
+  };
+  CHECK(render_json(w) == less(render_json(d), economy_json(d.hours[0])));
+  CHECK(render_table(w) == less(render_table(d), economy_text(d)));
+  CHECK(render_html(w) == less(render_html(d), economy_html(d)));
+  const auto lanes_of = economy_lanes(d.hours);
+  CHECK(lanes_of == std::vector<std::string>{"board", "sweeper"});
+  CHECK(render_csv(w) ==
+        less(less(render_csv(d), economy_csv_head(lanes_of)), economy_csv_cells(d.hours[0], lanes_of)));
+  CHECK(economy_csv_cells(d.hours[0], lanes_of) == ",0,4,1500,0,0,370,2,0,90000,2000");
+}

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "forge_calls.h"
+#include "support/eventually.h"
 #include "transport_rig.h"
 
 using namespace fmtest;
@@ -98,4 +99,50 @@ TEST_CASE("cache on the forge: Accept is a representation: one kept answer never
   CHECK(raw.body != json.body);
   CHECK(with_accept("application/vnd.github+json").body == json.body);
   CHECK(with_accept("application/vnd.github.raw+json").body == raw.body);
+}
+
+TEST_CASE("cache on the forge: a sweep in two lanes shows each lane's revalidated and coalesced on the lanes line") {
+  Rig rig({}, cached());
+  const Lane sweep{"sweep"}, board{"board"};
+  std::map<std::string, std::uint64_t> revalidated, coalesced;  // by lane, from the Responses
+  auto read = [&](Lane lane, const std::string& path) {
+    Request r = as(41, {.url = rig.url("api.forge.test", path)});
+    r.lane = lane;
+    const auto res = rig.transport().perform(r);
+    CHECK(res.status == 200);
+    revalidated[std::string(lane.name())] += res.revalidated;
+    coalesced[std::string(lane.name())] += res.coalesced;
+    return res;
+  };
+  for (int round = 0; round < 5; ++round)
+    for (int i = 0; i < 20; ++i) read(sweep, pull(i));
+  // Three readers of one held resource in the board lane: one on the wire, two following it.
+  const std::string held = pull(500) + "?hold=lanes";
+  std::vector<std::jthread> readers;
+  for (int i = 0; i < 3; ++i) readers.emplace_back([&] { read(board, held); });
+  REQUIRE(eventually([&] { return rig.transport().cache_stats().following == 2; }));
+  const std::size_t following = rig.transport().cache_stats().following;
+  rig.forge().release("lanes");
+  readers.clear();
+  read(board, held);  // kept: a 304, not held
+
+  CHECK(revalidated["sweep"] == 20u * 4);
+  CHECK(coalesced["sweep"] == 0u);
+  CHECK(revalidated["board"] == 1u);
+  CHECK(coalesced["board"] == following);
+  const auto c = rig.counted();
+  REQUIRE(c.malformed.empty());
+  const std::string api = rig.host("api.forge.test");
+  const auto& s = c.lanes.at({api, "sweep"});
+  const auto& b = c.lanes.at({api, "board"});
+  CHECK(s.installation == 41u);
+  CHECK(s.revalidated == revalidated["sweep"]);
+  CHECK(s.coalesced == 0u);
+  CHECK(b.revalidated == revalidated["board"]);
+  CHECK(b.coalesced == coalesced["board"]);
+  CHECK(s.waited_ms == decltype(s.waited_ms){});  // nothing waited
+  CHECK(c.lanes.size() == 2);
+  // The answers line's classes are the lanes' sums.
+  CHECK(c.answered(api, AnswerClass::revalidated) == s.revalidated + b.revalidated);
+  CHECK(c.answered(api, AnswerClass::coalesced) == s.coalesced + b.coalesced);
 }

@@ -148,3 +148,52 @@ TEST_CASE("with retries on, the limited request itself is sent again once the pa
   CHECK(res.hops.size() == 2);
   CHECK(received_from(rig, 12) == 2);
 }
+
+TEST_CASE("the lanes line holds how long each lane waited out a pause, stopped waits and retries included") {
+  Rig rig;
+  auto t = rig.make_transport({.clock = &rig.clock(), .max_pause_wait = seconds(120)});
+  REQUIRE(t->perform(get(rig, "/secondary/w?fail=1&retry_after=30", 101)).status == 403);
+  std::stop_source stop;
+  Response stopped;
+  std::thread quitter([&] {
+    Request r = get(rig, "/repos/o/r/pulls/9", 101, Lane{"quits"});
+    r.stop = stop.get_token();
+    stopped = t->perform(r);
+  });
+  {
+    Senders senders(*t, get(rig, "/repos/o/r/pulls/1", 101, Lane{"sweep"}), 4, Lane{"board"});
+    REQUIRE(rig.clock().await_waiting(5, seconds(10)));
+    rig.clock().advance(seconds(10));
+    stop.request_stop();
+    quitter.join();
+    rig.clock().advance(seconds(20));
+  }
+  CHECK(stopped.error.code == TransportErrc::cancelled);
+  CHECK(t->perform(get(rig, "/repos/o/r/pulls/2", 101, Lane{"late"})).status == 200);  // the pause is over: no wait
+
+  // With retries on, the wait a secondary limit's Retry-After asks for is a pause too.
+  auto retrying = rig.make_transport(
+      {.clock = &rig.clock(), .retry = {.enabled = true, .max_retries = 1, .max_retry_after = seconds(60)}});
+  Response retried;
+  std::thread th([&] { retried = retrying->perform(get(rig, "/secondary/x?fail=1&retry_after=20", 12, Lane{"r"})); });
+  REQUIRE(rig.clock().await_waiting(1, seconds(10)));
+  rig.clock().advance(seconds(20));
+  th.join();
+  CHECK(retried.status == 200);
+
+  const auto c = rig.counted();
+  REQUIRE(c.malformed.empty());
+  const std::string host = rig.host("api.forge.test");
+  auto paused = [&](const char* lane) {
+    const auto it = c.lanes.find({host, lane});
+    return it == c.lanes.end() ? 0 : it->second.waited_ms[static_cast<std::size_t>(forgemeter::WaitCause::pause)];
+  };
+  CHECK(paused("sweep") == 2 * 30'000u);  // two threads each, the whole 30 s (the clock moves only by hand)
+  CHECK(paused("board") == 2 * 30'000u);
+  CHECK(paused("quits") == 10'000u);  // stopped after 10 s: what it did wait
+  CHECK(paused("late") == 0u);        // no lanes entry at all
+  CHECK(c.lanes.count({host, "late"}) == 0);
+  CHECK(paused("r") == 20'000u);
+  CHECK(c.lanes.at({host, "sweep"}).installation == 101u);
+  CHECK(c.total == rig.forge().truth().total());  // a wait is not a request
+}

@@ -36,6 +36,8 @@ struct Counted {
   std::map<std::tuple<std::string, forgemeter::Api, std::uint64_t>, std::uint64_t> by_key;  // host, api, installation
   std::map<std::string, std::array<std::uint64_t, forgemeter::kAnswerClasses>> answers;     // by host
   std::vector<forgemeter::BudgetEntry> budgets;
+  // The lanes lines' entries summed by host and lane (installation 0 when they differ).
+  std::map<std::pair<std::string, std::string>, forgemeter::LanesEntry> lanes;
   std::vector<std::string> lines;
   std::vector<std::string> malformed;
 
@@ -132,6 +134,16 @@ class Rig {
       } else if (auto* a = std::get_if<forgemeter::AnswersLine>(&s.line)) {
         for (const auto& e : a->entries)
           for (std::size_t i = 0; i < forgemeter::kAnswerClasses; ++i) c.answers[e.host][i] += e.counts[i];
+      } else if (auto* w = std::get_if<forgemeter::LanesLine>(&s.line)) {
+        for (const auto& e : w->entries) {
+          auto [it, fresh] = c.lanes.try_emplace({e.host, e.lane}, e);
+          if (fresh) continue;
+          forgemeter::LanesEntry& sum = it->second;
+          if (sum.installation != e.installation) sum.installation = 0;
+          sum.revalidated += e.revalidated;
+          sum.coalesced += e.coalesced;
+          for (std::size_t i = 0; i < forgemeter::kWaitCauses; ++i) sum.waited_ms[i] += e.waited_ms[i];
+        }
       }
     }
     return c;
