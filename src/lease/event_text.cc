@@ -72,6 +72,12 @@ LeaseEvent EventText::released(std::uint64_t term, bool after_unanswered_attempt
                           after_unanswered_attempt ? "an unanswered attempt had taken " : "", term));
 }
 
+LeaseEvent EventText::resigned(std::uint64_t term, Duration ttl) const {
+  return make(
+      LeaseEvent::Kind::resigned, term,
+      fmt::format("resigned (term {} ended: asked to step down; campaigns again in {})", term, duration_text(ttl)));
+}
+
 LeaseEvent EventText::unreachable(std::string_view error) const {
   return make(LeaseEvent::Kind::store_unreachable, 0,
               fmt::format("cannot reach the lease store ({})", escape_for_line(error.empty() ? "no answer" : error)));
