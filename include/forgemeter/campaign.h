@@ -56,6 +56,7 @@ struct FORGEMETER_API LeaseEvent {
     owner_in_use,       // another campaign holds the lease under this owner: refused; once per holder
     term_exhausted,     // the lease's term cannot increase: refused, never reused; once per campaign
     resigned,           // an operator asked the holder to step down (LeaseStore::resign): the term ended
+    clock_differs,      // the store server's clock (PostgreSQL) differs from spec.clock's by > (T − W)/4; once
   };
   Kind kind;
   std::uint64_t term = 0;  // the term concerned; 0 when none
@@ -71,6 +72,7 @@ struct FORGEMETER_API LeaseEvent {
   //   lease "merge-gate-sweeper": web-1 is refused: owner "web-1" is already in use by another campaign (web-1#3f9a2c01b2d4 holds term 7); give each candidate an owner of its own
   //   lease "merge-gate-sweeper": web-1 is refused: term 18446744073709551615 cannot increase (...)
   //   lease "merge-gate-sweeper": host-3f9a2c resigned (term 7 ended: asked to step down; campaigns again in 3m)
+  //   lease "merge-gate-sweeper": host-3f9a2c has a clock about 5s ahead of the lease store server's (more than ...)
   std::string text;
 };
 

@@ -70,6 +70,10 @@ struct FORGEMETER_API LeaseResult {
   // (LeaseStore::resign): the holder ends its term as for a stop and releases.
   // False on every other answer.
   bool resign_requested = false;
+  // The store server's own clock when it ran the call, for a clock check
+  // only (the contract's instants are the caller's): PostgreSQL's renew sets
+  // it (now()); the epoch, UtcMillis{}, when the store read none.
+  UtcMillis store_now{};
 
   bool answered() const { return status != LeaseStatus::no_answer && status != LeaseStatus::invalid; }
 };

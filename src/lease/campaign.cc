@@ -166,6 +166,20 @@ class Campaign {
     }
   }
 
+  // A store that read its server's clock (PostgreSQL's renewal): replicas
+  // whose clocks differ by more than T − W overlap (docs/lease-timing.md), so
+  // a difference from the server's of over a quarter of it is told, once. The
+  // server read its clock between the sending and the answer: judged from the
+  // midpoint, within half a round trip.
+  void check_clock(UtcMillis store_now, WallTime sent) {
+    if (store_now == UtcMillis{} || told_clock_) return;
+    const WallTime mid = sent + (clock_.now() - sent) / 2;
+    const Duration off = store_now - mid, bound = (t_.ttl - t_.window) / 4;
+    if (off <= bound && -off <= bound) return;
+    told_clock_ = true;
+    events_.post(text_.clock_differs(off, bound * 4));
+  }
+
   // On a call of its own that the campaign's stop does not cancel, bounded by
   // TTL/3 — after a stop too, so a release held up behind a row lock still
   // lands and hands over (docs/lease-stop.md); only spec.exit_now cuts it.
@@ -246,6 +260,7 @@ class Campaign {
         ++unanswered;  // rides out a blip: only the deadline ends the term
         continue;
       }
+      check_clock(r.store_now, sent.wall);
       if (clock_.steady_now() >= deadline) return {Ending::stepped_down, {}};  // proven too late
       st.extend(sent.steady + t_.proof_window());
       if (unanswered > 0) events_.post(text_.renewed_late(st.number, unanswered));
@@ -265,6 +280,7 @@ class Campaign {
   SteadyTime outage_since_{};
   std::string told_holder_;  // the last same-named holder reported by owner_in_use
   bool told_exhausted_ = false;
+  bool told_clock_ = false;
   LeaseChanges* const changes_;  // nullptr: the store hears of no changes; candidates poll
   EventPump events_;             // last: destroyed (drained) first, before what its events describe
 };

@@ -156,6 +156,8 @@ LeaseResult granted_or_refused(const pg::Rows& rows) {
   r.status = is_true(rows.text(0, 0)) ? LeaseStatus::granted : LeaseStatus::refused;
   describe(r, rows, 1);
   r.resign_requested = r.status == LeaseStatus::granted && rows.columns() > 4 && is_true(rows.text(0, 4));
+  if (rows.columns() > 5 && !rows.null(0, 5))
+    r.store_now = UtcMillis(milliseconds(number<std::int64_t>(rows.text(0, 5))));
   return r;
 }
 
@@ -207,7 +209,8 @@ LeaseResult PostgresStore::acquire(std::string_view name, std::string_view owner
     // The caller's own row: acquire would do to it exactly what renew does.
     auto renewed =
         impl_->call(pg::kRenewCovered, {n.c_str(), o.c_str(), at.c_str(), until.c_str()}, deadline, granted_or_refused);
-    renewed.resign_requested = false;  // renew's answer alone carries it (lease.h)
+    renewed.resign_requested = false;  // renew's answer alone carries them (lease.h)
+    renewed.store_now = UtcMillis{};
     if (renewed.status != LeaseStatus::refused) return impl_->saw(name, renewed);
   }
   auto r = impl_->call(pg::kAcquire, {n.c_str(), o.c_str(), at.c_str(), until.c_str()}, deadline, granted_or_refused);

@@ -73,6 +73,10 @@ namespace forgemeter::pg {
 // never for a renewal (renew, renew_covered, the holder's re-acquire). It only
 // wakes a waiting candidate, whose acquire decides (lease/postgres/listener.h).
 //
+// server_ms (renew, renew_covered): the server's now() in epoch ms, read in
+// the same statement — the campaign's clock check (LeaseResult::store_now)
+// costs no round trip.
+//
 // resign: one UPDATE that keeps, beside a held lease, the term whose holder
 // is asked to step down (resign_term), with pg_notify(channel, name) in the
 // same statement so a holder waiting for its next renewal wakes; renew and
@@ -107,7 +111,8 @@ std::string prepare_sql(const Tables& t, std::string_view channel) {
       "  expiry_ms = CASE WHEN l.owner = $2 THEN greatest(l.expiry_ms, $4) ELSE l.expiry_ms END,\n"
       "  renewed_at_ms = CASE WHEN l.owner = $2 THEN greatest(l.renewed_at_ms, $3) ELSE l.renewed_at_ms END\n"
       "  WHERE l.name = $1 RETURNING coalesce(l.owner = $2, false) AS granted, l.owner, l.expiry_ms, l.term,\n"
-      "  coalesce(l.owner = $2 AND l.resign_term = l.term, false) AS resign",
+      "  coalesce(l.owner = $2 AND l.resign_term = l.term, false) AS resign,\n"
+      "  (extract(epoch FROM now()) * 1000)::bigint AS server_ms",
       fmt::arg("t", t.live));
   // release's UPDATE; kReleaseHeld is it alone.
   const std::string release_update =

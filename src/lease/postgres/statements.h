@@ -20,7 +20,7 @@ std::string prepare_sql(const Tables& t, std::string_view channel);
 
 // Prepared statement names and their parameters (all text-format):
 //   acquire(name, owner, now_ms, expiry_ms) -> granted, owner, expiry_ms, term   (always one row)
-//   renew(name, owner, now_ms, expiry_ms)   -> granted, owner, expiry_ms, term, resign (no row: no lease)
+//   renew(name, owner, now_ms, expiry_ms)   -> granted, owner, expiry_ms, term, resign, server_ms (no row: no lease)
 //   release(name, owner)                    -> released, owner, expiry_ms, term  (no row: no lease)
 //   inspect(name)                           -> owner, expiry_ms, term            (always one row)
 //   resign(name)                            -> asked, owner, expiry_ms, term     (always one row)
