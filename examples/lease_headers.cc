@@ -1,5 +1,5 @@
 // The examples of forgemeter/campaign.h, memory_store.h, postgres_store.h,
-// etcd_store.h and elected_lane.h, verbatim between the marks, so they stay
+// etcd_store.h, elected_lane.h and observe.h, verbatim between the marks, so they stay
 // code that compiles. All run offline: the memory store's in-process; the
 // PostgreSQL and etcd ones are stopped before they campaign, and both stores
 // connect lazily, so nothing reaches a server.
@@ -10,6 +10,7 @@
 #include <forgemeter/etcd_store.h>
 #include <forgemeter/memory_store.h>
 #include <forgemeter/meter.h>
+#include <forgemeter/observe.h>
 #include <forgemeter/postgres_store.h>
 #include <forgemeter/transport.h>
 
@@ -133,13 +134,32 @@ bool example() {
 
 }  // namespace elected
 
+namespace observing {
+
+std::stop_source stop;
+int reported = 0;
+void log_holder(const std::string&, std::uint64_t) {  // the first state is reported at once: enough here
+  ++reported;
+  stop.request_stop();
+}
+
+bool example() {
+  forgemeter::MemoryStore store;
+  // --- as in forgemeter/observe.h ----------------------------------------------
+  forgemeter::observe(store, {.name = "merge-gate-sweeper"}, stop.get_token(),
+                      [](const forgemeter::LeaseState& s) { log_holder(s.holder, s.term); });
+  return reported == 1;
+}
+
+}  // namespace observing
+
 int main() {
   const bool names = forgemeter::LeaseNames::process().claimed(kSweeperLease), run = campaign::example(),
              memory = memory_store_h(), postgres = postgres_store_h(), etcd = etcd_store_h(),
-             elect = elected::example();
+             elect = elected::example(), watch = observing::example();
   std::printf("LeaseNames %s, campaign.h %s, memory_store.h %s, postgres_store.h %s, etcd_store.h %s, "
-              "elected_lane.h %s\n",
+              "elected_lane.h %s, observe.h %s\n",
               names ? "ok" : "FAILED", run ? "ok" : "FAILED", memory ? "ok" : "FAILED", postgres ? "ok" : "FAILED",
-              etcd ? "ok" : "FAILED", elect ? "ok" : "FAILED");
-  return names && run && memory && postgres && etcd && elect ? 0 : 1;
+              etcd ? "ok" : "FAILED", elect ? "ok" : "FAILED", watch ? "ok" : "FAILED");
+  return names && run && memory && postgres && etcd && elect && watch ? 0 : 1;
 }

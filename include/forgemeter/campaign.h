@@ -39,7 +39,8 @@
 namespace forgemeter {
 
 enum class OnLoss : std::uint8_t {
-  recampaign,  // after a term ended by a refusal or a step-down, campaign again (default)
+  recampaign,  // after a term ended by a refusal, a step-down or a resign request, campaign again
+               // (default; after a resign request, one TTL later)
   stop,        // at most one term per campaign(): return CampaignEnd::term_ended after it
 };
 
@@ -54,6 +55,8 @@ struct FORGEMETER_API LeaseEvent {
     store_reachable,    // the first answer after an outage
     owner_in_use,       // another campaign holds the lease under this owner: refused; once per holder
     term_exhausted,     // the lease's term cannot increase: refused, never reused; once per campaign
+    resigned,           // an operator asked the holder to step down (LeaseStore::resign): the term ended
+    clock_differs,      // the store server's clock (PostgreSQL) differs from spec.clock's by > (T − W)/4; once
   };
   Kind kind;
   std::uint64_t term = 0;  // the term concerned; 0 when none
@@ -68,6 +71,8 @@ struct FORGEMETER_API LeaseEvent {
   //   lease "merge-gate-sweeper": host-3f9a2c reaches the lease store again (no answer for 42s)
   //   lease "merge-gate-sweeper": web-1 is refused: owner "web-1" is already in use by another campaign (web-1#3f9a2c01b2d4 holds term 7); give each candidate an owner of its own
   //   lease "merge-gate-sweeper": web-1 is refused: term 18446744073709551615 cannot increase (...)
+  //   lease "merge-gate-sweeper": host-3f9a2c resigned (term 7 ended: asked to step down; campaigns again in 3m)
+  //   lease "merge-gate-sweeper": host-3f9a2c has a clock about 5s ahead of the lease store server's (more than ...)
   std::string text;
 };
 
@@ -150,7 +155,7 @@ class FORGEMETER_API Term {
 enum class CampaignEnd : std::uint8_t {
   stopped,        // `stop` was requested
   work_returned,  // work returned by itself during a valid term (the lease was released)
-  term_ended,     // on_loss == OnLoss::stop and the term ended (refused or stepped down)
+  term_ended,     // on_loss == OnLoss::stop and the term ended (refused, stepped down or resigned)
 };
 
 FORGEMETER_API std::string_view to_string(CampaignEnd e) noexcept;  // "stopped", "work_returned", "term_ended"
@@ -170,6 +175,9 @@ FORGEMETER_API std::string_view to_string(CampaignEnd e) noexcept;  // "stopped"
 //     a renewal is refused, or at D = S + W − kStampSlack, S = the monotonic
 //     instant the last granted call was SENT: at least T − W ≥ T/6 before the
 //     expiry the store recorded, whatever the stamp's sub-ms offset.
+//   * a resign request (LeaseStore::resign) is read by the next renewal, sent
+//     at once when the store wakes the holder (LeaseChanges): the term ends as
+//     for a stop, the lease is released, and the campaign stays out one TTL.
 //   * a stop ends the store call in flight at once (Deadline::stop); work is
 //     stopped and joined, the lease released on a call bounded by T/3, or
 //     cut at once by spec.exit_now (docs/lease-stop.md).

@@ -86,6 +86,7 @@ class FORGEMETER_API EtcdStore final : public LeaseStore, public LeaseChanges {
                     const Deadline& deadline) override;
   LeaseResult release(std::string_view name, std::string_view owner, const Deadline& deadline) override;
   LeaseState inspect(std::string_view name, const Deadline& deadline) override;
+  LeaseResult resign(std::string_view name, const Deadline& deadline) override;
   std::uint64_t change_mark(std::string_view name) override;
   bool wait_for_change(std::string_view name, std::uint64_t mark, const Deadline& deadline) override;
   // The watch is open now (false before the first change_mark()).

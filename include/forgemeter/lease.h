@@ -66,6 +66,14 @@ struct FORGEMETER_API LeaseResult {
   // `error` saying so: the lease cannot change hands again.
   std::uint64_t term = 0;
   std::string error{};  // for no_answer, invalid and such a refusal: what went wrong, for a log line
+  // renew answered `granted` for a term whose holder was asked to step down
+  // (LeaseStore::resign): the holder ends its term as for a stop and releases.
+  // False on every other answer.
+  bool resign_requested = false;
+  // The store server's own clock when it ran the call, for a clock check
+  // only (the contract's instants are the caller's): PostgreSQL's renew sets
+  // it (now()); the epoch, UtcMillis{}, when the store read none.
+  UtcMillis store_now{};
 
   bool answered() const { return status != LeaseStatus::no_answer && status != LeaseStatus::invalid; }
 };
@@ -137,6 +145,15 @@ class FORGEMETER_API LeaseStore {
   // For operators: who holds the lease, until when, in which term; changes
   // nothing. Answers: held, free, no_answer, invalid.
   virtual LeaseState inspect(std::string_view name, const Deadline& deadline) = 0;
+  // For operators: asks the holder of `name` to step down. The request is
+  // kept beside the lease for the current term only (a change of hands
+  // forgets it); the holder's next renewal in that term answers `granted`
+  // with resign_requested, and a store with LeaseChanges wakes it at once.
+  // `granted`: asked, with the holder, expiry and term; `not_held`: the lease
+  // is free, nothing asked. Other names are untouched. The default answers
+  // `invalid` ("this store takes no resign requests"); every store of the
+  // library overrides it. Answers: granted, not_held, no_answer, invalid.
+  virtual LeaseResult resign(std::string_view name, const Deadline& deadline);
 };
 
 // An optional face of a store: it hears of a lease's changes — a release, a

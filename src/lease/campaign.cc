@@ -39,7 +39,7 @@ struct Sent {
   WallTime wall;
 };
 
-enum class Ending : std::uint8_t { stopped, work_returned, refused, stepped_down };
+enum class Ending : std::uint8_t { stopped, work_returned, refused, stepped_down, resigned };
 
 struct Held {
   Ending how;
@@ -89,6 +89,9 @@ class Campaign {
       if (how == Ending::stopped) return CampaignEnd::stopped;
       if (how == Ending::work_returned) return CampaignEnd::work_returned;
       if (spec_.on_loss == OnLoss::stop) return CampaignEnd::term_ended;
+      // Resigned: stay out one TTL, deaf to wake-ups, so leadership moves on
+      // to a successor instead of bouncing back.
+      if (how == Ending::resigned) clock_.wait_until(clock_.steady_now() + t_.ttl, stop_);
       next = clock_.steady_now();
     }
     return CampaignEnd::stopped;
@@ -114,6 +117,17 @@ class Campaign {
   // The instant on the steady face at which a lease expiring at `expiry`
   // (the caller's wall clock, as stamped) is takeable: a candidate tries then
   // rather than at its next poll.
+  // A holder's wait before its next renewal: until `at`, or `wake` (a stop,
+  // work's return), or — when the store hears of changes — a change of the
+  // lease past `mark`: a resign request, which the renewal that follows
+  // reads. True when a change was heard.
+  bool idle(SteadyTime at, std::uint64_t mark, const std::stop_token& wake) const {
+    if (changes_ != nullptr) return changes_->wait_for_change(spec_.name, mark, bound(at, wake));
+    clock_.wait_until(at, wake);
+    return false;
+  }
+  std::uint64_t mark() const { return changes_ != nullptr ? changes_->change_mark(spec_.name) : 0; }
+
   SteadyTime expires(UtcMillis expiry) const {
     const SteadyTime s = clock_.steady_now();
     const Duration left = expiry - clock_.now();
@@ -150,6 +164,20 @@ class Campaign {
       told_holder_ = r.holder;
       events_.post(text_.owner_in_use(r.holder, r.term));
     }
+  }
+
+  // A store that read its server's clock (PostgreSQL's renewal): replicas
+  // whose clocks differ by more than T − W overlap (docs/lease-timing.md), so
+  // a difference from the server's of over a quarter of it is told, once. The
+  // server read its clock between the sending and the answer: judged from the
+  // midpoint, within half a round trip.
+  void check_clock(UtcMillis store_now, WallTime sent) {
+    if (store_now == UtcMillis{} || told_clock_) return;
+    const WallTime mid = sent + (clock_.now() - sent) / 2;
+    const Duration off = store_now - mid, bound = (t_.ttl - t_.window) / 4;
+    if (off <= bound && -off <= bound) return;
+    told_clock_ = true;
+    events_.post(text_.clock_differs(off, bound * 4));
   }
 
   // On a call of its own that the campaign's stop does not cancel, bounded by
@@ -200,33 +228,39 @@ class Campaign {
     state->end();                                                                    // stop first ...
     if (held.how == Ending::refused) events_.post(text_.lost(number, held.holder));  // ... log after
     if (held.how == Ending::stepped_down) events_.post(text_.stepped_down(number, t_.window));
+    if (held.how == Ending::resigned) events_.post(text_.resigned(number, t_.ttl));
     worker.join();
     if (held.how != Ending::refused) release(false);
     if (failure) std::rethrow_exception(failure);
     return held.how;
   }
 
-  // Renews every TTL/3 until something ends the term.
+  // Renews every TTL/3 — at once when the store tells of a change (a resign
+  // request) — until something ends the term.
   Held hold(Term::State& st, SteadyTime last_sent, const std::stop_token& wake, const std::atomic<bool>& done) {
     SteadyTime next_renew = last_sent + t_.third;
     int unanswered = 0;
+    std::uint64_t seen = mark();
     for (;;) {
       const SteadyTime deadline = st.deadline();
-      clock_.wait_until(std::min(next_renew, deadline), wake);
+      const bool changed = idle(std::min(next_renew, deadline), seen, wake);
       if (stop_.stop_requested()) return {Ending::stopped, {}};
       if (done.load(std::memory_order_acquire)) return {Ending::work_returned, {}};
       if (clock_.steady_now() >= deadline) return {Ending::stepped_down, {}};
-      if (clock_.steady_now() < next_renew) continue;
+      if (!changed && clock_.steady_now() < next_renew) continue;
+      seen = mark();  // before the renewal: a request landing after it wakes the next wait
       const Sent sent = stamp();
       next_renew = sent.steady + t_.third;
       // `wake`: a stop, or work's return, abandons the renewal at once.
       LeaseResult r = store_.renew(spec_.name, id_, sent.wall, t_.ttl, bound(std::min(next_renew, deadline), wake));
       heard(r, /*decides=*/true, wake, sent.steady);
       if (r.status == LeaseStatus::refused) return {Ending::refused, std::move(r.holder)};
+      if (r.status == LeaseStatus::granted && r.resign_requested) return {Ending::resigned, {}};
       if (r.status != LeaseStatus::granted) {
         ++unanswered;  // rides out a blip: only the deadline ends the term
         continue;
       }
+      check_clock(r.store_now, sent.wall);
       if (clock_.steady_now() >= deadline) return {Ending::stepped_down, {}};  // proven too late
       st.extend(sent.steady + t_.proof_window());
       if (unanswered > 0) events_.post(text_.renewed_late(st.number, unanswered));
@@ -246,6 +280,7 @@ class Campaign {
   SteadyTime outage_since_{};
   std::string told_holder_;  // the last same-named holder reported by owner_in_use
   bool told_exhausted_ = false;
+  bool told_clock_ = false;
   LeaseChanges* const changes_;  // nullptr: the store hears of no changes; candidates poll
   EventPump events_;             // last: destroyed (drained) first, before what its events describe
 };

@@ -53,6 +53,8 @@ std::string_view to_string(LeaseEvent::Kind k) noexcept {
     case K::store_reachable: return "store_reachable";
     case K::owner_in_use: return "owner_in_use";
     case K::term_exhausted: return "term_exhausted";
+    case K::resigned: return "resigned";
+    case K::clock_differs: return "clock_differs";
   }
   return "unknown";
 }

@@ -72,6 +72,24 @@ LeaseEvent EventText::released(std::uint64_t term, bool after_unanswered_attempt
                           after_unanswered_attempt ? "an unanswered attempt had taken " : "", term));
 }
 
+LeaseEvent EventText::resigned(std::uint64_t term, Duration ttl) const {
+  return make(
+      LeaseEvent::Kind::resigned, term,
+      fmt::format("resigned (term {} ended: asked to step down; campaigns again in {})", term, duration_text(ttl)));
+}
+
+LeaseEvent EventText::clock_differs(Duration off, Duration margin) const {
+  const bool ahead = off < Duration::zero();
+  // Judged within half a round trip: tenths of a second say it.
+  const auto tenths = std::chrono::round<std::chrono::duration<std::int64_t, std::deci>>(ahead ? -off : off);
+  return make(LeaseEvent::Kind::clock_differs, 0,
+              fmt::format("has a clock about {} {} the lease store server's (more than a quarter of T - W = {}: "
+                          "replicas whose clocks differ by more than T - W overlap; synchronise the clocks, "
+                          "docs/lease-timing.md)",
+                          duration_text(std::chrono::duration_cast<std::chrono::milliseconds>(tenths)),
+                          ahead ? "ahead of" : "behind", duration_text(margin)));
+}
+
 LeaseEvent EventText::unreachable(std::string_view error) const {
   return make(LeaseEvent::Kind::store_unreachable, 0,
               fmt::format("cannot reach the lease store ({})", escape_for_line(error.empty() ? "no answer" : error)));

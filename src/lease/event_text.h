@@ -26,6 +26,9 @@ class EventText {
   LeaseEvent lost(std::uint64_t term, std::string_view holder) const;
   LeaseEvent stepped_down(std::uint64_t term, Duration window) const;
   LeaseEvent released(std::uint64_t term, bool after_unanswered_attempt) const;
+  LeaseEvent resigned(std::uint64_t term, Duration ttl) const;
+  // `off`: the store server's clock minus ours; `margin`: T − W.
+  LeaseEvent clock_differs(Duration off, Duration margin) const;
   LeaseEvent unreachable(std::string_view error) const;
   LeaseEvent reachable(Duration outage) const;
   LeaseEvent owner_in_use(std::string_view holder, std::uint64_t term) const;

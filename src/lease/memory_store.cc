@@ -37,8 +37,8 @@ struct MemoryStore::Impl {
 
   // Takes `step` on the record of `name` in place, under the mutex (a name
   // never taken gets a record only when the step writes one).
-  // Waiting candidates are woken after the mutex is let go (a change of hands
-  // always raises the term).
+  // Waiting candidates (and a holder asked to step down) are woken after the
+  // mutex is let go (a change of hands always raises the term).
   template <typename TakeStep>
   LeaseResult apply(std::string_view name, TakeStep step) {
     LeaseResult r;
@@ -47,10 +47,12 @@ struct MemoryStore::Impl {
       core_detail::MutexLock lock(mu);
       auto it = leases.find(name);
       if (it != leases.end()) {
-        const std::uint64_t term = it->second.term;
-        const bool held = !it->second.holder.empty();
-        const Step s = step(it->second);
-        moved = it->second.term != term || (held && it->second.holder.empty());  // taken, or released
+        LeaseRecord& rec = it->second;
+        const std::uint64_t term = rec.term, asked = rec.resign_term;
+        const bool held = !rec.holder.empty();
+        const Step s = step(rec);
+        moved = rec.term != term || (held && rec.holder.empty())  // taken, or released
+                || rec.resign_term != asked;                      // or its holder asked to step down
         r = answer(s, it->second);
       } else {
         LeaseRecord fresh;
@@ -95,6 +97,12 @@ LeaseState MemoryStore::inspect(std::string_view name, const Deadline& deadline)
   if (deadline.over()) return state_of(too_late(deadline));
   core_detail::MutexLock lock(impl_->mu);
   return state_of(impl_->find(name));
+}
+
+LeaseResult MemoryStore::resign(std::string_view name, const Deadline& deadline) {
+  if (auto why = check_lease_name(name)) return failure(LeaseStatus::invalid, std::move(*why));
+  if (deadline.over()) return too_late(deadline);
+  return impl_->apply(name, [](LeaseRecord& r) { return lease_detail::resign_step(r); });
 }
 
 std::uint64_t MemoryStore::change_mark(std::string_view name) { return impl_->changes.mark(name); }

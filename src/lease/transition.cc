@@ -33,8 +33,19 @@ Step acquire_step(LeaseRecord& record, std::string_view owner, UtcMillis at, Utc
 
 Step renew_step(LeaseRecord& record, std::string_view owner, UtcMillis until) {
   if (record.holder.empty() || record.holder != owner) return {LeaseStatus::refused, false};
-  return extend(record, until);
+  Step s = extend(record, until);
+  s.resign = resign_asked(record);
+  return s;
 }
+
+Step resign_step(LeaseRecord& record) {
+  if (record.holder.empty()) return {LeaseStatus::not_held, false};
+  if (resign_asked(record)) return {LeaseStatus::granted, false};
+  record.resign_term = record.term;
+  return {LeaseStatus::granted, true};
+}
+
+bool resign_asked(const LeaseRecord& record) { return record.term != 0 && record.resign_term == record.term; }
 
 Step release_step(LeaseRecord& record, std::string_view owner) {
   if (record.holder.empty()) return {LeaseStatus::not_held, false};
@@ -53,7 +64,7 @@ LeaseState state_of(LeaseResult result) {
   using S = LeaseState::Status;
   if (result.status == LeaseStatus::no_answer || result.status == LeaseStatus::invalid)
     return {result.status == LeaseStatus::invalid ? S::invalid : S::no_answer, {}, {}, 0, std::move(result.error)};
-  return state_of(LeaseRecord{std::move(result.holder), result.expiry, result.term});
+  return state_of(LeaseRecord{std::move(result.holder), result.expiry, result.term, 0});
 }
 
 LeaseResult answer(LeaseStatus status, const LeaseRecord& record) {
@@ -63,6 +74,7 @@ LeaseResult answer(LeaseStatus status, const LeaseRecord& record) {
 LeaseResult answer(Step step, const LeaseRecord& record) {
   LeaseResult r = answer(step.status, record);
   r.error = std::move(step.error);
+  r.resign_requested = step.resign;
   return r;
 }
 

@@ -20,6 +20,7 @@ struct LeaseRecord {
   std::string holder;  // empty: free
   UtcMillis expiry{};  // the epoch when free
   std::uint64_t term = 0;
+  std::uint64_t resign_term = 0;  // the term whose holder was asked to step down (0: none asked)
 
   bool operator==(const LeaseRecord&) const = default;
 };
@@ -28,6 +29,7 @@ struct Step {
   LeaseStatus status = LeaseStatus::refused;
   bool write = false;   // the record changed: the store must write it
   std::string error{};  // a refusal of the store's own (a term that cannot increase): why
+  bool resign = false;  // a granted renewal of a term whose holder was asked to step down
 };
 
 // Why a change of hands is refused at `term`, the largest a store keeps
@@ -40,6 +42,11 @@ std::string term_exhausted_error(std::uint64_t term);
 Step acquire_step(LeaseRecord& record, std::string_view owner, UtcMillis at, UtcMillis until);
 Step renew_step(LeaseRecord& record, std::string_view owner, UtcMillis until);
 Step release_step(LeaseRecord& record, std::string_view owner);
+// An operator's request that the holder step down: kept for the current term
+// (granted; written unless already asked), or not_held on a free lease.
+Step resign_step(LeaseRecord& record);
+// The holder was asked to step down in the record's current term.
+bool resign_asked(const LeaseRecord& record);
 // inspect's answer: held when the record has a holder (even past its
 // expiry), else free. From a call's result: the same when it was answered;
 // else its no_answer or invalid, with its error.

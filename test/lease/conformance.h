@@ -68,7 +68,13 @@ struct StoreFactory {
   X(label, Factory, release_wakes_waiting_candidates,                                                                \
     "a release wakes a candidate waiting on that name at once, a renewal does not; suppressed, within retry")        \
   X(label, Factory, clean_handovers_meet_their_bounds,                                                               \
-    "20 clean handovers at TTL 9 s: median <= 100 ms, worst <= 250 ms; suppressed <= retry + 200 ms")
+    "20 clean handovers at TTL 9 s: median <= 100 ms, worst <= 250 ms; suppressed <= retry + 200 ms")                \
+  X(label, Factory, resign_request_reaches_the_term,                                                                 \
+    "a resign request reaches the holder's renewals in its term only, on that name only, and wakes a waiter")        \
+  X(label, Factory, resign_moves_leadership,                                                                         \
+    "a resign request moves leadership to the waiting candidate within 250 ms, never two terms at once")             \
+  X(label, Factory, observer_sees_each_change_in_order,                                                              \
+    "a watcher (observe) sees acquire, release, handover and expiry in order, and no renewal")
 
 #define FORGEMETER_LEASE_CONFORMANCE_DECLARE_(label, Factory, fn, title) void fn(StoreFactory& factory);
 FORGEMETER_LEASE_CONFORMANCE_ROWS(FORGEMETER_LEASE_CONFORMANCE_DECLARE_, "", void)

@@ -1,4 +1,4 @@
-// forgemeter lease run | status: a command that runs only while this process
+// forgemeter lease run | status | resign: a command that runs only while this process
 // holds a lease, and what a lease looks like now. The timing (and why CMD is
 // gone before the store could hand the lease on) is in docs/cli.md.
 #include <signal.h>
@@ -14,6 +14,7 @@
 #include "cli/command.h"
 #include "cli/errors.h"
 #include "cli/lease/duration_arg.h"
+#include "cli/lease/resign.h"
 #include "cli/lease/say.h"
 #include "cli/lease/status.h"
 #include "cli/lease/store_options.h"
@@ -97,13 +98,30 @@ int run_lease(const RunArgs& a) {
                          /*would_retry=*/true);
   auto store = open_store(store_text);
   spec.on_loss = OnLoss::stop;
-  spec.on_event = [](const LeaseEvent& e) { say(e.text); };
+  std::atomic<bool> resigned{false};
+  spec.on_event = [&resigned](const LeaseEvent& e) {
+    if (e.kind == LeaseEvent::Kind::resigned) resigned = true;
+    say(e.text);
+  };
 
   Supervision s;
   spec.exit_now = s.exit_now.get_token();
   SignalWatch signals([&s](int sig) { on_signal(s, sig); });
   const TermPlan plan{a.cmd, spec.name, spec.owner, grace};
-  CampaignEnd end = campaign(*store, spec, s.campaign.get_token(), [&](Term& term) { serve_term(term, s, plan); });
+  CampaignEnd end = CampaignEnd::stopped;
+  for (;;) {
+    end = campaign(*store, spec, s.campaign.get_token(), [&](Term& term) { serve_term(term, s, plan); });
+    if (end != CampaignEnd::term_ended || !resigned.exchange(false)) break;
+    // An operator's `lease resign`: not a failure. Stay out one TTL (leadership
+    // moves on instead of bouncing back), then campaign again; a signal ends it
+    // as one before any term (exit 128 + signal).
+    {
+      std::lock_guard lock(s.mu);
+      s.ran = false;
+    }
+    system_clock().wait_until(system_clock().steady_now() + spec.ttl, s.campaign.get_token());
+    if (s.campaign.stop_requested()) break;
+  }
   std::lock_guard lock(s.mu);
   if (!s.ran) {
     if (s.signal != 0) return 128 + s.signal;
@@ -121,8 +139,8 @@ int run_lease(const RunArgs& a) {
 }  // namespace
 
 void add_lease(CLI::App& root, Action& action) {
-  CLI::App* lease =
-      root.add_subcommand("lease", "Run a command on one replica at a time, under a lease; inspect a lease.");
+  CLI::App* lease = root.add_subcommand(
+      "lease", "Run a command on one replica at a time, under a lease; inspect a lease; ask its holder to step down.");
   lease->require_subcommand(1);
 
   auto a = std::make_shared<RunArgs>();
@@ -140,7 +158,8 @@ void add_lease(CLI::App& root, Action& action) {
       "forgemeter dies, or stalls past the term's deadline, a sentinel process\n"
       "SIGKILLs the tree's process group. Exit: CMD's status when it exits by itself (or after\n"
       "SIGINT/SIGTERM/SIGHUP); 1 when the term ended under it or the store refuses the configuration;\n"
-      "127 when CMD is not found, 126 when it cannot be executed; 2 usage.");
+      "127 when CMD is not found, 126 when it cannot be executed; 2 usage. After `lease resign NAME` the\n"
+      "term ends as above but forgemeter stays: it campaigns again one TTL later and runs CMD afresh if elected.");
   add_store_options(*run, a->store);
   run->add_option("NAME,--name", a->name, "the lease's name, e.g. merge-gate-sweeper (named like a lane)")
       ->required()
@@ -160,6 +179,7 @@ void add_lease(CLI::App& root, Action& action) {
   run->callback([a, &action] { action = [a] { return with_store_errors([&] { return run_lease(*a); }); }; });
 
   add_lease_status(*lease, action);
+  add_lease_resign(*lease, action);
 }
 
 }  // namespace forgemeter::cli

@@ -82,8 +82,9 @@ std::string prefix_end(std::string prefix) {
   return std::string(1, '\0');  // every key
 }
 
-// A release, a change of hands, a deletion, or a key this store cannot read:
-// anything but a renewal (same holder, same term) may free the lease.
+// A release, a change of hands, a deletion, a key this store cannot read, or
+// a request that the holder step down: anything but a renewal (same holder,
+// term and request) wakes the waiters.
 bool hands_changed(const json& event) {
   const json* type = field(event, "type");
   if (type != nullptr && type->is_string() && type->get<std::string>() == "DELETE") return true;
@@ -93,7 +94,7 @@ bool hands_changed(const json& event) {
   const auto before = bytes_of(prev_kv, "value");
   if (!now || !before) return true;
   const auto a = parse_record(*before), b = parse_record(*now);
-  return !a || !b || a->holder != b->holder || a->term != b->term;
+  return !a || !b || a->holder != b->holder || a->term != b->term || a->resign_term != b->resign_term;
 }
 
 }  // namespace
@@ -120,7 +121,9 @@ std::optional<std::string> unbase64(std::string_view text) {
 }
 
 std::string record_value(const LeaseRecord& r) {
-  return json{{"holder", r.holder}, {"expiry_ms", r.expiry.time_since_epoch().count()}, {"term", r.term}}.dump();
+  json j{{"holder", r.holder}, {"expiry_ms", r.expiry.time_since_epoch().count()}, {"term", r.term}};
+  if (r.resign_term != 0) j["resign_term"] = r.resign_term;  // only once asked: older readers see the same record
+  return j.dump();
 }
 
 std::optional<LeaseRecord> parse_record(std::string_view value) {
@@ -135,6 +138,8 @@ std::optional<LeaseRecord> parse_record(std::string_view value) {
   r.holder = holder->get<std::string>();
   r.expiry = UtcMillis(std::chrono::milliseconds(expiry->get<std::int64_t>()));
   r.term = term->get<std::uint64_t>();
+  if (const json* asked = field(j, "resign_term"); asked != nullptr && asked->is_number_unsigned())
+    r.resign_term = asked->get<std::uint64_t>();
   return r;
 }
 

@@ -3,6 +3,7 @@
 //
 // A record is stored as JSON, readable with `etcdctl get`:
 //   {"holder":"web-3","expiry_ms":1790000000000,"term":7}   (holder "" and expiry_ms 0: free)
+// plus "resign_term":7 once an operator asked term 7's holder to step down.
 // Keys and values travel base64-encoded, 64-bit numbers as JSON strings (the
 // gateway's protobuf mapping); absent fields are zero.
 //
@@ -51,9 +52,10 @@ std::optional<TxnAnswer> parse_txn(std::string_view body, const lease_detail::Le
 std::optional<std::string> parse_token(std::string_view body, std::string& error);
 
 // The watch on the store's key prefix: its messages stream one JSON object a
-// line ({"result":{"header":…,"created":…,"events":[…]}}). Only a release or a
-// change of hands is a change a candidate waits for: a renewal rewrites the
-// key with the same holder and term and is skipped (events carry prev_kv).
+// line ({"result":{"header":…,"created":…,"events":[…]}}). Only a release, a
+// change of hands or a resign request is a change a waiter waits for: a
+// renewal rewrites the key with the same holder and term and is skipped
+// (events carry prev_kv).
 // POST /v3/watch: every key under `prefix`, from `start_revision` (0: now).
 std::string watch_request(std::string_view prefix, std::int64_t start_revision);
 

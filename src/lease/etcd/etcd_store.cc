@@ -154,6 +154,11 @@ LeaseResult EtcdStore::release(std::string_view name, std::string_view owner, co
   return impl_->change(name, deadline, [&](LeaseRecord& r) { return lease_detail::release_step(r, owner); });
 }
 
+LeaseResult EtcdStore::resign(std::string_view name, const Deadline& deadline) {
+  if (auto why = check_lease_name(name)) return failed(LeaseStatus::invalid, *why);
+  return impl_->change(name, deadline, [](LeaseRecord& r) { return lease_detail::resign_step(r); });
+}
+
 std::uint64_t EtcdStore::change_mark(std::string_view name) {
   impl_->watcher.start();  // a candidate's first mark opens the watch
   return impl_->changes.mark(name);

@@ -46,6 +46,7 @@ class Rows {
   Rows() = default;
   explicit Rows(PGresult* r) : r_(r, &PQclear) {}
   int count() const { return r_ ? PQntuples(r_.get()) : 0; }
+  int columns() const { return r_ ? PQnfields(r_.get()) : 0; }
   bool null(int row, int col) const { return PQgetisnull(r_.get(), row, col) != 0; }
   std::string_view text(int row, int col) const {
     return {PQgetvalue(r_.get(), row, col), static_cast<std::size_t>(PQgetlength(r_.get(), row, col))};

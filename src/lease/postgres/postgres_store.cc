@@ -146,7 +146,7 @@ PostgresStoreOptions checked(PostgresStoreOptions o) {
   return o;
 }
 
-// Rows of acquire/renew: granted, owner, expiry_ms, term.
+// Rows of acquire/renew: granted, owner, expiry_ms, term (renew's: resign too).
 LeaseResult granted_or_refused(const pg::Rows& rows) {
   LeaseResult r;
   if (rows.count() == 0) {
@@ -155,6 +155,9 @@ LeaseResult granted_or_refused(const pg::Rows& rows) {
   }
   r.status = is_true(rows.text(0, 0)) ? LeaseStatus::granted : LeaseStatus::refused;
   describe(r, rows, 1);
+  r.resign_requested = r.status == LeaseStatus::granted && rows.columns() > 4 && is_true(rows.text(0, 4));
+  if (rows.columns() > 5 && !rows.null(0, 5))
+    r.store_now = UtcMillis(milliseconds(number<std::int64_t>(rows.text(0, 5))));
   return r;
 }
 
@@ -206,6 +209,8 @@ LeaseResult PostgresStore::acquire(std::string_view name, std::string_view owner
     // The caller's own row: acquire would do to it exactly what renew does.
     auto renewed =
         impl_->call(pg::kRenewCovered, {n.c_str(), o.c_str(), at.c_str(), until.c_str()}, deadline, granted_or_refused);
+    renewed.resign_requested = false;  // renew's answer alone carries them (lease.h)
+    renewed.store_now = UtcMillis{};
     if (renewed.status != LeaseStatus::refused) return impl_->saw(name, renewed);
   }
   auto r = impl_->call(pg::kAcquire, {n.c_str(), o.c_str(), at.c_str(), until.c_str()}, deadline, granted_or_refused);
@@ -268,6 +273,19 @@ bool PostgresStore::wait_for_change(std::string_view name, std::uint64_t mark, c
 }
 
 bool PostgresStore::listening() const { return impl_->listener.listening(); }
+
+LeaseResult PostgresStore::resign(std::string_view name, const Deadline& deadline) {
+  if (auto why = check_lease_name(name)) return failed(LeaseStatus::invalid, *why);
+  std::string n(name);
+  return impl_->call(pg::kResign, {n.c_str()}, deadline, [](const pg::Rows& rows) {
+    LeaseResult r;
+    r.status = LeaseStatus::not_held;
+    if (rows.count() == 0) return r;
+    describe(r, rows, 1);
+    if (is_true(rows.text(0, 0))) r.status = LeaseStatus::granted;
+    return r;
+  });
+}
 
 LeaseState PostgresStore::inspect(std::string_view name, const Deadline& deadline) {
   if (auto why = check_lease_name(name)) return lease_detail::state_of(failed(LeaseStatus::invalid, *why));

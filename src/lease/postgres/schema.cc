@@ -31,6 +31,19 @@ std::string quoted(std::string_view table) {
 
 }  // namespace
 
+std::string add_resign_column_sql(const Tables& t) {
+  // Only when absent: ALTER TABLE would take an ACCESS EXCLUSIVE lock even to
+  // find the column there, queueing every renewal behind any open transaction.
+  return fmt::format(
+      "DO $$ BEGIN\n"
+      "  IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = '{0}'::regclass AND attname = 'resign_term'\n"
+      "                 AND NOT attisdropped) THEN\n"
+      "    ALTER TABLE {0} ADD COLUMN resign_term bigint;\n"
+      "  END IF;\n"
+      "END $$;\n",
+      t.live);
+}
+
 std::optional<std::string> check_table_name(std::string_view table) {
   auto dot = table.find('.');
   const bool qualified = dot != std::string_view::npos;
@@ -52,14 +65,16 @@ std::string create_tables_sql(const Tables& t) {
       "  owner text,                   -- NULL: nobody holds it (free, or quarantined until expiry_ms)\n"
       "  expiry_ms bigint NOT NULL,    -- epoch ms, the caller's clock\n"
       "  renewed_at_ms bigint NOT NULL,\n"
-      "  term bigint NOT NULL\n"
+      "  term bigint NOT NULL,\n"
+      "  resign_term bigint            -- the term whose holder was asked to step down (lease resign)\n"
       ");\n"
+      "{}"
       "CREATE TABLE IF NOT EXISTS {} (\n"
       "  name text PRIMARY KEY,\n"
       "  term bigint NOT NULL,         -- the last term granted: never repeated\n"
       "  ttl_ms bigint NOT NULL        -- the largest TTL ever granted\n"
       ")",
-      t.live, t.terms);
+      t.live, add_resign_column_sql(t), t.terms);
 }
 
 std::string create_tables_serialised_sql(const Tables& t) {
@@ -78,8 +93,10 @@ std::string migrate_from_logged_sql(const Tables& t) {
       "  SELECT name, term, greatest(expiry_ms - renewed_at_ms, 0) FROM {live} WHERE term > 0\n"
       "  {raise};\n"
       "ALTER TABLE {live} SET UNLOGGED;\n"
+      "{resign}"
       "COMMIT;\n",
-      fmt::arg("live", t.live), fmt::arg("terms", t.terms), fmt::arg("raise", kRaiseRecord));
+      fmt::arg("live", t.live), fmt::arg("terms", t.terms), fmt::arg("raise", kRaiseRecord),
+      fmt::arg("resign", add_resign_column_sql(t)));
 }
 
 }  // namespace forgemeter::pg

@@ -1,7 +1,8 @@
 // Internal: the two tables of the PostgreSQL lease store, their names and DDL.
 //
 //   <table>        UNLOGGED, one live row per lease name: owner (NULL: nobody),
-//                  expiry_ms, renewed_at_ms, term. Short-lived state.
+//                  expiry_ms, renewed_at_ms, term, resign_term (the term
+//                  whose holder was asked to step down). Short-lived state.
 //   <table>_terms  logged, one row per lease name ever taken: the last term
 //                  granted and the largest TTL ever granted (ttl_ms). Written
 //                  only on a change of hands or a grant with a larger TTL.
@@ -37,8 +38,11 @@ struct Tables {
 // Precondition: check_table_name(table) accepts it.
 Tables quoted_tables(std::string_view table);
 
-// CREATE ... IF NOT EXISTS for both tables.
+// CREATE ... IF NOT EXISTS for both tables (and the live table's resign_term
+// column added to a table created before it).
 std::string create_tables_sql(const Tables& t);
+// Adds the live table's resign_term column when it is absent; no lock when present.
+std::string add_resign_column_sql(const Tables& t);
 
 // The same, as one implicit transaction that first takes an advisory lock
 // keyed on the table name: sessions creating the tables at once queue, and the

@@ -73,6 +73,19 @@ namespace forgemeter::pg {
 // never for a renewal (renew, renew_covered, the holder's re-acquire). It only
 // wakes a waiting candidate, whose acquire decides (lease/postgres/listener.h).
 //
+// server_ms (renew, renew_covered): the server's now() in epoch ms, read in
+// the same statement — the campaign's clock check (LeaseResult::store_now)
+// costs no round trip.
+//
+// resign: one UPDATE that keeps, beside a held lease, the term whose holder
+// is asked to step down (resign_term), with pg_notify(channel, name) in the
+// same statement so a holder waiting for its next renewal wakes; renew and
+// renew_covered return `resign` (the caller holds the lease and its term was
+// asked) from the row they already lock: no extra round trip. A change of
+// hands raises the term, so a request is never applied to a later term. A
+// free lease (or a quarantined one) is not asked: one row, `asked` false,
+// with the term as inspect reads it.
+//
 // inspect: always one row: the live row; without one, nobody holds it and the
 // term is the durable record's (0 without one: never taken), so a term never
 // appears to go backwards after the live state was lost. (COALESCE evaluates
@@ -97,7 +110,9 @@ std::string prepare_sql(const Tables& t, std::string_view channel) {
       "UPDATE {t} AS l SET\n"
       "  expiry_ms = CASE WHEN l.owner = $2 THEN greatest(l.expiry_ms, $4) ELSE l.expiry_ms END,\n"
       "  renewed_at_ms = CASE WHEN l.owner = $2 THEN greatest(l.renewed_at_ms, $3) ELSE l.renewed_at_ms END\n"
-      "  WHERE l.name = $1 RETURNING coalesce(l.owner = $2, false) AS granted, l.owner, l.expiry_ms, l.term",
+      "  WHERE l.name = $1 RETURNING coalesce(l.owner = $2, false) AS granted, l.owner, l.expiry_ms, l.term,\n"
+      "  coalesce(l.owner = $2 AND l.resign_term = l.term, false) AS resign,\n"
+      "  (extract(epoch FROM now()) * 1000)::bigint AS server_ms",
       fmt::arg("t", t.live));
   // release's UPDATE; kReleaseHeld is it alone.
   const std::string release_update =
@@ -151,13 +166,21 @@ std::string prepare_sql(const Tables& t, std::string_view channel) {
       "UNION ALL SELECT false, owner, expiry_ms, term FROM seen\n"
       "  WHERE owner IS DISTINCT FROM $2 AND NOT EXISTS (SELECT 1 FROM upd)\n"
       "UNION ALL SELECT false, owner, expiry_ms, term FROM held;\n"
+      "PREPARE {res}(text) AS\n"
+      "WITH up AS (UPDATE {t} AS l SET resign_term = l.term WHERE l.name = $1 AND l.owner IS NOT NULL\n"
+      "            RETURNING l.owner, l.expiry_ms, l.term),\n"
+      "woke AS (SELECT pg_notify({chan}, $1) FROM up)\n"
+      "SELECT true, u.owner, u.expiry_ms, u.term FROM up u LEFT JOIN woke ON true\n"
+      "UNION ALL SELECT false, NULL::text, 0::bigint,\n"
+      "  coalesce((SELECT term FROM {t} WHERE name = $1), (SELECT term FROM {d} WHERE name = $1), 0)\n"
+      "  WHERE NOT EXISTS (SELECT FROM up);\n"
       "PREPARE {ins}(text) AS\n"
       "SELECT l.owner, l.expiry_ms, coalesce(l.term, (SELECT term FROM {d} WHERE name = $1), 0)\n"
       "FROM (SELECT) one LEFT JOIN {t} l ON l.name = $1;\n",
       fmt::arg("t", t.live), fmt::arg("d", t.terms), fmt::arg("acq", kAcquire), fmt::arg("ren", kRenew),
-      fmt::arg("rel", kRelease), fmt::arg("ins", kInspect), fmt::arg("rec_up", rec), fmt::arg("ren_c", kRenewCovered),
-      fmt::arg("probe", kProbeHeld), fmt::arg("renew_update", renew_update), fmt::arg("rel_h", kReleaseHeld),
-      fmt::arg("release_update", release_update), fmt::arg("chan", chan),
+      fmt::arg("rel", kRelease), fmt::arg("ins", kInspect), fmt::arg("res", kResign), fmt::arg("rec_up", rec),
+      fmt::arg("ren_c", kRenewCovered), fmt::arg("probe", kProbeHeld), fmt::arg("renew_update", renew_update),
+      fmt::arg("rel_h", kReleaseHeld), fmt::arg("release_update", release_update), fmt::arg("chan", chan),
       // G: the caller keeps its own, or takes a lease expired at now — unless its
       // term is bigint's largest: it cannot increase, so it is refused (never wraps)
       fmt::arg("G", "(l.owner = $2 OR (l.expiry_ms <= $3 AND l.term < 9223372036854775807))"),

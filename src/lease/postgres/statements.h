@@ -20,13 +20,15 @@ std::string prepare_sql(const Tables& t, std::string_view channel);
 
 // Prepared statement names and their parameters (all text-format):
 //   acquire(name, owner, now_ms, expiry_ms) -> granted, owner, expiry_ms, term   (always one row)
-//   renew(name, owner, now_ms, expiry_ms)   -> granted, owner, expiry_ms, term   (no row: no lease)
+//   renew(name, owner, now_ms, expiry_ms)   -> granted, owner, expiry_ms, term, resign, server_ms (no row: no lease)
 //   release(name, owner)                    -> released, owner, expiry_ms, term  (no row: no lease)
 //   inspect(name)                           -> owner, expiry_ms, term            (always one row)
+//   resign(name)                            -> asked, owner, expiry_ms, term     (always one row)
 inline constexpr const char* kAcquire = "forgemeter_acquire";
 inline constexpr const char* kRenew = "forgemeter_renew";
 inline constexpr const char* kRelease = "forgemeter_release";
 inline constexpr const char* kInspect = "forgemeter_inspect";
+inline constexpr const char* kResign = "forgemeter_resign";
 // Cheaper statements that answer as the ones above do, when what the store
 // has already proven (lease/postgres/proven.h) allows:
 //   renew_covered(name, owner, now_ms, expiry_ms) -> as renew; only when the

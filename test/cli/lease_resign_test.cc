@@ -1,0 +1,160 @@
+// `forgemeter lease resign NAME` between `lease run` processes on PostgreSQL,
+// TTL 9 s (retry 3 s): the holder's term ends at once (woken by NOTIFY), its
+// CMD gets SIGTERM and exits, the lease is released and the waiting
+// candidate's CMD starts; the resigned process stays up, out of the campaign
+// for one TTL. 5 moves, timed from the `lease resign` invocation (its process
+// start and store check included) to the successor's CMD starting, never two
+// CMDs at once (both CMDs stamp one clock); also from the command's answer
+// (the request landed), as the one-shot command's own start-up (a process,
+// a store check, a connection: ~220 ms here, as `lease status`) is not the
+// move's. The figures are printed against issue 27's target (250 ms); the
+// test asserts the wake-up moved it: each
+// within 1 s, where a renewal every 3 s would take 1.5 s on average — margin
+// for a 2-core machine under a load of 8-10 (starting CMD alone: 70-170 ms,
+// lease_handover_test.cc).
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/components.h"
+#include "forgemeter_bin.h"
+#include "support/skips.h"
+
+using namespace fmtest;
+using namespace std::chrono;
+
+namespace {
+
+const std::string kCmd =
+    "f=$1; trap 'echo \"down $(date +%s%N) $FORGEMETER_LEASE_OWNER\" >> $f; exit 0' TERM; "
+    "echo \"up $(date +%s%N) $FORGEMETER_LEASE_OWNER\" >> $f; sleep 3600 & wait";
+
+struct Mark {
+  std::string kind, owner;
+  std::int64_t ns = 0;
+};
+
+std::vector<Mark> marks(const std::string& path) {
+  std::vector<Mark> out;
+  std::istringstream in(read_file(path));
+  Mark m;
+  while (in >> m.kind >> m.ns >> m.owner) out.push_back(m);
+  return out;
+}
+
+std::size_t ups(const std::string& path) {
+  std::size_t n = 0;
+  for (const auto& m : marks(path)) n += m.kind == "up";
+  return n;
+}
+
+template <class P>
+bool eventually(P pred, milliseconds timeout) {
+  const auto end = steady_clock::now() + timeout;
+  while (steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  return pred();
+}
+
+int sockets(pid_t pid) {  // a campaigning `lease run` has two: its connection and its listening session
+  int n = 0;
+  std::error_code ec;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    const auto target = std::filesystem::read_symlink(fd.path(), ec);
+    n += !ec && target.string().rfind("socket:", 0) == 0;
+  }
+  return n;
+}
+
+std::int64_t wall_ns() { return duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count(); }
+
+const char* pg_or_skip() {
+  const char* pg = std::getenv("FORGEMETER_TEST_PG");
+  if (pg != nullptr && *pg != '\0') return pg;
+  const char* skip = std::getenv("FORGEMETER_SKIP_PG");
+  REQUIRE_MESSAGE((skip != nullptr && std::string(skip) == "1"),
+                  "FORGEMETER_TEST_PG is not set: run through scripts/dev test, or set FORGEMETER_SKIP_PG=1 to skip");
+  fmtest::skipped("FORGEMETER_SKIP_PG=1: PostgreSQL-backed tests did not run");
+  return nullptr;
+}
+
+}  // namespace
+
+#if FORGEMETER_HAS_POSTGRES
+TEST_CASE("lease resign on PostgreSQL, TTL 9 s: leadership moves to the waiting lease run at once, never overlapping") {
+  const char* pg = pg_or_skip();
+  if (pg == nullptr) return;
+  TempDir dir;
+  const std::string log = dir.file("marks");
+  const std::string name = "resign-" + std::to_string(getpid());
+  int spawned = 0;
+  auto start = [&] {
+    const std::string owner = "p" + std::to_string(spawned++);
+    return spawn_process({forgemeter_bin(), "lease", "run", "--store", pg, "--name", name, "--owner", owner, "--ttl",
+                          "9s", "--retry", "3s", "--", "sh", "-c", kCmd, "sh", log},
+                         dir.file(owner + ".out"), dir.file(owner + ".err"));
+  };
+  Spawned holder = start();
+  REQUIRE(eventually([&] { return ups(log) == 1; }, seconds(20)));
+  std::vector<double> took, moved;  // from the invocation; from its answer (the request landed)
+  std::ostringstream parts;         // per move: the request answered, the holder's CMD down, the successor's up
+  for (int i = 0; i < 5; ++i) {
+    Spawned candidate = start();
+    REQUIRE(eventually([&] { return sockets(candidate.pid) >= 2; }, seconds(20)));
+    const std::int64_t asked = wall_ns();
+    const auto r = run_process({forgemeter_bin(), "lease", "resign", "--store", pg, name});
+    const std::int64_t answered = wall_ns();
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("asked p" + std::to_string(i) + " to step down (term " + std::to_string(i + 1) + ")") !=
+          std::string::npos);
+    REQUIRE(eventually([&] { return ups(log) == static_cast<std::size_t>(i) + 2; }, seconds(20)));
+    const auto m = marks(log);
+    const Mark& next = m.back();
+    const Mark& down = m.at(m.size() - 2);
+    CHECK(down.kind == "down");
+    CHECK(down.owner == "p" + std::to_string(i));
+    CHECK(next.kind == "up");
+    CHECK(next.owner == "p" + std::to_string(i + 1));
+    CHECK(next.ns > down.ns);  // never two CMDs at once
+    took.push_back(static_cast<double>(next.ns - asked) / 1e6);
+    moved.push_back(static_cast<double>(next.ns - answered) / 1e6);
+    parts << (answered - asked) / 1'000'000 << "/" << (down.ns - asked) / 1'000'000 << "/"
+          << (next.ns - asked) / 1'000'000 << " ";
+    // The resigned process stays, out of the campaign: SIGTERM ends it as before any term.
+    CHECK(kill(holder.pid, 0) == 0);
+    CHECK(read_file(holder.err_path).find("p" + std::to_string(i) + " resigned (term " + std::to_string(i + 1)) !=
+          std::string::npos);
+    kill(holder.pid, SIGTERM);
+    CHECK(wait_exit(holder.pid, seconds(20)) == 128 + SIGTERM);
+    holder = candidate;
+  }
+  kill(holder.pid, SIGTERM);
+  CHECK(wait_exit(holder.pid, seconds(20)) == 0);
+  std::vector<double> sorted = took;
+  std::sort(sorted.begin(), sorted.end());
+  std::sort(moved.begin(), moved.end());
+  MESSAGE("5 resigns, lease resign invoked -> next CMD up: median "
+          << sorted[2] << " ms, worst " << sorted.back() << " ms; its answer -> next CMD up: median " << moved[2]
+          << " ms, worst " << moved.back() << " ms (issue 27's target: 250 ms"
+          << std::string(moved.back() <= 250 ? ", met" : ", not met on this machine now")
+          << "); each, from the invocation, answered/CMD down/next CMD up in ms: " << parts.str());
+  CHECK(sorted.back() <= 1000);
+
+  // A free lease: nothing to ask; a hostile name reaches the terminal escaped.
+  const auto free = run_process({forgemeter_bin(), "lease", "resign", "--store", pg, "never-\x1b[31mtaken"});
+  CHECK(free.exit_code == 0);
+  CHECK(free.out.find("free (term 0): nobody to ask") != std::string::npos);
+  CHECK(free.out.find('\x1b') == std::string::npos);
+}
+#endif

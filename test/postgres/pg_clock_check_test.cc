@@ -1,0 +1,97 @@
+// PostgresStore's clock check: a renewal returns the server's now() in its
+// own statement (LeaseResult::store_now, no extra round trip), and a campaign
+// whose Clock differs from it by more than a quarter of T − W says so once
+// (LeaseEvent clock_differs); within it, never. The caller's clock is offset
+// through the Clock interface (as campaign_clock_offset_test.cc does). TTL
+// 3 s: renewals every 1 s, T − W = 500 ms, so the bound is 125 ms; the
+// offsets are 0 (loopback: the round trip's half is well under 125 ms) and
+// ±2 s.
+#include <doctest/doctest.h>
+
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "forgemeter/campaign.h"
+#include "forgemeter/postgres_store.h"
+#include "support/pg_env.h"
+
+using namespace std::chrono_literals;
+using forgemeter::Duration;
+using forgemeter::LeaseEvent;
+
+namespace {
+
+class OffsetClock final : public forgemeter::Clock {
+ public:
+  explicit OffsetClock(Duration offset) : offset_(offset) {}
+  forgemeter::UtcMillis now() const override {
+    return std::chrono::floor<std::chrono::milliseconds>(forgemeter::system_clock().now() + offset_);
+  }
+  forgemeter::SteadyTime steady_now() const override { return forgemeter::system_clock().steady_now(); }
+  bool wait_until(forgemeter::SteadyTime deadline, std::stop_token stop) const override {
+    return forgemeter::system_clock().wait_until(deadline, std::move(stop));
+  }
+
+ private:
+  Duration offset_;
+};
+
+// Campaigns with a clock `offset` from the server's through 4 renewals; the
+// clock_differs events it got.
+std::vector<std::string> warnings_with(const std::string& pg, Duration offset) {
+  fmtest::ScratchTable table(pg);
+  forgemeter::PostgresStore store({.conninfo = pg, .table = table.name()});
+  OffsetClock clock(offset);
+  std::mutex mu;
+  std::vector<std::string> told;
+  forgemeter::CampaignSpec spec{.name = "clocked", .owner = "host-a", .ttl = 3s, .clock = &clock};
+  spec.on_event = [&](const LeaseEvent& e) {
+    std::lock_guard lock(mu);
+    if (e.kind == LeaseEvent::Kind::clock_differs) told.push_back(e.text);
+  };
+  std::stop_source stop;
+  std::jthread runner([&] {
+    forgemeter::campaign(store, spec, stop.get_token(), [&](forgemeter::Term& term) {
+      while (!term.stop_token().stop_requested()) std::this_thread::sleep_for(10ms);
+    });
+  });
+  // A window of four renewals (every 1 s): what is checked is that the event
+  // comes at most once in it, or never — an absence, nothing to await.
+  std::this_thread::sleep_for(4500ms);
+  const auto st = store.inspect("clocked", forgemeter::Deadline::after(forgemeter::system_clock(), 5s));
+  CHECK(st.status == forgemeter::LeaseState::Status::held);
+  stop.request_stop();
+  runner.join();
+  std::lock_guard lock(mu);
+  return told;
+}
+
+}  // namespace
+
+FM_SUITE_PG_TEST("postgres: a renewal reads the server's clock in its own statement") {
+  fmtest::ScratchTable table(*pg);
+  forgemeter::PostgresStore store({.conninfo = *pg, .table = table.name()});
+  const auto now = forgemeter::system_clock().now();
+  const auto ok = [] { return forgemeter::Deadline::after(forgemeter::system_clock(), 5s); };
+  REQUIRE(store.acquire("n", "a", now, 10s, ok()).store_now == forgemeter::UtcMillis{});  // renew's answer alone
+  const auto r = store.renew("n", "a", now, 10s, ok());
+  REQUIRE(r.status == forgemeter::LeaseStatus::granted);
+  CHECK(r.store_now != forgemeter::UtcMillis{});
+  CHECK(r.store_now - now < 2s);  // one machine, one clock: the statement ran just now
+  CHECK(now - r.store_now < 2s);
+}
+
+FM_SUITE_PG_TEST("postgres campaign: a clock off the server's by more than (T - W)/4 is told once, never within it") {
+  CHECK(warnings_with(*pg, 0s).empty());
+  const auto ahead = warnings_with(*pg, 2s);
+  REQUIRE(ahead.size() == 1);
+  CHECK(
+      ahead[0] ==
+      "lease \"clocked\": host-a has a clock about 2s ahead of the lease store server's (more than a quarter of T - W "
+      "= 500ms: replicas whose clocks differ by more than T - W overlap; synchronise the clocks, "
+      "docs/lease-timing.md)");
+  const auto behind = warnings_with(*pg, -2s);
+  REQUIRE(behind.size() == 1);
+  CHECK(behind[0].find("a clock about 2s behind the lease store server's") != std::string::npos);
+}
