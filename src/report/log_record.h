@@ -38,6 +38,7 @@ bool cri_partial(std::string_view line) noexcept;
 // A Docker json-file record (`{"log":"…`): Docker ends the text of a whole
 // line with "\n"; a record without it holds a piece of a longer line (Docker
 // splits lines at 16 KiB).
+inline constexpr std::size_t kDockerText = 8;  // where the record's text starts
 inline bool docker_record(std::string_view line) noexcept { return line.starts_with(R"({"log":")"); }
 
 // The JSON string the meter line at `at` sits in ends in one escaped newline

@@ -56,11 +56,13 @@ LineTaker::Taken LineTaker::take(std::string_view line, std::uint32_t default_so
   for (std::string_view rest = line;;) {
     const auto kind = reader_.scan(rest);
     if (kind == LineScan::Kind::none) return taken;
-    if (rest.data() == line.data() && (cri_partial(line) || (kind == LineScan::Kind::line && docker_record(line)))) {
+    if (rest.data() == line.data() &&
+        (cri_partial(line) || (kind == LineScan::Kind::line && docker_record(line) &&
+                               escaped_line_end(line, kDockerText) == std::string_view::npos))) {
       // A piece of a longer line, read whole it would count less than was written.
       skip(taken,
            cri_partial(line) ? "a CRI record flagged P: a piece of a line the runtime split, not read cut"
-                             : "a Docker json-file record without its line's end (\n): a piece of a line Docker "
+                             : "a Docker json-file record without its line's end (\\n): a piece of a line Docker "
                                "split at 16 KiB, not read cut",
            true);
       return taken;
@@ -72,16 +74,6 @@ LineTaker::Taken LineTaker::take(std::string_view line, std::uint32_t default_so
       return taken;
     }
     const std::size_t at = meter_marker(rest);
-    if (const std::size_t end = escaped_line_end(rest, at); end != std::string_view::npos) {
-      // `…other=7\n"`: the record's text ends with the line's own end.
-      unwrapped_.assign(rest.substr(0, end)).append(rest.substr(rest.find('"', end + 2)));
-      if (reader_.scan(unwrapped_) == LineScan::Kind::line) {
-        const Took took = sum_read(line, default_source, where_name);
-        if (took == Took::summed) ++taken.summed;
-        if (took == Took::skipped) skip(taken, hour_reason_, false);
-        return taken;
-      }
-    }
     const std::size_t next = anchored_ ? std::string_view::npos : meter_marker(rest, at + 1);
     if (next == std::string_view::npos) {
       skip(taken, reader_.reason(), false);

@@ -63,8 +63,9 @@ struct ScanOptions {
 //
 // A line that does not parse is skipped, and the scan reads on from the next
 // meter line's marker in the same log line (writers interleaved: a line cut
-// by another's whole line), unless anchored. A JSON string that ends in one
-// escaped newline (Docker's json-file) ends the line there. Pieces of a line
+// by another's whole line), unless anchored. (A JSON string that ends in one
+// escaped newline, Docker's json-file, ends the line there: the meter's
+// LineReader reads it so.) Pieces of a line
 // a runtime split (a CRI record flagged P, a Docker record without its "\n")
 // are dropped, never read cut.
 class LineTaker {
@@ -104,7 +105,6 @@ class LineTaker {
   std::tuple<CountLineView, BudgetLineView, AnswersLineView> kept_;  // the filtered line of each kind, reused
   HourSpan read_;
   std::string reason_, hour_reason_;  // the first skip's; a line dated outside the years'
-  std::string unwrapped_;             // a line without its JSON string's final escaped newline
 };
 
 class Scanner {
