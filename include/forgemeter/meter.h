@@ -60,6 +60,9 @@ struct FORGEMETER_API RateLimitHeaders {
   // GitLab's unprefixed RateLimit-Limit/Remaining/Reset, read only when
   // X-RateLimit-Remaining is absent (the X- headers win).
   std::string_view plain_limit{}, plain_remaining{}, plain_reset{};
+  // GitLab's RateLimit-Name (the resource, when X-RateLimit-Resource is
+  // absent) and RateLimit-ResetTime (an HTTP date, read when RateLimit-Reset is).
+  std::string_view plain_name{}, plain_reset_time{};
 
   // Keeps `value` when `name` (any case) is one of the headers above; of a
   // remaining header given twice, the lower number, else the last value.
@@ -75,7 +78,8 @@ struct FORGEMETER_API AnswerRecord {
   int status = kNoAnswer;  // HTTP status (final of this hop), or kNoAnswer
   RateLimitHeaders headers{};
   // The answer's body (or its start) when the caller has it: read only to
-  // tell a 403 whose body says "secondary rate limit" from a plain 403.
+  // tell a 403 whose body says "secondary rate limit" from a plain 403, and
+  // a GraphQL answer whose errors say RATE_LIMITED (a spent budget).
   std::string_view body{};
 };
 

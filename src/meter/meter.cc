@@ -184,10 +184,10 @@ void Meter::record_request(const RequestKey& key, UtcMillis sent) noexcept {
 }
 
 void Meter::record_answer(const AnswerRecord& a) noexcept {
-  const auto cls = meter::classify(a.status, a.headers, a.body);
+  const auto cls = meter::classify(a.status, a.headers, a.body, a.key.api);
   std::optional<meter::Reading> reading;
   meter::ResourceName resource;
-  if (a.key.installation != 0 && resource.assign(a.headers.resource, a.key.api))
+  if (a.key.installation != 0 && resource.assign(meter::resource_header(a.headers), a.key.api))
     reading = meter::read_budget(a.headers, a.seen);
   const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
   impl_->with_slow(meter::hour_index(a.seen), [&](meter::HourTally& t) {

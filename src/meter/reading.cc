@@ -33,6 +33,8 @@ std::string_view& field_of(RateLimitHeaders& h, RateField f) noexcept {
     case RateField::resource: return h.resource;
     case RateField::plain_limit: return h.plain_limit;
     case RateField::plain_remaining: return h.plain_remaining;
+    case RateField::plain_name: return h.plain_name;
+    case RateField::plain_reset_time: return h.plain_reset_time;
     case RateField::plain_reset:
     case RateField::none: break;
   }
@@ -48,8 +50,8 @@ bool replaces(RateField f, std::string_view kept, std::string_view fresh) noexce
 }
 
 BudgetHeaders budget_headers(const RateLimitHeaders& h) noexcept {
-  if (!h.remaining.empty() || h.plain_remaining.empty()) return {h.limit, h.remaining, h.reset};
-  return {h.plain_limit, h.plain_remaining, h.plain_reset};
+  if (!h.remaining.empty() || h.plain_remaining.empty()) return {h.limit, h.remaining, h.reset, {}};
+  return {h.plain_limit, h.plain_remaining, h.plain_reset, h.plain_reset_time};
 }
 
 bool lower(const Reading& a, const Reading& b) noexcept {
@@ -118,13 +120,46 @@ std::optional<Reading> read_budget(const RateLimitHeaders& headers, UtcMillis se
   // Epoch seconds; a value below 10^9 (before 2001) is seconds from now.
   constexpr std::uint64_t kRelativeBelow = 1'000'000'000;
   constexpr std::uint64_t kFarFuture = 1ull << 40;  // keeps the arithmetic below in range
+  std::optional<sys_seconds> at;
   if (auto reset = parse_header_uint(h.reset); reset && *reset < kFarFuture) {
     const auto now_s = floor<seconds>(seen);
-    const sys_seconds at = *reset < kRelativeBelow ? now_s + seconds{static_cast<std::int64_t>(*reset)}
-                                                   : sys_seconds{seconds{static_cast<std::int64_t>(*reset)}};
-    if (at > seen && at <= seen + days{31}) r.reset = at;
+    at = *reset < kRelativeBelow ? now_s + seconds{static_cast<std::int64_t>(*reset)}
+                                 : sys_seconds{seconds{static_cast<std::int64_t>(*reset)}};
+  } else if (trim_header(h.reset).empty() && !h.reset_time.empty()) {
+    at = parse_http_date(h.reset_time);
   }
+  if (at && *at > seen && *at <= seen + days{31}) r.reset = at;
   return r;
+}
+
+namespace {
+
+// Two ASCII digits at t[i], or -1.
+int two_digits(std::string_view t, std::size_t i) noexcept {
+  const unsigned a = static_cast<unsigned char>(t[i]) - unsigned{'0'},
+                 b = static_cast<unsigned char>(t[i + 1]) - unsigned{'0'};
+  return a > 9 || b > 9 ? -1 : static_cast<int>(a * 10 + b);
+}
+
+}  // namespace
+
+std::optional<std::chrono::sys_seconds> parse_http_date(std::string_view value) noexcept {
+  using namespace std::chrono;
+  // "Sun, 06 Nov 1994 08:49:37 GMT"
+  const std::string_view t = trim_header(value);
+  if (t.size() != 29 || t.substr(3, 2) != ", " || t[7] != ' ' || t[11] != ' ' || t[16] != ' ' || t[19] != ':' ||
+      t[22] != ':' || t.substr(25) != " GMT")
+    return std::nullopt;
+  static constexpr std::string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
+  const std::size_t m = kMonths.find(t.substr(8, 3));
+  const int d = two_digits(t, 5), y1 = two_digits(t, 12), y2 = two_digits(t, 14), hh = two_digits(t, 17),
+            mm = two_digits(t, 20), ss = two_digits(t, 23);
+  if (m == std::string_view::npos || m % 3 != 0 || d < 0 || y1 < 0 || y2 < 0 || hh < 0 || hh > 23 || mm < 0 ||
+      mm > 59 || ss < 0 || ss > 60)
+    return std::nullopt;
+  const year_month_day ymd{year{y1 * 100 + y2}, month{static_cast<unsigned>(m / 3 + 1)}, day{static_cast<unsigned>(d)}};
+  if (!ymd.ok()) return std::nullopt;
+  return sys_days{ymd} + hours{hh} + minutes{mm} + seconds{ss};
 }
 
 bool ResourceName::assign_named(std::string_view raw, Api api) noexcept {
@@ -161,13 +196,15 @@ bool spent(const RateLimitHeaders& h) noexcept {
 
 }  // namespace
 
-bool class_needs_body(int status, const RateLimitHeaders& h) noexcept {
-  return status == 403 && trim_header(h.retry_after).empty() && !spent(h);
+bool class_needs_body(int status, const RateLimitHeaders& h, Api api) noexcept {
+  return (status == 200 && api == Api::graphql) || (status == 403 && trim_header(h.retry_after).empty() && !spent(h));
 }
 
-AnswerClass classify(int status, const RateLimitHeaders& h, std::string_view body) noexcept {
+AnswerClass classify(int status, const RateLimitHeaders& h, std::string_view body, Api api) noexcept {
   if (status == kNoAnswer) return AnswerClass::none;
   if (status == 304) return AnswerClass::not_modified;
+  if (api == Api::graphql && (status == 200 || status == 403) && says_graphql_rate_limited(body))
+    return AnswerClass::limited;
   if (status == 403 || status == 429) {
     if (spent(h)) return AnswerClass::limited;
     if (status == 429 || !trim_header(h.retry_after).empty() || says_secondary_limit(body))

@@ -30,9 +30,11 @@ enum class RateField : std::uint8_t {
   plain_limit,
   plain_remaining,
   plain_reset,
+  plain_name,
+  plain_reset_time,
   none
 };
-inline constexpr std::size_t kRateFields = 8;
+inline constexpr std::size_t kRateFields = 10;
 
 // By length, then one letter, then the whole name: most header lines of an
 // answer are none of these, and are told so without a call.
@@ -42,13 +44,16 @@ inline constexpr std::size_t kRateFields = 8;
   };
   switch (name.size()) {
     case 11: return is("Retry-After") ? RateField::retry_after : RateField::none;
+    case 14: return is("RateLimit-Name") ? RateField::plain_name : RateField::none;
     case 15:
       if ((name[10] | 0x20) == 'l') return is("RateLimit-Limit") ? RateField::plain_limit : RateField::none;
       return is("RateLimit-Reset") ? RateField::plain_reset : RateField::none;
     case 17:
       if ((name[12] | 0x20) == 'l') return is("X-RateLimit-Limit") ? RateField::limit : RateField::none;
       return is("X-RateLimit-Reset") ? RateField::reset : RateField::none;
-    case 19: return is("RateLimit-Remaining") ? RateField::plain_remaining : RateField::none;
+    case 19:
+      if ((name[12] | 0x20) == 'm') return is("RateLimit-Remaining") ? RateField::plain_remaining : RateField::none;
+      return is("RateLimit-ResetTime") ? RateField::plain_reset_time : RateField::none;
     case 20: return is("X-RateLimit-Resource") ? RateField::resource : RateField::none;
     case 21: return is("X-RateLimit-Remaining") ? RateField::remaining : RateField::none;
     default: return RateField::none;
@@ -65,9 +70,10 @@ FORGEMETER_API bool replaces(RateField f, std::string_view kept, std::string_vie
 std::string_view& field_of(RateLimitHeaders& h, RateField f) noexcept;
 
 // The limit, remaining and reset a reading is made of: the X- headers when
-// X-RateLimit-Remaining is present, else GitLab's unprefixed ones.
+// X-RateLimit-Remaining is present, else GitLab's unprefixed ones, whose
+// RateLimit-ResetTime (an HTTP date) is read when RateLimit-Reset is absent.
 struct BudgetHeaders {
-  std::string_view limit, remaining, reset;
+  std::string_view limit, remaining, reset, reset_time;
 };
 FORGEMETER_API BudgetHeaders budget_headers(const RateLimitHeaders& h) noexcept;
 
@@ -96,6 +102,17 @@ FORGEMETER_API std::optional<std::uint64_t> parse_header_uint(std::string_view v
 // (budget_headers()) is no integer >= 0.
 FORGEMETER_API std::optional<Reading> read_budget(const RateLimitHeaders& h, UtcMillis seen) noexcept;
 
+// The header that names an answer's resource: X-RateLimit-Resource (GitHub),
+// else GitLab's RateLimit-Name.
+inline std::string_view resource_header(const RateLimitHeaders& h) noexcept {
+  return h.resource.empty() ? h.plain_name : h.resource;
+}
+
+// RFC 9110's IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT", spaces and tabs
+// around it allowed), or nullopt: the obsolete RFC 850 and asctime forms and
+// anything else are no date.
+FORGEMETER_API std::optional<std::chrono::sys_seconds> parse_http_date(std::string_view value) noexcept;
+
 // A resource name as the meter keys it: ASCII lower-cased, "" for the API's
 // default (an absent or blank header, or the default's own name).
 class ResourceName {
@@ -118,15 +135,23 @@ class ResourceName {
 // GitHub's secondary limits do; only the first 64 KiB are read.
 bool says_secondary_limit(std::string_view body) noexcept;
 
+// Whether a GraphQL answer's body is GitHub's spent budget: a JSON object
+// whose `errors` array holds an object with `"type": "RATE_LIMITED"`. Only
+// the first 64 KiB are read, and parsed only when they hold the word
+// RATE_LIMITED; malformed or cut JSON is read as far as it goes.
+FORGEMETER_API bool says_graphql_rate_limited(std::string_view body) noexcept;
+
 // The class of an answer (forgemeter/lines.h): `status` kNoAnswer is `none`;
-// a 403/429 whose remaining reads 0 is `limited`; any other 429, or a 403 with
-// a Retry-After or a body that says_secondary_limit(), is `secondary`. Any
+// a 403/429 whose remaining reads 0, or a GraphQL 200/403 whose body
+// says_graphql_rate_limited(), is `limited`; any other 429, or a 403 with a
+// Retry-After or a body that says_secondary_limit(), is `secondary`. Any
 // other status (a 1xx as final answer, or one outside 100-599: a broken
 // answer) counts as 5xx.
-FORGEMETER_API AnswerClass classify(int status, const RateLimitHeaders& h, std::string_view body = {}) noexcept;
+FORGEMETER_API AnswerClass classify(int status, const RateLimitHeaders& h, std::string_view body = {},
+                                    Api api = Api::rest) noexcept;
 
 // Whether classify() of this status and these headers depends on the body:
 // a caller that reads answers as they arrive waits for the body only then.
-FORGEMETER_API bool class_needs_body(int status, const RateLimitHeaders& h) noexcept;
+FORGEMETER_API bool class_needs_body(int status, const RateLimitHeaders& h, Api api = Api::rest) noexcept;
 
 }  // namespace forgemeter::meter

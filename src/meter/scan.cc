@@ -3,7 +3,8 @@
 //
 // The line may follow any prefix (timestamp, level, logger name) and may sit
 // inside a quoted string (JSON, logfmt) whose escapes it undoes first: the
-// line ends at the first unescaped '"', or at the end of the log line.
+// line ends at the first unescaped '"', or at the end of the log line; one
+// escaped newline that ends the string is the line's end (Docker's json-file).
 //
 // The common case (no backslash, no control byte before the end) is found in
 // one vectorised pass and read in place; anything else takes the general
@@ -134,6 +135,16 @@ std::size_t first_special(std::string_view t, std::size_t from) {
   return t.size();
 }
 
+// A string's text without one trailing escaped line end ("\n" or "\r\n"),
+// then its trailing spaces: a JSON string that ends in the line's own newline
+// (Docker's json-file records) holds the line, as a plain line does. A second
+// newline stays, a control byte inside the line.
+std::string_view line_end_dropped(std::string_view text) {
+  if (text.ends_with('\n')) text.remove_suffix(text.ends_with("\r\n") ? 2 : 1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
 // The meter line in `log`: `line` with its text (in `log`, or in `decoded`
 // when it had escapes to undo), `none`, or `malformed` with `reason` set.
 struct Found {
@@ -158,7 +169,7 @@ Found find_line(std::string_view log, std::string& decoded, std::string& reason)
         auto text = unescape(raw, reason);
         if (!text) return {LineScan::Kind::malformed, {}};
         decoded = std::move(*text);
-        raw = decoded;
+        raw = line_end_dropped(decoded);
       }
       for (char ch : raw) {
         const auto c = static_cast<unsigned char>(ch);

@@ -19,11 +19,14 @@ const char* find_newline(const char* p, const char* end) {
 }  // namespace
 
 void for_each_marked_line(const char* begin, const char* end, std::string_view marker,
-                          const std::function<void(std::string_view)>& on_line) {
+                          const std::function<void(std::string_view)>& on_line, const bool* follow) {
   const char* p = begin;
   while (p < end) {
-    const char* m = find_marker(p, end, marker);
-    if (m == nullptr) return;
+    const char* m = p;  // following: the next line, whatever it holds
+    if (follow == nullptr || !*follow) {
+      m = find_marker(p, end, marker);
+      if (m == nullptr) return;
+    }
     const void* prev = memrchr(p, '\n', static_cast<std::size_t>(m - p));
     const char* start = prev != nullptr ? static_cast<const char*>(prev) + 1 : p;
     const char* nl = find_newline(m, end);
@@ -68,9 +71,10 @@ std::uint64_t scan_blocks(ByteSource& source, std::string_view marker, const Blo
   // The lines of buffer[from, to): `to` is just after a '\n', at a cut, or at the end of the input.
   auto feed = [&](std::size_t from, std::size_t to) {
     const char* base = buffer.data();
-    for_each_marked_line(base + from, base + to, marker, [&](std::string_view line) {
-      on_line(line, origin + static_cast<std::uint64_t>(line.data() - base));
-    });
+    for_each_marked_line(
+        base + from, base + to, marker,
+        [&](std::string_view line) { on_line(line, origin + static_cast<std::uint64_t>(line.data() - base)); },
+        scan.follow);
     pass(from, to);
   };
   // buffer[from, len) moves to the front.
@@ -102,8 +106,9 @@ std::uint64_t scan_blocks(ByteSource& source, std::string_view marker, const Blo
     shift(start + 1);
     skip = Skip::resync;
   };
+  auto following = [&] { return scan.follow != nullptr && *scan.follow; };
   for (;;) {
-    if (skip == Skip::none && !mid_line && origin >= scan.stop) break;  // the next line is not ours
+    if (skip == Skip::none && !mid_line && origin >= scan.stop && !following()) break;  // the next line is not ours
     if (read_more) {
       if (len == buffer.size()) buffer.resize(std::min(buffer.size() * 2, scan.max_line + scan.block));
       std::size_t want = buffer.size() - len;
@@ -155,7 +160,7 @@ std::uint64_t scan_blocks(ByteSource& source, std::string_view marker, const Blo
     // The lines that begin before `stop` end at the first '\n' at or after stop - 1.
     std::size_t cut = 0;  // just after the last complete line to read now
     bool last = false;
-    if (scan.stop <= origin + len) {
+    if (scan.stop <= origin + len && !following()) {
       const std::size_t from = scan.stop > origin ? std::max<std::size_t>(start, scan.stop - origin - 1) : start;
       if (const char* nl = find_newline(base + from, base + len)) {
         cut = static_cast<std::size_t>(nl + 1 - base);
@@ -172,7 +177,7 @@ std::uint64_t scan_blocks(ByteSource& source, std::string_view marker, const Blo
     }
     feed(start, cut);
     mid_line = false;
-    if (last) break;
+    if (last && !following()) break;  // else a split line's pieces run on past stop
     shift(cut);
   }
   return total;

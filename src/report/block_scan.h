@@ -47,13 +47,16 @@ struct BlockScan {
   std::uint64_t stop = std::numeric_limits<std::uint64_t>::max();
   std::size_t block = kBlock;
   std::size_t max_line = kMaxLine;
+  // While *follow is true (the reader is joining the pieces of a split line,
+  // log_record.h), every line is read, marked or not, past `stop` too.
+  const bool* follow = nullptr;
 };
 
 // Calls on_line(line) (no '\n', no trailing '\r') for every line of [begin,
-// end) that contains `marker`; end is just after a '\n', at a cut, or the end
-// of the input.
+// end) that contains `marker`, and for every line while *follow (when given)
+// is true; end is just after a '\n', at a cut, or the end of the input.
 void for_each_marked_line(const char* begin, const char* end, std::string_view marker,
-                          const std::function<void(std::string_view)>& on_line);
+                          const std::function<void(std::string_view)>& on_line, const bool* follow = nullptr);
 
 // Called with each line that holds the marker (no '\n', no trailing '\r') and
 // the offset in the source of its first byte.

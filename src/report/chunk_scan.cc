@@ -26,11 +26,20 @@ struct Piece {
   bool last;
 };
 
+// Why a line was skipped: `event` the offset in the file where it was seen
+// (the reasons are listed in this order, as one thread reading the file sees
+// them), `line` the offset of the line the reason names (the first piece of
+// a split line whose F never came, seen at the end of the input).
+struct Reason {
+  std::uint64_t event, line;
+  std::string why;
+};
+
 struct PieceResult {
   Fleet fleet;
   std::uint64_t lines = 0, skipped = 0, dropped = 0;
-  std::vector<std::pair<std::uint64_t, std::string>> reasons;  // (offset in the file of the line, reason)
-  std::uint64_t bytes = 0;                                     // the last piece: where the file ended
+  std::vector<Reason> reasons;
+  std::uint64_t bytes = 0;  // the last piece: where the file ended
   HourSpan read;
   std::exception_ptr error;
 };
@@ -49,26 +58,37 @@ void read_piece(const Piece& piece, const LogReader::PlainFile& file, const Chun
   // From the byte before the piece, dropping through the first '\n': what
   // remains starts a line (the line running into the piece is the previous piece's).
   const std::uint64_t from = piece.begin == 0 ? 0 : piece.begin - 1;
-  BlockScan scan{.skip_partial_first = piece.begin != 0};
+  BlockScan scan{.skip_partial_first = piece.begin != 0, .follow = taker.follow()};
   if (!piece.last) scan.stop = piece.end - from;
   PreadSource bytes(name, file.fd, from, file.size);
+  std::uint64_t join_offset = 0;  // where the open join's first piece is
+  bool past_end = false;          // the scan went past stop following a join
+  auto count = [&](const LineTaker::Taken& taken, std::uint64_t event, std::uint64_t line) {
+    r.lines += taken.summed;
+    r.skipped += taken.skipped;
+    r.dropped += taken.dropped;
+    if (taken.skipped > 0 && r.reasons.size() < kFirstReasons) r.reasons.push_back({event, line, taker.reason()});
+  };
   const std::uint64_t read = scan_blocks(
       bytes, o.marker, scan, buffer,
       [&](std::string_view line, std::uint64_t offset) {
-        const LineTaker::Taken taken = taker.take(line, source, name);
-        r.lines += taken.summed;
-        r.skipped += taken.skipped;
-        r.dropped += taken.dropped;
-        if (taken.skipped > 0 && r.reasons.size() < kFirstReasons)
-          r.reasons.emplace_back(from + offset, taker.reason());
+        // Past stop, once a join was open there, only a split line's pieces are read (scan.follow): any
+        // other line is the next piece's. (The piece's own last line may go on past stop: resynchronised
+        // on a marker after a junk prefix over the line limit.)
+        past_end = past_end || (offset >= scan.stop && taker.joining());
+        if (past_end) return count(taker.take_past_end(line, source, name), from + offset, from + offset);
+        const bool joining = taker.joining();
+        count(taker.take(line, source, name), from + offset, from + offset);
+        if (!joining && taker.joining()) join_offset = from + offset;
       },
       {},
       [&](std::uint64_t offset, std::string_view head) {
         if (meter_marker(head) != 0) return;  // not a meter line
         ++r.skipped;
         ++r.dropped;
-        if (r.reasons.size() < kFirstReasons) r.reasons.emplace_back(from + offset, over_limit_reason());
+        if (r.reasons.size() < kFirstReasons) r.reasons.push_back({from + offset, from + offset, over_limit_reason()});
       });
+  count(taker.end_of_input(), file.size, join_offset);
   if (piece.last) r.bytes = from + read;
   r.read = taker.read();
 }
@@ -145,6 +165,23 @@ struct Pool {
   }
 };
 
+// The first reasons, in the order one thread reading the file sees them (a
+// piece reads a split line's pieces past its end: its reasons and the next
+// piece's interleave), each with its line's number.
+void add_reasons(std::vector<Reason> reasons, const std::string& name, int fd, ScanStats& stats) {
+  std::stable_sort(reasons.begin(), reasons.end(), [](const Reason& a, const Reason& b) { return a.event < b.event; });
+  reasons.resize(std::min(reasons.size(), kFirstReasons - std::min(kFirstReasons, stats.reasons.size())));
+  std::vector<std::size_t> by_line(reasons.size());
+  for (std::size_t i = 0; i < by_line.size(); ++i) by_line[i] = i;
+  std::sort(by_line.begin(), by_line.end(),
+            [&](std::size_t a, std::size_t b) { return reasons[a].line < reasons[b].line; });
+  LineCounter counter(name, fd);  // asked in the lines' order: it reads forward only
+  std::vector<std::uint64_t> numbers(reasons.size());
+  for (std::size_t i : by_line) numbers[i] = counter.lines_before(reasons[i].line) + 1;
+  for (std::size_t i = 0; i < reasons.size(); ++i)
+    stats.reasons.push_back(skip_reason(name, numbers[i], reasons[i].why));
+}
+
 }  // namespace
 
 void scan_in_chunks(const LogReader::PlainFile& file, const std::string& name, const ChunkOptions& o, Fleet& fleet,
@@ -155,9 +192,9 @@ void scan_in_chunks(const LogReader::PlainFile& file, const std::string& name, c
           ? o.chunk_bytes
           : std::clamp<std::uint64_t>(file.size / (std::uint64_t{threads} * 4) + 1, std::uint64_t{1} << 20, kPieceMax);
   Work work(split(file.size, nominal), file, o, name);
-  LineCounter counter(name, file.fd);  // the first skip reasons' line numbers
   std::vector<char> buffer;
   std::exception_ptr error;
+  std::vector<Reason> reasons;  // every piece's first ones
   {
     Pool pool;
     try {
@@ -180,17 +217,16 @@ void scan_in_chunks(const LogReader::PlainFile& file, const std::string& name, c
       stats.dropped += r->dropped;
       stats.bytes += r->bytes;
       stats.read.add(r->read);
-      for (const auto& [offset, why] : r->reasons) {
-        if (stats.reasons.size() >= kFirstReasons) break;
-        try {
-          stats.reasons.push_back(skip_reason(name, counter.lines_before(offset) + 1, why));
-        } catch (...) {
-          if (!error) error = std::current_exception();
-        }
+      try {
+        reasons.insert(reasons.end(), std::make_move_iterator(r->reasons.begin()),
+                       std::make_move_iterator(r->reasons.end()));
+      } catch (...) {
+        if (!error) error = std::current_exception();
       }
     }
   }
   if (error) std::rethrow_exception(error);
+  add_reasons(std::move(reasons), name, file.fd, stats);
 }
 
 }  // namespace forgemeter::report

@@ -26,12 +26,12 @@ class FileReader final : public LogReader {
   FileReader& operator=(const FileReader&) = delete;
 
   Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line,
-                         const OnDroppedLine& on_dropped) override {
+                         const OnDroppedLine& on_dropped, const bool* follow) override {
     PreadSource source(name(), fd_, 0, size_);
     std::vector<char> buffer;
     Result result;
     result.bytes = scan_blocks(
-        source, marker, BlockScan{}, buffer,
+        source, marker, BlockScan{.follow = follow}, buffer,
         [&](std::string_view line, std::uint64_t offset) {
           current_ = line.data();
           current_offset_ = offset;

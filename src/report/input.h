@@ -39,12 +39,13 @@ class LogReader {
     std::string problem;      // non-empty: corrupt/truncated compressed data, what was lost
   };
 
-  // Calls on_line(line) (no '\n') for every line containing `marker`, and
+  // Calls on_line(line) (no '\n') for every line containing `marker` (and
+  // every line while *follow, when given: BlockScan::follow), and
   // on_dropped(line number, its first bytes) for a line that starts with it
   // and is over the line limit, dropped (block_scan.h).
   using OnDroppedLine = std::function<void(std::uint64_t line_no, std::string_view head)>;
   virtual Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line,
-                                 const OnDroppedLine& on_dropped) = 0;
+                                 const OnDroppedLine& on_dropped, const bool* follow = nullptr) = 0;
 
   // 1-based number of the line `line` (a view handed to on_line, during that
   // call). Cheap for a few calls per input.

@@ -115,11 +115,11 @@ class StreamReader final : public LogReader {
   StreamReader(std::string name, std::unique_ptr<ByteSource> src) : LogReader(std::move(name)), src_(std::move(src)) {}
 
   Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line,
-                         const OnDroppedLine& on_dropped) override {
+                         const OnDroppedLine& on_dropped, const bool* follow) override {
     std::vector<char> buffer;
     Result result;
     result.bytes = scan_blocks(
-        *src_, marker, BlockScan{}, buffer,
+        *src_, marker, BlockScan{.follow = follow}, buffer,
         [&](std::string_view line, std::uint64_t offset) {
           current_ = line.data();
           current_offset_ = offset;

@@ -160,6 +160,12 @@ bool cri_partial(std::string_view line) noexcept {
   return (stream == "stdout " || stream == "stderr ") && iso_time(line.substr(0, sp));
 }
 
+std::optional<CriRecord> cri_record(std::string_view line) noexcept {
+  const std::size_t text = cri_prefix(line, 0);
+  if (text == npos) return std::nullopt;
+  return CriRecord{line[text - 6] == 'e', line[text - 2] == 'P', text - 2, text};  // std(e)rr, std(o)ut
+}
+
 std::size_t escaped_line_end(std::string_view line, std::size_t at) noexcept {
   std::size_t last = npos, before_last = npos;  // the backslashes of the last two escapes
   for (std::size_t i = at; i < line.size(); ++i) {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string_view>
 
 namespace forgemeter::report {
@@ -35,9 +36,20 @@ bool starts_message(std::string_view line, std::size_t at) noexcept;
 // split it, 16 KiB by containerd's default) continued in the next records.
 bool cri_partial(std::string_view line) noexcept;
 
+// A CRI record's parts: `2026-09-30T15:00:01.5Z stderr P TEXT`.
+struct CriRecord {
+  bool stderr_stream = false;  // else stdout
+  bool partial = false;        // flagged P
+  std::size_t flag = 0;        // the flag's offset
+  std::size_t text = 0;        // where TEXT starts
+};
+// `line` as a CRI record, or nullopt when it is not one.
+std::optional<CriRecord> cri_record(std::string_view line) noexcept;
+
 // A Docker json-file record (`{"log":"…`): Docker ends the text of a whole
 // line with "\n"; a record without it holds a piece of a longer line (Docker
 // splits lines at 16 KiB).
+inline constexpr std::size_t kDockerText = 8;  // where the record's text starts
 inline bool docker_record(std::string_view line) noexcept { return line.starts_with(R"({"log":")"); }
 
 // The JSON string the meter line at `at` sits in ends in one escaped newline

@@ -47,45 +47,75 @@ std::optional<std::string> json_string_field(std::string_view record, std::strin
   return at->get<std::string>();
 }
 
+namespace {
+
+constexpr std::string_view kJoinGivenUp =
+    "a line split in CRI records flagged P whose F record did not come within the line limit, dropped (not read cut)";
+
+}  // namespace
+
 LineTaker::Taken LineTaker::take(std::string_view line, std::uint32_t default_source, std::string_view where_name) {
+  if (join_.joining() || cri_partial(line)) return offer(line, default_source, where_name, true);
   Taken taken;
+  take_whole(taken, line, default_source, where_name);
+  return taken;
+}
+
+LineTaker::Taken LineTaker::take_past_end(std::string_view line, std::uint32_t default_source,
+                                          std::string_view where_name) {
+  if (!join_.joining()) return {};
+  return offer(line, default_source, where_name, false);
+}
+
+// `ours`: the line is this reader's to take (not past the end of its part).
+// Only a piece holding the marker opens a join (the marked lines a block
+// scan hands over: its opening words may be cut).
+LineTaker::Taken LineTaker::offer(std::string_view line, std::uint32_t default_source, std::string_view where_name,
+                                  bool ours) {
+  Taken taken;
+  const CriJoin::Offer o = join_.offer(line, ours && line.find(kMarker) != std::string_view::npos);
+  for (int i = 0; i < o.given_up; ++i) skip(taken, kJoinGivenUp, true);
+  if (o.step == CriJoin::Step::joined) take_whole(taken, join_.text(), default_source, where_name);
+  if (o.step == CriJoin::Step::pass && ours) take_whole(taken, line, default_source, where_name);
+  return taken;
+}
+
+LineTaker::Taken LineTaker::end_of_input() {
+  Taken taken;
+  for (int open = join_.end(); open > 0; --open)
+    skip(taken, "a line split in CRI records flagged P whose F record never came: dropped (not read cut)", true);
+  return taken;
+}
+
+void LineTaker::take_whole(Taken& taken, std::string_view line, std::uint32_t default_source,
+                           std::string_view where_name) {
   if (anchored_) {
     const std::size_t at = meter_marker(line);
-    if (at == std::string_view::npos || !starts_message(line, at)) return taken;
+    if (at == std::string_view::npos || !starts_message(line, at)) return;
   }
   for (std::string_view rest = line;;) {
     const auto kind = reader_.scan(rest);
-    if (kind == LineScan::Kind::none) return taken;
-    if (rest.data() == line.data() && (cri_partial(line) || (kind == LineScan::Kind::line && docker_record(line)))) {
+    if (kind == LineScan::Kind::none) return;
+    if (rest.data() == line.data() && kind == LineScan::Kind::line && docker_record(line) &&
+        escaped_line_end(line, kDockerText) == std::string_view::npos) {
       // A piece of a longer line, read whole it would count less than was written.
       skip(taken,
-           cri_partial(line) ? "a CRI record flagged P: a piece of a line the runtime split, not read cut"
-                             : "a Docker json-file record without its line's end (\n): a piece of a line Docker "
-                               "split at 16 KiB, not read cut",
+           "a Docker json-file record without its line's end (\\n): a piece of a line Docker split at 16 KiB, not "
+           "read cut",
            true);
-      return taken;
+      return;
     }
     if (kind == LineScan::Kind::line) {
       const Took took = sum_read(line, default_source, where_name);
       if (took == Took::summed) ++taken.summed;
       if (took == Took::skipped) skip(taken, hour_reason_, false);
-      return taken;
+      return;
     }
     const std::size_t at = meter_marker(rest);
-    if (const std::size_t end = escaped_line_end(rest, at); end != std::string_view::npos) {
-      // `…other=7\n"`: the record's text ends with the line's own end.
-      unwrapped_.assign(rest.substr(0, end)).append(rest.substr(rest.find('"', end + 2)));
-      if (reader_.scan(unwrapped_) == LineScan::Kind::line) {
-        const Took took = sum_read(line, default_source, where_name);
-        if (took == Took::summed) ++taken.summed;
-        if (took == Took::skipped) skip(taken, hour_reason_, false);
-        return taken;
-      }
-    }
     const std::size_t next = anchored_ ? std::string_view::npos : meter_marker(rest, at + 1);
     if (next == std::string_view::npos) {
       skip(taken, reader_.reason(), false);
-      return taken;
+      return;
     }
     // Writers interleaved: this line was cut by another's; read on from that one.
     skip(taken,
@@ -142,7 +172,16 @@ std::string over_limit_reason() {
 
 void Scanner::take(std::string_view line, std::uint32_t default_source, const std::string& where_name,
                    const std::function<std::uint64_t()>& where_line) {
+  const bool joining = taker_.joining();
   const LineTaker::Taken taken = taker_.take(line, default_source, where_name);
+  if (!joining && taker_.joining() && stats_.reasons.size() < kFirstReasons)
+    join_line_ = where_line();  // where a split line's first piece is, should the F never come
+  count(taken, where_name, where_line);
+}
+
+// `where_line` is asked only for a reason kept: numbering a line may read the file again.
+void Scanner::count(const LineTaker::Taken& taken, const std::string& where_name,
+                    const std::function<std::uint64_t()>& where_line) {
   stats_.lines += taken.summed;
   stats_.skipped += taken.skipped;
   stats_.dropped += taken.dropped;
@@ -190,7 +229,9 @@ void Scanner::scan_inputs(const std::vector<std::string>& paths) {
         },
         [&](std::uint64_t dropped_line, std::string_view head) {
           if (meter_marker(head) == 0) dropped_over_limit(reader->name(), dropped_line);
-        });
+        },
+        taker_.follow());
+    count(taker_.end_of_input(), reader->name(), [this] { return join_line_; });
     stats_.bytes += result.bytes;
     if (!result.problem.empty()) stats_.problems.push_back(result.problem);
     reader->check_still_named(result.bytes);

@@ -9,6 +9,8 @@
 #include <tuple>
 #include <vector>
 
+#include "report/block_scan.h"
+#include "report/cri_join.h"
 #include "report/filter.h"
 #include "report/fleet.h"
 
@@ -63,10 +65,13 @@ struct ScanOptions {
 //
 // A line that does not parse is skipped, and the scan reads on from the next
 // meter line's marker in the same log line (writers interleaved: a line cut
-// by another's whole line), unless anchored. A JSON string that ends in one
-// escaped newline (Docker's json-file) ends the line there. Pieces of a line
-// a runtime split (a CRI record flagged P, a Docker record without its "\n")
-// are dropped, never read cut.
+// by another's whole line), unless anchored. (A JSON string that ends in one
+// escaped newline, Docker's json-file, ends the line there: the meter's
+// LineReader reads it so.) A line a CRI runtime split into records flagged P
+// is joined up to its F record (cri_join.h) and read whole: while a join is
+// open (follow() true) the taker must be given every line, marked or not.
+// A piece it cannot join (over the line limit, the F never came) and a
+// Docker record without its "\n" (Docker's pieces) are dropped, never read cut.
 class LineTaker {
  public:
   // `filter`: nullptr or an empty filter sums every entry.
@@ -83,6 +88,15 @@ class LineTaker {
   // `default_source`: the input's source id (unused with a source field);
   // `where_name`: the input's name (for the no-field source name).
   Taken take(std::string_view line, std::uint32_t default_source, std::string_view where_name);
+  // A line past the end of this reader's part of the input (chunk_scan.h):
+  // only a join already open takes it; any other line is the next reader's.
+  Taken take_past_end(std::string_view line, std::uint32_t default_source, std::string_view where_name);
+  // The input ended: the joins still open are dropped.
+  Taken end_of_input();
+  // Whether a join of a split line's pieces is open, and the flag a block
+  // scan follows (BlockScan::follow).
+  bool joining() const noexcept { return join_.joining(); }
+  const bool* follow() const noexcept { return join_.follow(); }
   // Why the first line skipped by the last take() was (when it skipped one).
   const std::string& reason() const { return reason_; }
   // The hours of every meter line taken that parsed, whether the filter kept any of it.
@@ -90,6 +104,8 @@ class LineTaker {
 
  private:
   enum class Took { none, summed, skipped };
+  Taken offer(std::string_view line, std::uint32_t default_source, std::string_view where_name, bool ours);
+  void take_whole(Taken& taken, std::string_view line, std::uint32_t default_source, std::string_view where_name);
   // The line the reader holds: its hour checked, filtered, then summed.
   Took sum_read(std::string_view log_line, std::uint32_t default_source, std::string_view where_name);
   template <class Line>
@@ -101,11 +117,11 @@ class LineTaker {
   const EntryFilter* filter_;
   bool anchored_;
   LineReader reader_;
+  CriJoin join_{kMaxLine};
   std::tuple<CountLineView, BudgetLineView, AnswersLineView, LanesLineView>
       kept_;  // the filtered line of each kind, reused
   HourSpan read_;
   std::string reason_, hour_reason_;  // the first skip's; a line dated outside the years'
-  std::string unwrapped_;             // a line without its JSON string's final escaped newline
 };
 
 class Scanner {
@@ -124,12 +140,15 @@ class Scanner {
   void take(std::string_view line, std::uint32_t default_source, const std::string& where_name,
             const std::function<std::uint64_t()>& where_line);
   void dropped_over_limit(const std::string& where_name, std::uint64_t line_no);
+  void count(const LineTaker::Taken& taken, const std::string& where_name,
+             const std::function<std::uint64_t()>& where_line);
 
   Fleet& fleet_;
   ScanOptions options_;
   LineTaker taker_{fleet_, options_.source_field, &options_.filter, options_.anchored};
   ScanStats stats_;
   std::uint64_t memory_lines_ = 0;
+  std::uint64_t join_line_ = 0;  // the line of the open join's first piece
 };
 
 // "file:line: reason", as the skipped-line summary lists them.

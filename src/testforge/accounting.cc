@@ -64,16 +64,25 @@ Outcome answer_github(const Accounting& a, const Request& req, Response& res, in
   const BudgetReading b = a.budgets.charge(installation, resource, cost, at);
   github_headers(res, b, resource);
   if (!b.exhausted) return Outcome::Unhandled;
+  const std::string id = std::to_string(installation);
+  if (resource == "graphql") {  // GraphQL says it in a 200's errors
+    res.status = 200;
+    res.set_content(R"({"errors":[{"type":"RATE_LIMITED","code":"graphql_rate_limit","message":"API rate limit )"
+                    R"(exceeded for installation ID )" +
+                        id + R"(."}]})",
+                    "application/json");
+    return Outcome::Handled;
+  }
   res.status = 403;
-  res.set_content(
-      R"({"message":"API rate limit exceeded for installation ID )" + std::to_string(installation) + R"(."})",
-      "application/json");
+  res.set_content(R"({"message":"API rate limit exceeded for installation ID )" + id + R"(."})", "application/json");
   return Outcome::Handled;
 }
 
 // GitLab: one per-minute bucket per user; 429 with Retry-After when spent;
 // no rate-limit header at all when the request asks (?no_headers=1) or when
 // the forge leaves them off its 429s (ForgeOptions::gitlab_429_without_headers).
+// A request may ask for `RateLimit-Name: <name>` (?ratelimit_name=<name>) and
+// for RateLimit-ResetTime without RateLimit-Reset (?no_reset=1).
 Outcome answer_gitlab(const Accounting& a, const Request& req, Response& res, std::uint64_t installation,
                       UtcMillis at) {
   const BudgetReading b = a.budgets.charge(installation, "gitlab", 1, at);
@@ -82,8 +91,9 @@ Outcome answer_gitlab(const Accounting& a, const Request& req, Response& res, st
     res.set_header("RateLimit-Limit", std::to_string(b.limit));
     res.set_header("RateLimit-Remaining", std::to_string(b.remaining));
     res.set_header("RateLimit-Observed", std::to_string(b.used));
-    res.set_header("RateLimit-Reset", std::to_string(b.reset_epoch));
+    if (req.get_param_value("no_reset") != "1") res.set_header("RateLimit-Reset", std::to_string(b.reset_epoch));
     res.set_header("RateLimit-ResetTime", http_date(b.reset_epoch));
+    if (req.has_param("ratelimit_name")) res.set_header("RateLimit-Name", req.get_param_value("ratelimit_name"));
   }
   if (!b.exhausted) return Outcome::Unhandled;
   res.status = 429;

@@ -35,13 +35,17 @@
 //   GitHub  X-RateLimit-Limit, -Remaining, -Used, -Reset (epoch seconds: the end
 //           of the bucket's window), -Resource (the bucket's name). A spent
 //           bucket answers 403 {"message":"API rate limit exceeded for
-//           installation ID <id>."} with Remaining 0 and no Retry-After.
+//           installation ID <id>."} with Remaining 0 and no Retry-After;
+//           a spent graphql bucket answers 200 {"errors":[{"type":
+//           "RATE_LIMITED",…}]} (GitHub's GraphQL says it in the body).
 //           A secondary limit (secondary.h; ForgeOptions::secondary, or
 //           limit_secondary()) answers 403 or 429 with kSecondaryBody,
 //           `Retry-After: <seconds left>` or none, and the X-RateLimit-* of
 //           the bucket the request would have spent — unspent by it.
 //   GitLab  RateLimit-Limit, -Remaining, -Observed (used in the window), -Reset
 //           (epoch seconds), -ResetTime (HTTP date); no X- headers, no resource.
+//           `?ratelimit_name=<name>` adds RateLimit-Name: <name>; `?no_reset=1`
+//           leaves RateLimit-Reset off (ResetTime alone).
 //           A spent window answers 429 "Retry later" with Retry-After (seconds
 //           to the window's end). With `?no_headers=1` on the request (any
 //           answer), or gitlab_429_without_headers (the 429s), none of these

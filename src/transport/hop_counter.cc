@@ -63,6 +63,8 @@ RateLimitHeaders HopCounter::rate_headers() const noexcept {
   h.plain_limit = at(F::plain_limit);
   h.plain_remaining = at(F::plain_remaining);
   h.plain_reset = at(F::plain_reset);
+  h.plain_name = at(F::plain_name);
+  h.plain_reset_time = at(F::plain_reset_time);
   return h;
 }
 
@@ -226,12 +228,19 @@ void HopCounter::block_line(std::string_view raw) {
   }
   // The blank line that ends this answer's headers: counted now (even if the
   // line cannot be kept), or at the end of its body when its class needs it.
-  if (block_status_ == 403 && body_ && meter::class_needs_body(block_status_, rate_headers()))  // (only a 403 can)
+  if (waits_for_body())
     deferred_status_ = block_status_;
   else
     answer(block_status_);
   block_status_ = 0;
   headers_.add_line(raw);
+}
+
+// Only a 403, or a GraphQL 200, can: a REST answer pays two comparisons.
+bool HopCounter::waits_for_body() const noexcept {
+  const Api api = hops_.empty() ? Api::rest : hops_.back().api;
+  return (block_status_ == 403 || (block_status_ == 200 && api == Api::graphql)) && body_ &&
+         meter::class_needs_body(block_status_, rate_headers(), api);
 }
 
 void HopCounter::finish(CURL* h, CURLcode rc) noexcept {

@@ -9,7 +9,8 @@
 //   * CURLOPT_HEADERFUNCTION sees each answer's status line and headers; the
 //     blank line closing a non-1xx block is that request's record_answer, with
 //     the rate-limit headers of the block — or, when the answer's class
-//     depends on its body (a 403 that may say "secondary rate limit"), the
+//     depends on its body (a 403 that may say "secondary rate limit", a
+//     GraphQL 200 whose errors may say RATE_LIMITED), the
 //     end of the perform is, with the body given to use_body().
 //   * finish(): a request sent but never answered gets a kNoAnswer answer; a
 //     perform that failed before anything was sent (resolve, connect, TLS)
@@ -133,6 +134,7 @@ class HopCounter {
   void answer(int status) noexcept;
   void header_line(std::string_view raw);
   [[gnu::noinline]] void block_line(std::string_view raw);  // off the per-field path
+  bool waits_for_body() const noexcept;  // whether the block just closed is counted at the body's end
   std::string_view value_of(std::size_t field) const noexcept {
     return field == Headers::npos ? std::string_view() : headers_[field].value;
   }

@@ -82,7 +82,7 @@ TEST_CASE(
   CHECK(read_file(first).starts_with("<!DOCTYPE html>"));
 }
 
-TEST_CASE("Docker json-file and CRI (kubelet) log files are read; pieces of a split line are said, not summed") {
+TEST_CASE("Docker json-file and CRI (kubelet) log files are read; a CRI line split in P records is joined") {
   const std::string line = count_line(7);
   auto r = report({"--format", "csv"}, {.stdin_data = R"({"log":")" + line +
                                                       R"(\n","stream":"stderr","time":"2026-09-30T15:00:01.5Z"})"
@@ -94,9 +94,16 @@ TEST_CASE("Docker json-file and CRI (kubelet) log files are read; pieces of a sp
                                                              "\n2026-09-30T15:00:02.5Z stdout F " + line + "\n"});
   CHECK(r.exit_code == 0);
   CHECK(r.out == kHeader + csv_row(14));
-  r = report({"--format", "csv"}, {.stdin_data = "2026-09-30T15:00:01.5Z stderr P " + line + "\n"});
+  // A line the runtime split is joined at its F; pieces whose F never came are said.
+  r = report({"--format", "csv", "--strict"},
+             {.stdin_data = "2026-09-30T15:00:01.5Z stderr P " + line.substr(0, 30) +
+                            "\n2026-09-30T15:00:01.5Z stdout F app\n2026-09-30T15:00:01.5Z stderr F " +
+                            line.substr(30) + "\n"});
   CHECK(r.exit_code == 0);
-  CHECK(r.err.find("(stdin):1: a CRI record flagged P") != std::string::npos);
+  CHECK(r.out == kHeader + csv_row(7));
+  r = report({"--format", "csv"}, {.stdin_data = "x\n2026-09-30T15:00:01.5Z stderr P " + line + "\n"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("(stdin):2: a line split in CRI records flagged P whose F record never came") != std::string::npos);
 }
 
 TEST_CASE("interleaved writers and a junk prefix over 16 MiB: resynchronised on the next marker; the loss said") {

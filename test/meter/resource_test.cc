@@ -1,5 +1,6 @@
 // Budgets as the forges keep them: one reading per (host, api, installation,
-// resource), GitLab's unprefixed headers, and the `secondary` class.
+// resource), GitLab's unprefixed headers (RateLimit-Name, -ResetTime too),
+// the `secondary` class, and GraphQL's RATE_LIMITED body.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -182,11 +183,98 @@ TEST_CASE("rate_field: every name the meter reads, in any case; nothing else") {
                                 {"X-RateLimit-Resource", RateField::resource},
                                 {"RateLimit-Limit", RateField::plain_limit},
                                 {"ratelimit-remaining", RateField::plain_remaining},
-                                {"RateLimit-Reset", RateField::plain_reset}}) {
+                                {"RateLimit-Reset", RateField::plain_reset},
+                                {"ratelimit-name", RateField::plain_name},
+                                {"RateLimit-ResetTime", RateField::plain_reset_time}}) {
     CAPTURE(name);
     CHECK(meter::rate_field(name) == f);
   }
-  for (const char* other : {"X-RateLimit-Used", "RateLimit-Observed", "X-RateLimit-Limits", "RateLimit-Resets",
-                            "X-RateLimit-Lxmit", "Content-Type", "", "RateLimit-ResetTime"})
+  for (const char* other :
+       {"X-RateLimit-Used", "RateLimit-Observed", "X-RateLimit-Limits", "RateLimit-Resets", "X-RateLimit-Lxmit",
+        "Content-Type", "", "RateLimit-Names", "RateLimit-ResetTimes", "RateLimit-Rxmaining", "RateLimit-ResetTxme"})
     CHECK(meter::rate_field(other) == RateField::none);
+}
+
+TEST_CASE("GitLab's RateLimit-Name names the resource; RateLimit-ResetTime is read when RateLimit-Reset is absent") {
+  const Fields named{{"RateLimit-Limit", "600"},
+                     {"RateLimit-Remaining", "17"},
+                     {"RateLimit-Name", "Throttle_Authenticated_API"},
+                     {"RateLimit-ResetTime", "Wed, 30 Sep 2026 14:02:00 GMT"}};
+  CHECK(
+      budget_line({{named, at(14, 1, 30)}}) ==
+      kHead +
+          "api.github.com rest installation 101 throttle_authenticated_api: 17 of 600 at 14:01:30Z (resets 14:02:00Z)");
+  // RateLimit-Reset present: it is the one read.
+  Fields both = named;
+  both.emplace_back("RateLimit-Reset", epoch(at(14, 3)));
+  CHECK(budget_line({{both, at(14, 1, 30)}}).ends_with("(resets 14:03:00Z)"));
+  // X-RateLimit-Resource wins over RateLimit-Name; a date past 31 days, or no date, gives no reset.
+  Fields x = named;
+  x.emplace_back("X-RateLimit-Resource", "search");
+  CHECK(budget_line({{x, at(14, 1, 30)}}).find(" search: 17 of 600") != std::string::npos);
+  for (const char* bad : {"Wed, 30 Sep 2027 14:02:00 GMT", "Wednesday, 30-Sep-26 14:02:00 GMT",
+                          "Wed Sep 30 14:02:00 2026", "Wed, 31 Sep 2026 14:02:00 GMT", "Wed, 30 Sep 2026 24:02:00 GMT",
+                          "Wed, 30 Sep 2026 14:02:00 UTC", "Wed, 30 Sxp 2026 14:02:00 GMT", "", "1790000000"}) {
+    CAPTURE(bad);
+    Fields f = named;
+    f[3].second = bad;
+    CHECK(budget_line({{f, at(14, 1, 30)}}).ends_with("17 of 600 at 14:01:30Z"));
+  }
+}
+
+TEST_CASE("parse_http_date: IMF-fixdate only") {
+  using namespace std::chrono;
+  CHECK(meter::parse_http_date(" Sun, 06 Nov 1994 08:49:37 GMT ") ==
+        sys_days{1994y / 11 / 6} + hours{8} + minutes{49} + seconds{37});
+  CHECK(meter::parse_http_date("Thu, 29 Feb 2024 00:00:00 GMT") == sys_seconds{sys_days{2024y / 2 / 29}});
+  for (const char* bad :
+       {"Thu, 29 Feb 2023 00:00:00 GMT", "Sun, 06 Nov 1994 08:60:37 GMT", "Sun, 06 Nov 1994 08:49:37",
+        "Sun, 0x Nov 1994 08:49:37 GMT", "Sun, 06 nov 1994 08:49:37 GMT", "ovN, 06 Nov 1994 08:49:37 GMT x"})
+    CHECK_FALSE(meter::parse_http_date(bad));
+}
+
+TEST_CASE("a GraphQL answer whose errors say RATE_LIMITED is `limited`, a 200 or a 403; nowhere else") {
+  const std::string spent =
+      R"({"errors":[{"type":"RATE_LIMITED","code":"graphql_rate_limit","message":"API rate limit exceeded"}]})";
+  const std::string other = R"({"errors":[{"type":"NOT_FOUND","path":["repository"],"message":"RATE_LIMITED?"}]})";
+  const auto line = answers_line({
+      {github("0", "5000", at(15), "graphql"), at(14, 1), 200, Api::graphql, spent},     // limited
+      {github("4000", "5000", at(15), "graphql"), at(14, 1), 403, Api::graphql, spent},  // limited
+      {github("4000", "5000", at(15), "graphql"), at(14, 1), 200, Api::graphql, other},  // 2xx
+      {github("4000", "5000", at(15)), at(14, 1), 200, Api::rest, spent},                // REST: a 200 is a 200
+  });
+  CHECK(line.ends_with("api.github.com graphql 2xx=1 limited=2, api.github.com rest 2xx=1"));
+  CHECK(meter::class_needs_body(200, {}, Api::graphql));
+  CHECK_FALSE(meter::class_needs_body(200, {}, Api::rest));
+}
+
+TEST_CASE("says_graphql_rate_limited: errors[].type of the answer's object, bounded, any JSON") {
+  using meter::says_graphql_rate_limited;
+  CHECK(
+      says_graphql_rate_limited(R"( { "data" : null , "errors" : [ {"message":"x"}, { "type" : "RATE_LIMITED" } ] })"));
+  CHECK(
+      says_graphql_rate_limited(R"({"data":{"a":[1,{"b":"}]\""}]},"errors":[{"path":["x"],"type":"RATE_LIMITED"}]})"));
+  // Not the path errors[].type: elsewhere, nested deeper, a key's name, another key's value, escaped.
+  for (const char* no :
+       {R"({"type":"RATE_LIMITED"})", R"({"data":{"errors":[{"type":"RATE_LIMITED"}]}})",
+        R"({"errors":[{"extensions":{"type":"RATE_LIMITED"}}]})", R"({"errors":[{"RATE_LIMITED":"type"}]})",
+        R"({"errors":[{"code":"RATE_LIMITED"}]})", R"({"errors":[{"message":""type":"RATE_LIMITED""}]})",
+        R"([{"errors":[{"type":"RATE_LIMITED"}]}])", R"({"errors":{"type":"RATE_LIMITED"}})", R"(RATE_LIMITED)", ""}) {
+    CAPTURE(no);
+    CHECK_FALSE(says_graphql_rate_limited(no));
+  }
+  // Malformed or cut JSON is read as far as it goes; nothing breaks.
+  CHECK(says_graphql_rate_limited(R"({"errors":[{"type":"RATE_LIMITED")"));
+  for (const char* junk : {R"(}}}]]]"RATE_LIMITED")", R"({"errors":[{"type":"RATE_LIMITED)", R"({"errors":[{"type":)",
+                           "{\"RATE_LIMITED", R"({"errors":[{"type")"}) {
+    CAPTURE(junk);
+    CHECK_FALSE(says_graphql_rate_limited(junk));
+  }
+  // Deeper than the walk keeps: given up, not overflowed.
+  CHECK_FALSE(says_graphql_rate_limited(std::string(100000, '[') + "RATE_LIMITED"));
+  // Only the first 64 KiB are read.
+  const std::string late = R"({"data":")" + std::string(70 * 1024, 'x') + R"(","errors":[{"type":"RATE_LIMITED"}]})";
+  CHECK_FALSE(says_graphql_rate_limited(late));
+  const std::string early = R"({"data":")" + std::string(60 * 1024, 'x') + R"(","errors":[{"type":"RATE_LIMITED"}]})";
+  CHECK(says_graphql_rate_limited(early));
 }

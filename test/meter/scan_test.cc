@@ -90,6 +90,24 @@ TEST_CASE("scan: inside a JSON record, with the dash as \\u2014 and escaped slas
   CHECK(count_of(scan_line(raw)).total == 3);
 }
 
+TEST_CASE("scan: a Docker json-file record, whose text ends with the line's own \\n, read once by the reader") {
+  for (const char* end : {R"(\n)", R"(\r\n)", R"( \n)"}) {
+    const std::string docker = R"({"log":")" + kCount + end + R"(","stream":"stderr","time":"2026-09-30T15:00:02Z"})";
+    CAPTURE(docker);
+    CHECK(count_of(scan_line(docker)).total == 3);
+    LineReader reader;
+    REQUIRE(reader.scan(docker) == LineScan::Kind::line);
+    CHECK(std::get<CountLineView>(reader.line()).total == 3);
+  }
+  // One newline is the line's end; a second is a control byte inside the line.
+  const auto two = scan_line(R"({"log":")" + kCount + R"(\n\n"})");
+  CHECK(two.kind == LineScan::Kind::malformed);
+  CHECK(two.reason == "a control byte inside the line");
+  // A newline inside the text is not its end.
+  const auto inside = scan_line(R"({"log":")" + kCount + R"(\n x"})");
+  CHECK(inside.kind == LineScan::Kind::malformed);
+}
+
 TEST_CASE("scan: the budget and answers lines") {
   auto b = scan_line(
       "x forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z \u2014 "

@@ -181,6 +181,34 @@ TEST_CASE("threads over a generated multi-replica log with piece edges inside li
   check_identical({log.path(), log.path()}, Run{.budget = 700});  // the same file twice: one source, twice the sums
 }
 
+TEST_CASE("CRI lines split into P records: joined across piece edges, the report of one thread, byte for byte") {
+  // Meter lines of every hour split into 2 and 3 pieces, the other stream's
+  // lines (whole meter lines too) between them, junk, and at the end a line
+  // whose F never came.
+  std::string log;
+  std::map<sys_seconds, std::uint64_t> expected;
+  for (int hour = 1; hour <= 6; ++hour) {
+    const std::string ending = "2026-09-30T0" + std::to_string(hour) + ":00Z";
+    const std::string a = "forge HTTP: 7 requests in the hour ending " + ending + " \u2014 h rest x=7";
+    const std::string b = "forge HTTP: 5 requests in the hour ending " + ending + " \u2014 h rest y=5";
+    const std::string t = "2026-09-30T0" + std::to_string(hour - 1) + ":10:00.5Z ";
+    log += t + "stderr P " + a.substr(0, 20) + "\n" + t + "stdout F app says hi\n" + t + "stdout F " + b + "\n";
+    log += t + "stderr P " + a.substr(20, 15) + "\n" + t + "stderr F " + a.substr(35) + "\n";
+    log += t + "stdout P " + b.substr(0, 30) + "\n" + t + "stderr F junk\n" + t + "stdout F " + b.substr(30) + "\n";
+    expected[sys_days{2026y / 9 / 30} + hours{hour}] = 17;
+  }
+  log += "2026-09-30T06:10:00.5Z stderr P forge HTTP: 9 requests in the hour ending 2026-09-30T07:00Z\n";
+  TempFile file(log);
+  for (const Run& run : {Run{}, Run{.threads = 8, .chunk_bytes = 7}, Run{.threads = 3, .chunk_bytes = 100}}) {
+    CAPTURE(run.threads);
+    CHECK(hourly_requests({file.path()}, run) == expected);
+  }
+  const std::string one = report_text({file.path()}, {});
+  CHECK(one.find("lines 18") != std::string::npos);
+  CHECK(one.find(":49: a line split in CRI records flagged P whose F record never came") != std::string::npos);
+  check_identical({file.path()}, {});
+}
+
 TEST_CASE("thousands of hours: hours() (built on two threads) lists every one, ascending, with its sums") {
   Fleet fleet;
   const auto a = fleet.source("a"), b = fleet.source("b");
