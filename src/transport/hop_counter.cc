@@ -174,6 +174,10 @@ void HopCounter::record_refused(std::string_view url, UtcMillis at) {
   meter_.record_refused(RequestKey{host, api_of_url(url), installation_for(url), lane_}, at);
 }
 
+void HopCounter::record_wait(std::string_view url, WaitCause cause, Duration waited, UtcMillis at) {
+  (void)url, (void)cause, (void)waited, (void)at;
+}
+
 void HopCounter::answer(int status) noexcept {
   if (!pending_ || hops_.empty()) return;
   Hop& hop = hops_.back();

@@ -67,7 +67,17 @@ double Pacer::allowed_rate(const BudgetWindow& w, UtcMillis now) const {
   const double since = now > w.seen ? seconds(now - w.seen) : 0;
   const double spendable = at_reading - std::min(since * allowed_then, 1 / std::max(share_, 1e-6));
   if (spendable <= 0) return 0;
-  return share_ * spendable / seconds(w.reset - now);
+  return share_ * spendable / seconds(w.reset - now) * behind_line(w, spendable, now);
+}
+
+// Below the window's straight line (the fleet spent ahead of it: start-up
+// probes, a burst) the lane slows by how far: the fleet then comes back to
+// the line as y' = y(1 − y)/(T − t) for y its part of the line, and still
+// spends to the keep by the reset. Above the line (spent behind it) 1.
+double Pacer::behind_line(const BudgetWindow& w, double spendable, UtcMillis now) const {
+  if (w.limit == 0 || w.length <= Duration::zero()) return 1;
+  const double line = (static_cast<double>(w.limit) - kept(w)) * seconds(w.reset - now) / seconds(w.length);
+  return line > spendable ? spendable / line : 1;
 }
 
 void Pacer::grant() { ++own_; }
@@ -112,6 +122,14 @@ void Pacer::anchor(const BudgetWindow& w, UtcMillis at) {
 void Pacer::observe(const BudgetWindow& w, BudgetWindow::Offered o, UtcMillis at) {
   using O = BudgetWindow::Offered;
   if (o == O::unusable || o == O::stale) return;
+  if (!measured_ && w.limit > w.remaining) {
+    // Until its first step is measured, the lane takes what it sent of what
+    // the window spent so far as its share: a fleet that starts at once
+    // starts near its shares, and a lone replica is held below the budget's
+    // pace for at most its first step.
+    share_ = std::min(1.0, static_cast<double>(own_) / static_cast<double>(w.limit - w.remaining));
+    measured_ = true;
+  }
   if (o == O::new_window || !anchored_ || at < anchor_at_) return anchor(w, at);
   // The step closes after its time, or once the fleet spent what the budget
   // allows for a whole step (an overspending fleet is corrected at once).
