@@ -59,7 +59,8 @@ BudgetLimits limits_of(const ForgeOptions& o) {
           .search = o.search_limit,
           .code_search = o.code_search_limit,
           .gitlab = o.gitlab_limit,
-          .anonymous = o.anonymous_limit};
+          .anonymous = o.anonymous_limit,
+          .core_window = o.core_window};
 }
 
 }  // namespace
