@@ -29,9 +29,11 @@ namespace forgemeter {
 using CountEntryView = BasicCountEntry<std::string_view>;
 using BudgetEntryView = BasicBudgetEntry<std::string_view>;
 using AnswersEntryView = BasicAnswersEntry<std::string_view>;
+using LanesEntryView = BasicLanesEntry<std::string_view>;
 using CountLineView = BasicCountLine<std::string_view>;
 using BudgetLineView = BasicBudgetLine<std::string_view>;
 using AnswersLineView = BasicAnswersLine<std::string_view>;
+using LanesLineView = BasicLanesLine<std::string_view>;
 using LineView = BasicMeterLine<std::string_view>;
 
 class FORGEMETER_API LineReader {
@@ -46,7 +48,8 @@ class FORGEMETER_API LineReader {
 
  private:
   LineView line_;
-  std::tuple<CountLineView, BudgetLineView, AnswersLineView> idle_;  // the other kinds' vectors, kept for reuse
+  std::tuple<CountLineView, BudgetLineView, AnswersLineView, LanesLineView>
+      idle_;             // the other kinds' vectors, kept for reuse
   std::string decoded_;  // the line with its JSON escapes undone, when it had any
   std::string reason_;
 };

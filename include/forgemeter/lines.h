@@ -1,4 +1,4 @@
-// forgemeter/lines.h — the three hourly lines, as values: format and parse.
+// forgemeter/lines.h — the four hourly lines, as values: format and parse.
 //
 // The grep contract (byte-exact; "—" is U+2014 with a space each side):
 //
@@ -7,6 +7,8 @@
 //   forge rate limit: lowest remaining in the hour ending <…>[ (<note>)] — <budget>, …
 //       budget: <host> <api> installation <id>[ <resource>]: <remaining>[ of <limit>] at <HH:MM:SSZ>[ (resets <HH:MM:SSZ>)]
 //   forge HTTP answers: in the hour ending <…>[ (<note>)] — <host> <api> <class>=<n> …, …
+//   forge HTTP lanes: in the hour ending <…>[ (<note>)] — <host> <api>[ installation <id>] <lane> <field>=<n> …, …
+//       field: revalidated=<n> coalesced=<n> paused=<ms>ms paced=<ms>ms spaced=<ms>ms (each when non-zero)
 //   note: `counted from HH:MM:SSZ` | `until HH:MM:SSZ, stopping` | both, joined by ", "
 //
 // Entry order, resources and classes: at the line types below. The Meter's
@@ -149,9 +151,48 @@ struct FORGEMETER_API BasicAnswersLine {
 };
 using AnswersLine = BasicAnswersLine<std::string>;
 
-// One of the three lines; std::visit, std::get<CountLine>() and the like read it.
+// Why a lane's request waited before going on the wire: `pause`, the forge
+// said to (a secondary limit's Retry-After or pause); `pacing`, a governor
+// spread the lane's budget over the hour; `secondary`, the Transport kept
+// under GitHub's documented secondary limits on its own.
+enum class WaitCause : std::uint8_t { pause, pacing, secondary };
+inline constexpr std::size_t kWaitCauses = 3;
+// "paused", "paced", "spaced": the lanes line's names for the causes' waits.
+FORGEMETER_API std::string_view to_string(WaitCause c) noexcept;
+
+// What one lane was spared and how long it waited, in one hour (docs/cache.md):
+// `revalidated` and `coalesced` as on the answers line, charged to the lane;
+// the waits in milliseconds, summed (never wrapping: they stop at the maximum).
 template <class Text>
-using BasicMeterLine = std::variant<BasicCountLine<Text>, BasicBudgetLine<Text>, BasicAnswersLine<Text>>;
+struct FORGEMETER_API BasicLanesEntry {
+  Text host{};
+  Api api = Api::rest;
+  std::uint64_t installation = 0;  // 0 = none
+  Text lane{};                     // "other" for untagged
+  std::uint64_t revalidated = 0;
+  std::uint64_t coalesced = 0;
+  std::array<std::uint64_t, kWaitCauses> waited_ms{};  // indexed by WaitCause
+  bool empty() const noexcept { return revalidated == 0 && coalesced == 0 && waited_ms == decltype(waited_ms){}; }
+  friend bool operator==(const BasicLanesEntry&, const BasicLanesEntry&) = default;
+};
+using LanesEntry = BasicLanesEntry<std::string>;
+
+// Entries by host, api, lane (`other` first), installation (none first); each
+// entry lists its fields in the order of the grammar, each only when
+// non-zero. The Meter writes the line only for an hour where one is non-zero.
+template <class Text>
+struct FORGEMETER_API BasicLanesLine {
+  std::chrono::sys_seconds hour_ending{};
+  HourNote note{};
+  std::vector<BasicLanesEntry<Text>> entries{};
+  friend bool operator==(const BasicLanesLine&, const BasicLanesLine&) = default;
+};
+using LanesLine = BasicLanesLine<std::string>;
+
+// One of the four lines; std::visit, std::get<CountLine>() and the like read it.
+template <class Text>
+using BasicMeterLine =
+    std::variant<BasicCountLine<Text>, BasicBudgetLine<Text>, BasicAnswersLine<Text>, BasicLanesLine<Text>>;
 using MeterLine = BasicMeterLine<std::string>;
 
 // The line, byte-exact, without a newline. Entries are written in the order
@@ -175,7 +216,8 @@ struct FORGEMETER_API LineScan {
 // Finds a meter line anywhere in one log line: after a timestamp or level
 // prefix, or inside a JSON string (with `\u2014`, `\"` and `\\` escapes). A
 // meter line begins with `forge HTTP: <digits> requests`, `forge rate limit:
-// lowest remaining` or `forge HTTP answers: in the hour`; text that begins so
+// lowest remaining`, `forge HTTP answers: in the hour` or `forge HTTP lanes:
+// in the hour`; text that begins so
 // and does not parse is `malformed`. The line ends at the first unescaped '"'
 // or at the end of the text (trailing spaces and CR/LF dropped).
 // Round trip: scan_line(format_line(x)).line == x.

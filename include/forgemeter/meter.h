@@ -2,8 +2,10 @@
 //
 // A Meter is told about every request put on the wire (record_request) and
 // every answer read back (record_answer). It keeps one UTC hour at a time and
-// writes that hour as up to three greppable lines (see forgemeter/lines.h for
-// the grammar) when the first event of a later hour arrives, and at flush().
+// writes that hour as up to four greppable lines (see forgemeter/lines.h for
+// the grammar) when the first event of a later hour arrives, and at flush();
+// the fourth, `forge HTTP lanes:`, only for an hour in which a cache spared a
+// lane a request or a lane waited (record_wait).
 //
 //   forge HTTP: 3 requests in the hour ending 2026-09-30T15:00Z — api.github.com rest installation 101 sweeper=2, api.github.com graphql other=1
 //   forge rate limit: lowest remaining in the hour ending 2026-09-30T15:00Z — api.github.com rest installation 101: 4870 of 5000 at 14:59:58Z (resets 15:12:00Z)
@@ -32,11 +34,10 @@
 
 #include "forgemeter/clock.h"
 #include "forgemeter/lane.h"
+#include "forgemeter/lines.h"  // AnswerClass, WaitCause
 #include "forgemeter/url.h"
 
 namespace forgemeter {
-
-enum class AnswerClass : std::uint8_t;  // forgemeter/lines.h
 
 // What a request is counted under.
 struct FORGEMETER_API RequestKey {
@@ -128,6 +129,14 @@ class FORGEMETER_API Meter {
   // 304 itself was recorded as an answer).
   void record_coalesced(const RequestKey& key, UtcMillis at) noexcept;
   void record_revalidated(const RequestKey& key, UtcMillis at) noexcept;
+  // Both are also charged to the key's lane on the lanes line.
+
+  // A request of `key` that waited `waited` before going on the wire (or
+  // before giving up), for `cause`, ending at `at`: summed per lane and cause
+  // on the lanes line of the hour of `at` (in ms, stopping at the maximum,
+  // never wrapping). Not a request: N is unchanged. A wait of 0 or less is
+  // not recorded.
+  void record_wait(const RequestKey& key, WaitCause cause, std::chrono::milliseconds waited, UtcMillis at) noexcept;
 
   // Writes what the current hour holds; the note says `until …, stopping` when
   // now() is inside that hour, and counting resumed after it says `counted
@@ -137,7 +146,9 @@ class FORGEMETER_API Meter {
   // Cumulative counters since construction, in the Prometheus text exposition
   // format (version 0.0.4): forgemeter_requests_total, forgemeter_answers_total,
   // forgemeter_rate_limit_remaining and forgemeter_rate_limit_lowest_remaining
-  // (labels host, api, installation, resource; installation="0" means none).
+  // (labels host, api, installation, resource; installation="0" means none),
+  // forgemeter_cache_saved_total (labels host, api, lane, kind) and
+  // forgemeter_wait_seconds_total (labels host, api, lane, cause).
   // Includes the hour being counted.
   std::string prometheus() const;
 
@@ -145,6 +156,7 @@ class FORGEMETER_API Meter {
 
  private:
   void record_unsent(const RequestKey& key, UtcMillis at, AnswerClass c) noexcept;
+  void record_saved(const RequestKey& key, UtcMillis at, AnswerClass c) noexcept;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,4 +1,4 @@
-// format_line(): the three lines, byte-exact (grammar in forgemeter/lines.h).
+// format_line(): the four lines, byte-exact (grammar in forgemeter/lines.h).
 #include <fmt/format.h>
 
 #include "forgemeter/lines.h"
@@ -12,6 +12,8 @@ namespace {
 constexpr std::string_view kDash = " \u2014 ";  // U+2014 with a space each side
 constexpr std::string_view kClassNames[kAnswerClasses] = {"2xx", "304",  "3xx",     "limited",   "secondary",  "4xx",
                                                           "5xx", "none", "refused", "coalesced", "revalidated"};
+
+constexpr std::string_view kWaitNames[kWaitCauses] = {"paused", "paced", "spaced"};
 
 void append_uint(std::string& out, std::uint64_t v) { fmt::format_to(std::back_inserter(out), "{}", v); }
 
@@ -64,19 +66,25 @@ void append_host_api(std::string& out, std::string_view host, Api api) {
   out += to_string(api);
 }
 
+// `<host> <api>[ installation <id>] <lane>`: a count or lanes entry's key.
+template <class Entry>
+void append_lane_key(std::string& out, const Entry& e) {
+  append_host_api(out, e.host, e.api);
+  if (e.installation != 0) {
+    out += " installation ";
+    append_uint(out, e.installation);
+  }
+  out += ' ';
+  append_lane(out, e.lane);
+}
+
 std::string format_count(const CountLine& line) {
   std::string out;
   out += "forge HTTP: ";
   append_uint(out, line.total);
   append_head(out, " requests in the hour ending ", line.hour_ending, line.note, !line.entries.empty());
   append_entries(out, line.entries, [&](const auto& e) {
-    append_host_api(out, e.host, e.api);
-    if (e.installation != 0) {
-      out += " installation ";
-      append_uint(out, e.installation);
-    }
-    out += ' ';
-    append_lane(out, e.lane);
+    append_lane_key(out, e);
     out += '=';
     append_uint(out, e.count);
   });
@@ -128,7 +136,32 @@ std::string format_answers(const AnswersLine& line) {
   return out;
 }
 
+std::string format_lanes(const LanesLine& line) {
+  std::string out;
+  append_head(out, "forge HTTP lanes: in the hour ending ", line.hour_ending, line.note, !line.entries.empty());
+  append_entries(out, line.entries, [&](const auto& e) {
+    append_lane_key(out, e);
+    auto field = [&](std::string_view name, std::uint64_t n, std::string_view unit) {
+      if (n == 0) return;
+      out += ' ';
+      out += name;
+      out += '=';
+      append_uint(out, n);
+      out += unit;
+    };
+    field("revalidated", e.revalidated, "");
+    field("coalesced", e.coalesced, "");
+    for (std::size_t c = 0; c < kWaitCauses; ++c) field(kWaitNames[c], e.waited_ms[c], "ms");
+  });
+  return out;
+}
+
 }  // namespace
+
+std::string_view to_string(WaitCause c) noexcept {
+  const auto i = static_cast<std::size_t>(c);
+  return i < kWaitCauses ? kWaitNames[i] : std::string_view("?");
+}
 
 std::string_view to_string(AnswerClass c) noexcept {
   const auto i = static_cast<std::size_t>(c);
@@ -140,6 +173,7 @@ std::string format_line(const MeterLine& line) {
     std::string operator()(const CountLine& l) const { return format_count(l); }
     std::string operator()(const BudgetLine& l) const { return format_budget(l); }
     std::string operator()(const AnswersLine& l) const { return format_answers(l); }
+    std::string operator()(const LanesLine& l) const { return format_lanes(l); }
   };
   return std::visit(Visit{}, line);
 }

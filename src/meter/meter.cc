@@ -1,8 +1,8 @@
 // Meter: where records land and how the hour turns.
 //
 // Requests go to one of kShards shards (chosen per thread), each a mutex and
-// a CountTable for the hour the shard is counting. Answers, readings and
-// refusals go to one `slow` HourTally. Every container knows its hour: a
+// a CountTable for the hour the shard is counting. Answers, readings,
+// refusals, a cache's savings and waits go to one `slow` HourTally. Every container knows its hour: a
 // record whose hour is later than its container's turns the hour first (no
 // timer); one at or before it counts there (a record that raced a turn, or a
 // clock stepped back, counts in the current hour: nothing is dropped).
@@ -205,10 +205,26 @@ void Meter::record_refused(const RequestKey& key, UtcMillis at) noexcept {
   record_unsent(key, at, AnswerClass::refused);
 }
 void Meter::record_coalesced(const RequestKey& key, UtcMillis at) noexcept {
-  record_unsent(key, at, AnswerClass::coalesced);
+  record_saved(key, at, AnswerClass::coalesced);
 }
 void Meter::record_revalidated(const RequestKey& key, UtcMillis at) noexcept {
-  record_unsent(key, at, AnswerClass::revalidated);
+  record_saved(key, at, AnswerClass::revalidated);
+}
+
+void Meter::record_saved(const RequestKey& key, UtcMillis at, AnswerClass c) noexcept {
+  const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
+  impl_->with_slow(meter::hour_index(at),
+                   [&](meter::HourTally& t) { t.add_saved(key.host, key.api, key.installation, key.lane, c, first); });
+}
+
+void Meter::record_wait(const RequestKey& key, WaitCause cause, std::chrono::milliseconds waited,
+                        UtcMillis at) noexcept {
+  if (waited <= std::chrono::milliseconds::zero() || static_cast<std::size_t>(cause) >= kWaitCauses) return;
+  const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
+  const auto ms = static_cast<std::uint64_t>(waited.count());
+  impl_->with_slow(meter::hour_index(at), [&](meter::HourTally& t) {
+    t.add_wait(key.host, key.api, key.installation, key.lane, cause, ms, first);
+  });
 }
 
 void Meter::flush() noexcept {

@@ -18,6 +18,7 @@ constexpr std::string_view kCountHead = "forge HTTP: ";
 constexpr std::string_view kCountWords = " requests in the hour ending ";
 constexpr std::string_view kBudgetHead = "forge rate limit: lowest remaining in the hour ending ";
 constexpr std::string_view kAnswersHead = "forge HTTP answers: in the hour ending ";
+constexpr std::string_view kLanesHead = "forge HTTP lanes: in the hour ending ";
 constexpr std::string_view kDash = " \u2014 ";
 
 // A parse failure: the reason, carried out by exception inside this file only.
@@ -199,19 +200,29 @@ bool lane_ok(std::string_view lane) {
   return kLaneByte[static_cast<unsigned char>(lane[0])] == 2;
 }
 
-template <class Text>
-void read_count_entry(Cursor& c, BasicCountEntry<Text>& e) {
+// `<host> <api>[ installation <id>] <lane>` of a count or lanes entry, the
+// lane ending at `stop` (or the end).
+template <class Entry>
+void read_lane_key(Cursor& c, Entry& e, char stop) {
   e.host = read_host(c);
   e.api = read_api(c);
   c.expect(" ", "a space after the api");
-  if (c.take("installation ")) {
+  // A lane may be named `installation`: only a digit after it begins an id.
+  if (const auto rest = c.rest();
+      rest.size() > 13 && rest.starts_with("installation ") && rest[13] >= '0' && rest[13] <= '9') {
+    c.skip(13);
     e.installation = c.number("the installation id");
     c.expect(" ", "a space after the installation id");
   }
-  auto lane = c.until('=');
+  auto lane = c.until(stop);
   if (!lane_ok(lane)) [[unlikely]]
     fail_shown("lane ", lane, " is not a lane name");
   e.lane = lane;
+}
+
+template <class Text>
+void read_count_entry(Cursor& c, BasicCountEntry<Text>& e) {
+  read_lane_key(c, e, '=');
   c.expect("=", "'=' after the lane");
   e.count = c.number("the count");
 }
@@ -234,19 +245,51 @@ void read_budget_entry(Cursor& c, BasicBudgetEntry<Text>& e) {
   }
 }
 
+// `<name>=` of an entry's next field, fields coming in order, each at most
+// once: the index (from `next`, below `n`) whose name_of() it is.
+template <class NameOf>
+std::size_t read_field_name(Cursor& c, std::size_t next, std::size_t n, NameOf name_of, std::string_view what) {
+  const auto name = c.until('=');
+  std::size_t i = next;
+  while (i < n && name_of(i) != name) ++i;
+  if (i == n) [[unlikely]]
+    fail_shown(std::string(what) + " ", name, " is unknown or out of order");
+  if (!c.take("=")) [[unlikely]]
+    fail_expected("'=' after the " + std::string(what), c.rest());
+  return i;
+}
+
 template <class Text>
 void read_answers_entry(Cursor& c, BasicAnswersEntry<Text>& e) {
   e.host = read_host(c);
   e.api = read_api(c);
-  std::size_t next = 0;  // classes come in order, each at most once
-  while (c.take(" ")) {
-    auto name = c.until('=');
-    std::size_t i = next;
-    while (i < kAnswerClasses && to_string(static_cast<AnswerClass>(i)) != name) ++i;
-    if (i == kAnswerClasses) [[unlikely]]
-      fail_shown("answer class ", name, " is unknown or out of order");
-    c.expect("=", "'=' after the answer class");
+  auto class_name = [](std::size_t i) { return to_string(static_cast<AnswerClass>(i)); };
+  for (std::size_t next = 0; c.take(" ");) {  // classes come in order, each at most once
+    const std::size_t i = read_field_name(c, next, kAnswerClasses, class_name, "answer class");
     e.counts[i] = c.number("the answer count");
+    next = i + 1;
+  }
+}
+
+// `<host> <api>[ installation <id>] <lane>`, then its fields in order, each
+// at most once: revalidated=<n> coalesced=<n>, then each wait as <n>ms.
+template <class Text>
+void read_lanes_entry(Cursor& c, BasicLanesEntry<Text>& e) {
+  read_lane_key(c, e, ' ');
+  auto field_name = [](std::size_t f) {
+    return f == 0   ? std::string_view("revalidated")
+           : f == 1 ? std::string_view("coalesced")
+                    : to_string(static_cast<WaitCause>(f - 2));
+  };
+  for (std::size_t next = 0; c.take(" ");) {
+    const std::size_t i = read_field_name(c, next, 2 + kWaitCauses, field_name, "lane field");
+    const std::uint64_t n = c.number("the lane field's value");
+    if (i == 0) e.revalidated = n;
+    if (i == 1) e.coalesced = n;
+    if (i >= 2) {
+      e.waited_ms[i - 2] = n;
+      c.expect("ms", "'ms' after the time waited");
+    }
     next = i + 1;
   }
 }
@@ -285,7 +328,9 @@ Line& hold(BasicMeterLine<Text>& line, IdleLines<Text>* idle) {
 }  // namespace
 
 bool starts_meter_line(std::string_view text) noexcept {
-  if (text.starts_with(kBudgetHead.substr(0, 34)) || text.starts_with(kAnswersHead.substr(0, 31))) return true;
+  if (text.starts_with(kBudgetHead.substr(0, 34)) || text.starts_with(kAnswersHead.substr(0, 31)) ||
+      text.starts_with(kLanesHead.substr(0, 29)))
+    return true;
   if (!text.starts_with(kCountHead)) return false;
   text.remove_prefix(kCountHead.size());
   std::size_t n = 0;
@@ -305,6 +350,10 @@ bool parse_meter_line(std::string_view text, BasicMeterLine<Text>& line, std::st
       auto& answers = hold<BasicAnswersLine<Text>>(line, idle);
       c.expect(kAnswersHead, "the answers line's words");
       read_body(c, answers, read_answers_entry<Text>);
+    } else if (text.starts_with("forge HTTP lanes: ")) {
+      auto& lanes = hold<BasicLanesLine<Text>>(line, idle);
+      c.expect(kLanesHead, "the lanes line's words");
+      read_body(c, lanes, read_lanes_entry<Text>);
     } else {
       parse_count(c, hold<BasicCountLine<Text>>(line, idle));
     }

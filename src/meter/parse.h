@@ -1,4 +1,4 @@
-// The grammar of the three lines, read back (the inverse of format_line()).
+// The grammar of the four lines, read back (the inverse of format_line()).
 #pragma once
 
 #include <string>
@@ -11,14 +11,15 @@ namespace forgemeter::meter {
 
 // Whether `text` starts with the opening words of a meter line: the count line
 // `forge HTTP: <digits> requests`, the budget line `forge rate limit: lowest
-// remaining`, the answers line `forge HTTP answers: in the hour`. Text past
+// remaining`, the answers line `forge HTTP answers: in the hour`, the lanes
+// line `forge HTTP lanes: in the hour`. Text past
 // those words that does not parse is a malformed line, not "no line".
 bool starts_meter_line(std::string_view text) noexcept;
 
 // One line of each kind, for a reader to keep the vectors of the kinds it is
 // not reading now.
 template <class Text>
-using IdleLines = std::tuple<BasicCountLine<Text>, BasicBudgetLine<Text>, BasicAnswersLine<Text>>;
+using IdleLines = std::tuple<BasicCountLine<Text>, BasicBudgetLine<Text>, BasicAnswersLine<Text>, BasicLanesLine<Text>>;
 
 // Parses `text`, which starts_meter_line() and holds the whole line (no
 // escapes, no trailing text) into `line` (Text = std::string_view: views into

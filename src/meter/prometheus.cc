@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 namespace forgemeter::meter {
 
 const std::string& Cumulative::name_for(const std::string& host) {
@@ -11,11 +13,25 @@ const std::string& Cumulative::name_for(const std::string& host) {
   return *named_.insert(host).first;
 }
 
+namespace {
+
+void add_saturating(std::uint64_t& to, std::uint64_t n) {
+  if (__builtin_add_overflow(to, n, &to)) to = std::numeric_limits<std::uint64_t>::max();
+}
+
+}  // namespace
+
 void Cumulative::add(const HourLines& hour) {
   for (const auto& e : hour.count.entries) requests_[{name_for(e.host), e.api, e.installation, e.lane}] += e.count;
   for (const auto& e : hour.answers.entries) {
     auto& sum = answers_[{name_for(e.host), e.api}];
     for (std::size_t c = 0; c < kAnswerClasses; ++c) sum[c] += e.counts[c];
+  }
+  for (const auto& e : hour.lanes.entries) {
+    auto& sum = lanes_[{name_for(e.host), e.api, e.lane}];
+    add_saturating(sum.revalidated, e.revalidated);
+    add_saturating(sum.coalesced, e.coalesced);
+    for (std::size_t c = 0; c < kWaitCauses; ++c) add_saturating(sum.waited_ms[c], e.waited_ms[c]);
   }
   for (std::size_t i = 0; i < hour.budget.entries.size(); ++i) {
     const auto& e = hour.budget.entries[i];
@@ -68,6 +84,30 @@ std::string Cumulative::render() const {
       if (classes[c] == 0) continue;
       fmt::format_to(std::back_inserter(out), "forgemeter_answers_total{{host=\"{}\",api=\"{}\",class=\"{}\"}} {}\n",
                      label(k.first), to_string(k.second), to_string(static_cast<AnswerClass>(c)), classes[c]);
+    }
+  }
+  header(out, "forgemeter_cache_saved_total", "counter",
+         "Requests a Transport cache spared since start, by host, API, lane and kind (revalidated coalesced).");
+  for (const auto& [k, sums] : lanes_) {
+    const auto& [host, api, lane] = k;
+    for (const auto& [kind, n] : {std::pair{"revalidated", sums.revalidated}, std::pair{"coalesced", sums.coalesced}}) {
+      if (n == 0) continue;
+      fmt::format_to(std::back_inserter(out),
+                     "forgemeter_cache_saved_total{{host=\"{}\",api=\"{}\",lane=\"{}\",kind=\"{}\"}} {}\n", label(host),
+                     to_string(api), label(lane), kind, n);
+    }
+  }
+  header(out, "forgemeter_wait_seconds_total", "counter",
+         "Time requests waited before the wire since start, by host, API, lane and cause (pause pacing secondary).");
+  constexpr std::string_view kCauses[kWaitCauses] = {"pause", "pacing", "secondary"};
+  for (const auto& [k, sums] : lanes_) {
+    const auto& [host, api, lane] = k;
+    for (std::size_t c = 0; c < kWaitCauses; ++c) {
+      const std::uint64_t ms = sums.waited_ms[c];
+      if (ms == 0) continue;
+      fmt::format_to(std::back_inserter(out),
+                     "forgemeter_wait_seconds_total{{host=\"{}\",api=\"{}\",lane=\"{}\",cause=\"{}\"}} {}.{:03}\n",
+                     label(host), to_string(api), label(lane), kCauses[c], ms / 1000, ms % 1000);
     }
   }
   for (const bool lowest : {false, true}) {

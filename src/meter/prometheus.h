@@ -35,6 +35,11 @@ class Cumulative {
   std::map<std::tuple<std::string, Api, std::uint64_t, std::string>, std::uint64_t> requests_;
   std::map<std::pair<std::string, Api>, std::array<std::uint64_t, kAnswerClasses>> answers_;
   std::map<std::tuple<std::string, Api, std::uint64_t, std::string>, Gauge> gauges_;  // by resource's name
+  struct LaneSums {
+    std::uint64_t revalidated = 0, coalesced = 0;
+    std::array<std::uint64_t, kWaitCauses> waited_ms{};
+  };
+  std::map<std::tuple<std::string, Api, std::string>, LaneSums> lanes_;  // installations summed
 };
 
 }  // namespace forgemeter::meter

@@ -46,6 +46,34 @@ void HourTally::add_answer(std::string_view name, Api api, AnswerClass c, std::u
   host(name, first_seen, false, true).answers[api][static_cast<std::size_t>(c)] += n;
 }
 
+namespace {
+
+void add_saturating(std::uint64_t& to, std::uint64_t n) {
+  if (__builtin_add_overflow(to, n, &to)) to = std::numeric_limits<std::uint64_t>::max();
+}
+
+}  // namespace
+
+void HourTally::LaneSums::add(const LaneSums& o) {
+  add_saturating(revalidated, o.revalidated);
+  add_saturating(coalesced, o.coalesced);
+  for (std::size_t c = 0; c < kWaitCauses; ++c) add_saturating(waited_ms[c], o.waited_ms[c]);
+}
+
+void HourTally::add_saved(std::string_view name, Api api, std::uint64_t installation, Lane lane, AnswerClass c,
+                          std::uint64_t first_seen) {
+  Host& h = host(name, first_seen, false, true);
+  h.answers[api][static_cast<std::size_t>(c)] += 1;
+  LaneSums& sums = h.lanes[CountKey{api, installation, lane}];
+  add_saturating(c == AnswerClass::coalesced ? sums.coalesced : sums.revalidated, 1);
+}
+
+void HourTally::add_wait(std::string_view name, Api api, std::uint64_t installation, Lane lane, WaitCause cause,
+                         std::uint64_t ms, std::uint64_t first_seen) {
+  Host& h = host(name, first_seen, false, true);
+  add_saturating(h.lanes[CountKey{api, installation, lane}].waited_ms[static_cast<std::size_t>(cause)], ms);
+}
+
 void HourTally::add_answer_reading(std::string_view name, Api api, AnswerClass c, std::uint64_t installation,
                                    std::string_view resource, const Reading* r, std::uint64_t first_seen) {
   Host& h = host(name, first_seen, false, true);
@@ -85,6 +113,7 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
   std::map<std::tuple<std::string_view, Api, std::uint64_t, Lane>, std::uint64_t> counts;
   std::map<std::tuple<std::string_view, Api, std::uint64_t, std::string>, Budget> budgets;
   std::map<std::pair<std::string_view, Api>, Classes> answers;
+  std::map<std::tuple<std::string_view, Api, std::uint64_t, Lane>, LaneSums> lanes;
   for (std::size_t i = 0; i <= order.size(); ++i) {
     const bool last = i == order.size();  // the hosts folded before this fold: (other hosts)
     if (last && !folded_used_) break;
@@ -105,12 +134,13 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
         auto& sum = answers[{name, api}];
         for (std::size_t c = 0; c < kAnswerClasses; ++c) sum[c] += classes[c];
       }
+      for (const auto& [k, sums] : h->lanes) lanes[{name, k.api, k.installation, k.lane}].add(sums);
     }
   }
 
   HourLines out;
-  out.count.hour_ending = out.budget.hour_ending = out.answers.hour_ending = hour_ending;
-  out.count.note = out.budget.note = out.answers.note = note;
+  out.count.hour_ending = out.budget.hour_ending = out.answers.hour_ending = out.lanes.hour_ending = hour_ending;
+  out.count.note = out.budget.note = out.answers.note = out.lanes.note = note;
   for (const auto& [k, n] : counts) {
     const auto& [host, api, installation, lane] = k;
     out.count.entries.push_back({std::string(host), api, installation, std::string(lane.name()), n});
@@ -149,6 +179,18 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
     if (a.host != b.host) return a.host < b.host;
     return api_less(a.api, b.api);
   });
+
+  for (const auto& [k, sums] : lanes) {
+    const auto& [host, api, installation, lane] = k;
+    out.lanes.entries.push_back({std::string(host), api, installation, std::string(lane.name()), sums.revalidated,
+                                 sums.coalesced, sums.waited_ms});
+  }
+  std::sort(out.lanes.entries.begin(), out.lanes.entries.end(), [](const LanesEntry& a, const LanesEntry& b) {
+    if (a.host != b.host) return a.host < b.host;
+    if (a.api != b.api) return api_less(a.api, b.api);
+    if (a.lane != b.lane) return lane_less(a.lane, b.lane);
+    return a.installation < b.installation;
+  });
   return out;
 }
 
@@ -156,6 +198,7 @@ std::vector<MeterLine> HourLines::lines() const {
   std::vector<MeterLine> out;
   if (!count.entries.empty()) out.emplace_back(count);
   if (!budget.entries.empty()) out.emplace_back(budget);
+  if (!lanes.entries.empty()) out.emplace_back(lanes);
   if (!answers.entries.empty()) out.emplace_back(answers);
   return out;
 }

@@ -1,5 +1,5 @@
 // One hour's tally, keyed by the hosts as they were given, and its fold into
-// the three lines: hosts named in display form (host_text.h), at most
+// the four lines: hosts named in display form (host_text.h), at most
 // `max_hosts` of them (the first seen), the rest under `(other hosts)`.
 #pragma once
 
@@ -23,8 +23,10 @@ struct HourLines {
   BudgetLine budget;
   std::vector<std::uint64_t> last_remaining;  // per budget entry: the latest reading's remaining
   AnswersLine answers;
+  LanesLine lanes;
 
-  // The non-empty lines: count, then budget, then answers.
+  // The non-empty lines: count, budget, lanes, then answers (the hour's last
+  // line whenever it has answers, as before the lanes line was added).
   std::vector<MeterLine> lines() const;
 };
 
@@ -47,6 +49,13 @@ class HourTally {
   void add_answer_reading(std::string_view name, Api api, AnswerClass c, std::uint64_t installation,
                           std::string_view resource, const Reading* r, std::uint64_t first_seen);
   static constexpr std::size_t kMaxResources = 32;
+  // What a cache spared a lane (`c` is coalesced or revalidated): counted on
+  // the answers line and the lanes line both.
+  void add_saved(std::string_view name, Api api, std::uint64_t installation, Lane lane, AnswerClass c,
+                 std::uint64_t first_seen);
+  // `ms` (> 0) a lane waited for `cause`, on the lanes line.
+  void add_wait(std::string_view name, Api api, std::uint64_t installation, Lane lane, WaitCause cause,
+                std::uint64_t ms, std::uint64_t first_seen);
 
   bool empty() const noexcept { return hosts_.empty() && !folded_used_; }
   std::size_t host_count() const noexcept { return hosts_.size(); }  // kept by name; the folded one not included
@@ -86,6 +95,12 @@ class HourTally {
     }
   };
   using Classes = std::array<std::uint64_t, kAnswerClasses>;
+  // A lane's savings and waits: a LanesEntry's numbers.
+  struct LaneSums {
+    std::uint64_t revalidated = 0, coalesced = 0;
+    std::array<std::uint64_t, kWaitCauses> waited_ms{};
+    void add(const LaneSums& o);  // saturating
+  };
   struct Host {
     std::uint64_t first_seen = std::numeric_limits<std::uint64_t>::max();
     std::map<CountKey, std::uint64_t> counts;
@@ -94,6 +109,7 @@ class HourTally {
     std::map<std::pair<Api, std::uint64_t>, Budget> budgets;
     std::map<BudgetKey, Budget, BudgetLess> named;
     std::map<Api, Classes> answers;
+    std::map<CountKey, LaneSums> lanes;
   };
   Host& host(std::string_view name, std::uint64_t first_seen, bool folded, bool capped);
   static void add_reading(Host& h, const BudgetKeyView& key, const Reading& r);

@@ -119,4 +119,10 @@ bool EntryFilter::apply(const AnswersLineView& in, AnswersLineView& out) const {
   return copy_kept(in, out, [&](const AnswersEntryView& e) { return any_of_or_all(hosts, e.host); });
 }
 
+bool EntryFilter::apply(const LanesLineView& in, LanesLineView& out) const {
+  return copy_kept(in, out, [&](const LanesEntryView& e) {
+    return any_of_or_all(lanes, e.lane) && any_of_or_all(installations, e.installation) && any_of_or_all(hosts, e.host);
+  });
+}
+
 }  // namespace forgemeter::report

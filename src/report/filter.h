@@ -75,7 +75,8 @@ bool never_overlaps(const HourRange& range);
 // values given for one; every kind given must match). A budget entry names
 // no lane: a lane filter keeps every budget (the installation's, which every
 // lane spends). An answers entry names no lane and no installation: with
-// either filter the answers lines are left out, as they cannot be split.
+// either filter the answers lines are left out, as they cannot be split. A
+// lanes entry names all three.
 struct EntryFilter {
   std::vector<std::string> lanes, hosts;  // hosts as the lines write them (lower case)
   std::vector<std::uint64_t> installations;
@@ -85,6 +86,7 @@ struct EntryFilter {
   bool apply(const CountLineView& in, CountLineView& out) const;
   bool apply(const BudgetLineView& in, BudgetLineView& out) const;
   bool apply(const AnswersLineView& in, AnswersLineView& out) const;
+  bool apply(const LanesLineView& in, LanesLineView& out) const;
 };
 
 }  // namespace forgemeter::report

@@ -158,6 +158,19 @@ void Fleet::add_entries(Hour& h, std::uint32_t /*source*/, const BasicAnswersLin
   }
 }
 
+void Fleet::add_economy(const Hour& h, LaneEconomy& to, const LaneEconomy& n) {
+  add_sum(h, to.revalidated, n.revalidated);
+  add_sum(h, to.coalesced, n.coalesced);
+  for (std::size_t c = 0; c < kWaitCauses; ++c) add_sum(h, to.waited_ms[c], n.waited_ms[c]);
+}
+
+template <class Text>
+void Fleet::add_entries(Hour& h, std::uint32_t /*source*/, const BasicLanesLine<Text>& line) {
+  for (const auto& e : line.entries)
+    add_economy(h, h.economy[economy_key(host_api(e.host, e.api), lanes_.id(e.lane))],
+                LaneEconomy{e.revalidated, e.coalesced, e.waited_ms});
+}
+
 void Fleet::absorb(const Fleet& later) {
   // Later's ids in this fleet's terms, each name looked up once.
   auto remap = [](Interner& to, const Interner& from) {
@@ -191,6 +204,10 @@ void Fleet::absorb(const Fleet& later) {
     for (const auto& [id, c] : from.answers.items()) {
       AnswerCounts& to = h.answers[host(id)];
       for (std::size_t i = 0; i < kAnswerClasses; ++i) add_sum(h, to[i], c[i]);
+    }
+    for (const auto& [id, e] : from.economy.items()) {
+      const auto [ha, l] = later.economy_pairs_.pair(id);
+      add_economy(h, h.economy[economy_key(host(ha), lane[l])], e);
     }
     for (const auto& [id, fb] : from.budgets.items()) h.budgets[budget(id)].merge(fb, source[fb.lowest_source]);
     for (const auto& [id, fb] : from.resources.items()) {
@@ -241,6 +258,11 @@ FleetHour Fleet::hour_of(const Hour& from) const {
   for (const auto& [id, n] : from.hosts.items()) h.hosts.emplace(host_api_of(id), n);
   for (const auto& [id, n] : from.installations.items()) h.installations.emplace(id, n);
   for (const auto& [id, c] : from.answers.items()) h.answers.emplace(host_api_of(id), c);
+  for (const auto& [id, e] : from.economy.items()) {
+    const auto [ha, l] = economy_pairs_.pair(id);
+    HostApi k = host_api_of(ha);
+    h.economy.emplace(HostApiLane{std::move(k.host), k.api, lanes_.name(static_cast<std::uint32_t>(l))}, e);
+  }
   auto emplace = [&](BudgetKey key, const Budget& b) {
     const BudgetKind kind = key.kind();
     h.budgets.emplace(std::move(key), view_of(b, kind));
@@ -299,5 +321,7 @@ template void Fleet::add(std::uint32_t, const AnswersLine&);
 template void Fleet::add(std::uint32_t, const CountLineView&);
 template void Fleet::add(std::uint32_t, const BudgetLineView&);
 template void Fleet::add(std::uint32_t, const AnswersLineView&);
+template void Fleet::add(std::uint32_t, const LanesLine&);
+template void Fleet::add(std::uint32_t, const LanesLineView&);
 
 }  // namespace forgemeter::report

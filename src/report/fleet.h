@@ -14,7 +14,9 @@
 //     FleetOptions::budget overrides it for `core`), the earliest instant a
 //     replica saw remaining 0; the fleet's requests under an installation are
 //     credited to its API's default resource (count lines name no resource);
-//   * answers, per host/api: the sum of each answer class.
+//   * answers, per host/api: the sum of each answer class;
+//   * economy, per host/api/lane (lanes lines): what a cache spared the lane
+//     (revalidated, coalesced) and how long it waited, per cause.
 //
 // Inside, names are interned (small ids) and an hour's sums are flat vectors
 // keyed by those ids; hours() builds the ordered maps of FleetHour once.
@@ -61,6 +63,24 @@ struct LaneOrder {
 
 using AnswerCounts = std::array<std::uint64_t, kAnswerClasses>;
 
+// What lanes lines say one lane was spared and how long it waited (ms, by WaitCause).
+struct LaneEconomy {
+  std::uint64_t revalidated = 0, coalesced = 0;
+  std::array<std::uint64_t, kWaitCauses> waited_ms{};
+};
+
+// A lanes entry's key, its installation summed over: host, api, lane (report order).
+struct HostApiLane {
+  std::string host;
+  Api api = Api::rest;
+  std::string lane;
+  friend bool operator<(const HostApiLane& a, const HostApiLane& b) {
+    if (a.host != b.host) return a.host < b.host;
+    if (a.api != b.api) return a.api < b.api;
+    return LaneOrder()(a.lane, b.lane);
+  }
+};
+
 // Requests per lane, in report order.
 using LaneSums = FlatMap<std::string, std::uint64_t, LaneOrder>;
 
@@ -80,6 +100,7 @@ struct FleetHour {
   FlatMap<std::uint64_t, std::uint64_t> installations;  // 0 = none
   FlatMap<BudgetKey, BudgetView> budgets;
   FlatMap<HostApi, AnswerCounts> answers;
+  FlatMap<HostApiLane, LaneEconomy> economy;     // from lanes lines (none: the hour had none)
   std::vector<std::uint32_t> sources;            // sorted, distinct
   std::vector<std::uint32_t> partial_sources;    // sorted, distinct: sources with a noted line
   FlatMap<std::uint32_t, SourceHour> by_source;  // sources with requests (a budget-only source has none)
@@ -159,6 +180,7 @@ class Fleet {
     SmallMap<std::uint64_t> source_lanes, hosts, installations;
     SmallMap<Budget> budgets, resources;
     SmallMap<AnswerCounts> answers;
+    SmallMap<LaneEconomy> economy;  // by economy_key()
     std::vector<std::uint32_t> sources, partial_sources;
   };
 
@@ -173,6 +195,11 @@ class Fleet {
   void add_entries(Hour& h, std::uint32_t source, const BasicBudgetLine<Text>& line);
   template <class Text>
   void add_entries(Hour& h, std::uint32_t source, const BasicAnswersLine<Text>& line);
+  template <class Text>
+  void add_entries(Hour& h, std::uint32_t source, const BasicLanesLine<Text>& line);
+  void add_economy(const Hour& h, LaneEconomy& to, const LaneEconomy& n);
+  // A host/api id and a lane id, as one id.
+  std::uint64_t economy_key(std::uint64_t host_api, std::uint32_t lane) { return economy_pairs_.id(host_api, lane); }
   // A source, a lane id and an API as one key (fleet_keys.h): the lanes of
   // one source are what most hours hold (one file per replica), so splitting
   // by source costs the scan nothing there.
@@ -225,7 +252,7 @@ class Fleet {
   std::unordered_map<std::int64_t, std::size_t> hour_slots_;  // hour ending (s) -> index in hours_
   std::size_t last_slot_ = SIZE_MAX;                          // the hour the previous line went to
   Interner sources_, lanes_, hosts_, resources_;
-  PairIds installs_, resource_pairs_;
+  PairIds installs_, resource_pairs_, economy_pairs_;
   std::uint64_t lines_ = 0;
   std::optional<Instant> overflowed_;
 };

@@ -101,7 +101,8 @@ class LineTaker {
   const EntryFilter* filter_;
   bool anchored_;
   LineReader reader_;
-  std::tuple<CountLineView, BudgetLineView, AnswersLineView> kept_;  // the filtered line of each kind, reused
+  std::tuple<CountLineView, BudgetLineView, AnswersLineView, LanesLineView>
+      kept_;  // the filtered line of each kind, reused
   HourSpan read_;
   std::string reason_, hour_reason_;  // the first skip's; a line dated outside the years'
   std::string unwrapped_;             // a line without its JSON string's final escaped newline

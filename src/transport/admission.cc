@@ -85,19 +85,26 @@ TransportError Admission::wait_out_pause(const HopAsk& hop) {
   const Duration most = timeout > Duration::zero() ? std::min<Duration>(options_.max_pause_wait, timeout)
                                                    : Duration(options_.max_pause_wait);
   const std::string installation = std::to_string(hop.installation);
+  const SteadyTime began = clock_.steady_now();
+  TransportError end;
   while (const auto p = pauses_.active(hop.installation, clock_.steady_now())) {
     if (p->until - clock_.steady_now() > most || p->until > hop.deadline) {
       std::string until;
       meter::append_time_of_day(until, meter::time_of_day(p->wall_until));
-      return {TransportErrc::installation_paused, "installation " + installation +
-                                                      " is paused by a secondary rate limit until " + until +
-                                                      ", longer than this request may wait: not sent"};
+      end = {TransportErrc::installation_paused, "installation " + installation +
+                                                     " is paused by a secondary rate limit until " + until +
+                                                     ", longer than this request may wait: not sent"};
+      break;
     }
-    if (!clock_.wait_until(p->until, hop.req.stop))
-      return {TransportErrc::cancelled,
-              "cancelled while installation " + installation + " was paused by a secondary rate limit"};
+    if (!clock_.wait_until(p->until, hop.req.stop)) {
+      end = {TransportErrc::cancelled,
+             "cancelled while installation " + installation + " was paused by a secondary rate limit"};
+      break;
+    }
   }
-  return {};
+  // However it ended (admitted, refused, stopped), what the wait took is the lane's.
+  hop.counter.record_wait(hop.url, WaitCause::pause, clock_.steady_now() - began, clock_.now());
+  return end;
 }
 
 // Waits until the governor lets a paced hop go, or fails at once when its

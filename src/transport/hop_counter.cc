@@ -175,7 +175,10 @@ void HopCounter::record_refused(std::string_view url, UtcMillis at) {
 }
 
 void HopCounter::record_wait(std::string_view url, WaitCause cause, Duration waited, UtcMillis at) {
-  (void)url, (void)cause, (void)waited, (void)at;
+  const auto ms = std::chrono::round<std::chrono::milliseconds>(waited);
+  if (ms <= std::chrono::milliseconds::zero()) return;
+  const std::string host = host_of(url);
+  meter_.record_wait(RequestKey{host, api_of_url(url), installation_for(url), lane_}, cause, ms, at);
 }
 
 void HopCounter::answer(int status) noexcept {

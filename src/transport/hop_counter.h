@@ -38,8 +38,6 @@
 
 namespace forgemeter::transport_detail {
 
-enum class WaitCause { pause, pacing, secondary };  // until the meter's (branch h24) is merged
-
 using HeaderFn = std::size_t (*)(char*, std::size_t, std::size_t, void*);
 using PrereqFn = int (*)(void*, char*, char*, int, int);
 
@@ -103,8 +101,8 @@ class HopCounter {
   // Records a hop to `url` that was refused before sending, at `at`, charged
   // as it would have been had it gone.
   void record_refused(std::string_view url, UtcMillis at);
-  // Records that a hop to `url` waited `waited` before it was sent (or gave
-  // up), for `cause`, charged as it is (or would have been).
+  // Records that a hop to `url` waited `waited` for `cause` before the wire
+  // (or before giving up), ending at `at`, charged as record_refused() is.
   void record_wait(std::string_view url, WaitCause cause, Duration waited, UtcMillis at);
 
   Lane lane() const noexcept { return lane_; }

@@ -161,8 +161,11 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
     if (x.deadline != SteadyTime::max()) r.outcome.time_left = x.deadline - clock.steady_now();
     RetryDecision d = decide_retry(options.retry, r.outcome);
     if (!d.retry) return r.failure ? std::move(r.failure) : std::move(d.error);
-    if (!clock.wait_until(clock.steady_now() + d.wait, x.req.stop))
-      return {TransportErrc::cancelled, "cancelled while waiting to retry " + one_line(url)};
+    const SteadyTime began = clock.steady_now();
+    const bool waited = clock.wait_until(began + d.wait, x.req.stop);
+    // The forge said to wait (a secondary limit): a pause, recorded as one.
+    if (r.outcome.secondary) x.counter.record_wait(url, WaitCause::pause, clock.steady_now() - began, clock.now());
+    if (!waited) return {TransportErrc::cancelled, "cancelled while waiting to retry " + one_line(url)};
   }
 }
 

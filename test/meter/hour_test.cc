@@ -1,6 +1,8 @@
 // When lines are written: turns, notes, idle gaps, flushes, late and early records.
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "meter_fixture.h"
 
 using namespace forgemeter;
@@ -125,7 +127,7 @@ TEST_CASE("refused requests: on the answers line, not in N, and they turn the ho
         Lines{"forge HTTP answers: in the hour ending 2026-09-30T16:00Z" + D + "api.github.com rest refused=1"});
 }
 
-TEST_CASE("a cache's coalesced and revalidated: on the answers line after refused, not in N") {
+TEST_CASE("a cache's coalesced and revalidated: on the answers line after refused, not in N, and on the lanes line") {
   Rig rig(at(14));
   const RequestKey key{.host = "api.github.com", .installation = 101, .lane = kSweeper};
   rig.meter->record_request(key, at(14, 1));
@@ -141,8 +143,61 @@ TEST_CASE("a cache's coalesced and revalidated: on the answers line after refuse
   rig.meter->flush();
   CHECK(rig.take() == Lines{"forge HTTP: 1 requests in the hour ending 2026-09-30T15:00Z" + D +
                                 "api.github.com rest installation 101 sweeper=1",
+                            "forge HTTP lanes: in the hour ending 2026-09-30T15:00Z" + D +
+                                "api.github.com rest installation 101 sweeper revalidated=1 coalesced=2",
                             "forge HTTP answers: in the hour ending 2026-09-30T15:00Z" + D +
                                 "api.github.com rest 304=1 refused=1 coalesced=2 revalidated=1"});
+}
+
+TEST_CASE("record_wait: summed per lane and cause on the lanes line, before the answers line; not in N") {
+  Rig rig(at(14));
+  const RequestKey key{.host = "api.github.com", .installation = 101, .lane = kSweeper};
+  const RequestKey other{.host = "API.GitHub.com", .api = Api::graphql};
+  using std::chrono::milliseconds;
+  rig.meter->record_wait(key, WaitCause::pause, milliseconds(1500), at(14, 1));
+  rig.meter->record_wait(key, WaitCause::pause, milliseconds(500), at(14, 2));
+  rig.meter->record_wait(key, WaitCause::pacing, milliseconds(7), at(14, 2));
+  rig.meter->record_wait(key, WaitCause::secondary, milliseconds(1000), at(14, 3));
+  rig.meter->record_wait(other, WaitCause::pacing, milliseconds(42), at(14, 3));
+  rig.meter->record_wait(other, WaitCause::pause, milliseconds(0), at(14, 3));   // nothing waited: not recorded
+  rig.meter->record_wait(other, WaitCause::pause, milliseconds(-5), at(14, 3));  // nor a negative wait
+  rig.meter->record_coalesced(other, at(14, 4));
+  const std::string text = rig.meter->prometheus();
+  CAPTURE(text);
+  CHECK(text.find("# TYPE forgemeter_wait_seconds_total counter\n") != std::string::npos);
+  CHECK(text.find(
+            R"(forgemeter_wait_seconds_total{host="api.github.com",api="rest",lane="sweeper",cause="pause"} 2.000)") !=
+        std::string::npos);
+  CHECK(text.find(
+            R"(forgemeter_wait_seconds_total{host="api.github.com",api="rest",lane="sweeper",cause="pacing"} 0.007)") !=
+        std::string::npos);
+  CHECK(
+      text.find(
+          R"(forgemeter_wait_seconds_total{host="api.github.com",api="rest",lane="sweeper",cause="secondary"} 1.000)") !=
+      std::string::npos);
+  CHECK(text.find(
+            R"(forgemeter_cache_saved_total{host="api.github.com",api="graphql",lane="other",kind="coalesced"} 1)") !=
+        std::string::npos);
+  rig.clock.set_wall(at(15));
+  rig.meter->flush();
+  CHECK(rig.take() ==
+        Lines{"forge HTTP lanes: in the hour ending 2026-09-30T15:00Z" + D +
+                  "api.github.com graphql other coalesced=1 paced=42ms, "
+                  "api.github.com rest installation 101 sweeper paused=2000ms paced=7ms spaced=1000ms",
+              "forge HTTP answers: in the hour ending 2026-09-30T15:00Z" + D + "api.github.com graphql coalesced=1"});
+}
+
+TEST_CASE("record_wait: the waits never wrap; a wait alone writes only the lanes line") {
+  Rig rig(at(14));
+  const RequestKey key{.host = "h", .lane = kSweeper};
+  const auto most = std::chrono::milliseconds::max();
+  rig.meter->record_wait(key, WaitCause::pause, most, at(14, 1));
+  rig.meter->record_wait(key, WaitCause::pause, most, at(14, 1));
+  rig.meter->record_wait(key, WaitCause::pause, most, at(14, 1));
+  rig.clock.set_wall(at(15));
+  rig.meter->flush();
+  CHECK(rig.take() == Lines{"forge HTTP lanes: in the hour ending 2026-09-30T15:00Z" + D + "h rest sweeper paused=" +
+                            std::to_string(std::numeric_limits<std::uint64_t>::max()) + "ms"});
 }
 
 TEST_CASE("ordering: count descending, then host, api, lane (`other` first), installation (none first)") {
