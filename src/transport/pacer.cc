@@ -80,7 +80,10 @@ double Pacer::behind_line(const BudgetWindow& w, double spendable, UtcMillis now
   return line > spendable ? spendable / line : 1;
 }
 
-void Pacer::grant() { ++own_; }
+void Pacer::grant() {
+  ++own_;
+  waiting_ = false;
+}
 
 // No usable reading: one request per probe interval tells this lane the
 // window (the first at once, also right after a reset).
@@ -105,6 +108,7 @@ PaceVerdict Pacer::admit(const BudgetWindow& w, UtcMillis wall, SteadyTime stead
     grant();
     return {};
   }
+  waiting_ = true;
   // Ask again when a token is due, at the reset at the latest (then a probe
   // goes), and at least every max_retry and every step (the rate may change).
   Duration wait = std::min<Duration>({w.reset - wall, tuning_.max_retry, step_length(w)});
@@ -131,6 +135,14 @@ void Pacer::observe(const BudgetWindow& w, BudgetWindow::Offered o, UtcMillis at
     measured_ = true;
   }
   if (o == O::new_window || !anchored_ || at < anchor_at_) return anchor(w, at);
+  // At the keep the budget allows the lane nothing: what others (unpaced
+  // lanes) spend then says nothing of its share, which the next window needs.
+  if (static_cast<double>(w.remaining) <= kept(w)) return anchor(w, at);
+  // Others' answers (unpaced lanes of this replica) bring readings between
+  // this lane's requests: a step in which it sent nothing because it was
+  // waiting for its pace is not over (its share would read 0); an idle
+  // lane's is (it wins a share back by growth).
+  if (own_ == anchor_own_ && waiting_) return;
   // The step closes after its time, or once the fleet spent what the budget
   // allows for a whole step (an overspending fleet is corrected at once).
   const Duration step = step_length(w);

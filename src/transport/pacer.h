@@ -82,6 +82,7 @@ class Pacer {
 
   double share_ = 1;       // until the first reading: as if alone
   bool measured_ = false;  // share_ was estimated from a reading
+  bool waiting_ = false;   // told to wait since its last grant
   std::uint64_t own_ = 0;
   double tokens_;
   std::optional<SteadyTime> tokens_at_;

@@ -77,3 +77,35 @@ TEST_CASE("3, 10 and 30 replicas, one configuration, spread a demand of 3 L to t
   check_spread(forge, 310, start);
   check_spread(forge, 330, start);
 }
+
+TEST_CASE("a replica added at half-time; a demand of L/2 never waits; an unpaced lane never waits beside a paced one") {
+  tf::Forge forge(forge_options());
+  const UtcMillis start = next_window_start(kWindow, 300ms);
+  const UtcMillis end = start + kWindow * kWindows;
+  PacedFleet late(forge, {.installation = 311, .replicas = 10, .late = 1}, kLimit, start, kWindow, end);
+  PacedFleet half(forge, {.installation = 320, .replicas = 10, .demand = 0.5}, kLimit, start, kWindow, end);
+  // Beside the paced lane, each replica's unpaced lane sends 5 a window (50 of the fleet's).
+  PacedFleet mixed(forge, {.installation = 340, .replicas = 10, .unpaced = 5}, kLimit, start, kWindow, end);
+  late.join();
+  half.join();
+  mixed.join();
+  check_answers(late, kPacedLane);
+  check_spread(forge, 311, start);
+
+  check_answers(half, kPacedLane);
+  const LaneTally h = half.tally(kPacedLane);
+  MESSAGE("L/2: " << h.ok << " sent, waited " << h.paced_ms << " ms for pacing");
+  CHECK(h.ok >= kLimit / 2 * kWindows - 10);  // all its demand (less the last requests cut by the end)
+  CHECK(h.paced_ms == 0);
+
+  check_answers(mixed, kPacedLane);
+  check_answers(mixed, kUnpacedLane);
+  check_spread(forge, 340, start);
+  const LaneTally paced = mixed.tally(kPacedLane);
+  const LaneTally unpaced = mixed.tally(kUnpacedLane);
+  MESSAGE("beside: paced lane waited " << paced.paced_ms << " ms, unpaced " << unpaced.paced_ms << " ms");
+  CHECK(paced.paced_ms > 0);  // the governor did hold the paced lane …
+  CHECK(unpaced.ok >= 5 * 10 * kWindows - 10);
+  CHECK(unpaced.paced_ms == 0);  // … and never the unpaced one
+  CHECK(unpaced.held_ms == 0);
+}

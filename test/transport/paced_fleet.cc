@@ -1,6 +1,9 @@
 #include "paced_fleet.h"
 
 #include <algorithm>
+#include <variant>
+
+#include "forgemeter/lines.h"
 
 namespace fmtest {
 
@@ -10,7 +13,7 @@ using std::chrono::milliseconds;
 using std::chrono::nanoseconds;
 
 struct PacedFleet::Replica {
-  std::mutex mu;
+  mutable std::mutex mu;
   std::vector<std::string> lines;  // what its meter wrote
   std::unique_ptr<forgemeter::Meter> meter;
   std::unique_ptr<forgemeter::Transport> transport;
@@ -104,6 +107,17 @@ LaneTally PacedFleet::tally(Lane lane) const {
     t.ok += c.ok;
     t.limited += c.limited;
     t.other += c.other;
+    std::lock_guard lock(r->mu);
+    for (const std::string& l : r->lines) {
+      const forgemeter::LineScan scan = forgemeter::scan_line(l);
+      const auto* lanes = std::get_if<forgemeter::LanesLine>(&scan.line);
+      if (lanes == nullptr) continue;
+      for (const auto& e : lanes->entries) {
+        if (e.lane != lane.name()) continue;
+        t.paced_ms += e.waited_ms[static_cast<std::size_t>(forgemeter::WaitCause::pacing)];
+        t.held_ms += e.waited_ms[static_cast<std::size_t>(forgemeter::WaitCause::secondary)];
+      }
+    }
   }
   return t;
 }

@@ -39,10 +39,10 @@ struct FleetSpec {
 // What one lane of the whole fleet saw.
 struct LaneTally {
   std::uint64_t ok = 0;
-  std::uint64_t limited = 0;  // answered with the primary budget spent (budget_exhausted)
-  std::uint64_t other = 0;    // any other failure but the final cancellation
-  std::uint64_t waited = 0;   // requests that waited, per the meters' wait records
-  std::uint64_t waited_ms = 0;
+  std::uint64_t limited = 0;   // answered with the primary budget spent (budget_exhausted)
+  std::uint64_t other = 0;     // any other failure but the final cancellation
+  std::uint64_t paced_ms = 0;  // waited for the governor, per the meters' lanes lines
+  std::uint64_t held_ms = 0;   // waited for a secondary limit, the same
 };
 
 class PacedFleet {

@@ -83,3 +83,12 @@ TEST_CASE("a window of a loopback forge's size (200 in 10 s) spreads the same, a
     check_spread(plan, FleetSim(plan).run());
   }
 }
+
+TEST_CASE("an unpaced lane beside each replica's paced one: the fleet still spreads to the reset") {
+  for (int replicas : {3, 10, 30}) {
+    CAPTURE(replicas);
+    const FleetPlan plan{
+        .limit = 600, .window = std::chrono::seconds(4), .replicas = replicas, .windows = 4, .unpaced = 5};
+    check_spread(plan, FleetSim(plan).run());
+  }
+}
