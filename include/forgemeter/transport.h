@@ -74,9 +74,10 @@ struct FORGEMETER_API Request {
   // TransportOptions::clock; nullopt or <= 0: none. Running out is
   // TransportErrc::timeout; a retry that would wait past it is not made (the
   // answer or failure at hand stands; a secondary limit's is
-  // secondary_rate_limited), a pause past it is installation_paused.
+  // secondary_rate_limited), a pause past it is installation_paused, a
+  // pacing or secondary-limit wait past it (or its own timeout) `paced`.
   std::optional<std::chrono::milliseconds> total_timeout{};
-  // Cancels a retry or pause wait, or a hop in flight (within about a
+  // Cancels a retry, pause or pacing wait, or a hop in flight (within about a
   // second; its attempt counted with no answer, `none`): `cancelled`.
   std::stop_token stop{};
 };
