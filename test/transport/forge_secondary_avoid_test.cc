@@ -86,22 +86,23 @@ TEST_CASE("a burst of 200 writes: at most 80 in any minute (a minute of 1 s here
   const std::vector<UtcMillis> at = arrivals(rig.forge(), 9, "POST");
   REQUIRE(at.size() == 200);
   // Margin: the Transport counts a write when it admits it; the forge when it
-  // arrives, up to a few ms later on loopback: spans of 1 s less 50 ms.
+  // arrives, a few ms later on loopback (tens on a loaded machine): spans of
+  // 1 s less 100 ms.
   std::size_t most = 0;
   for (std::size_t i = 0; i < at.size(); ++i) {
-    const auto end = std::lower_bound(at.begin(), at.end(), at[i] + 950ms);
+    const auto end = std::lower_bound(at.begin(), at.end(), at[i] + 900ms);
     const auto n = static_cast<std::size_t>(end - (at.begin() + static_cast<std::ptrdiff_t>(i)));
     most = std::max(most, n);
   }
   CHECK(most <= 80);
-  CHECK(at.back() - at.front() >= 2s - 50ms);  // 80, 80, 40: three spans at least
+  CHECK(at.back() - at.front() >= 2s - 100ms);  // 80, 80, 40: three spans at least
   // Without write_spacing the writes of a span go at once.
   std::size_t close = 0;
   for (std::size_t i = 1; i < at.size(); ++i) close += at[i] - at[i - 1] < 25ms;
   CHECK(close > 100);
 }
 
-TEST_CASE("with write_spacing on, no two writes arrive closer than it (250 ms here)") {
+TEST_CASE("with write_spacing on, no two writes arrive much closer than it (250 ms here)") {
   Rig rig({.clock = &forgemeter::system_clock()});
   SecondaryLimitOptions limits;
   limits.write_spacing = 250ms;
@@ -117,6 +118,7 @@ TEST_CASE("with write_spacing on, no two writes arrive closer than it (250 ms he
   CHECK(ok == 8);
   const std::vector<UtcMillis> at = arrivals(rig.forge(), 11, "POST");
   REQUIRE(at.size() == 8);
-  // Margin: 25 ms for the loopback's jitter between admission and arrival.
-  for (std::size_t i = 1; i < at.size(); ++i) CHECK(at[i] - at[i - 1] >= 225ms);
+  // Margin: 100 ms for the jitter between admission and arrival (36 ms seen
+  // on a loaded machine); without the spacing they arrive within a few ms.
+  for (std::size_t i = 1; i < at.size(); ++i) CHECK(at[i] - at[i - 1] >= 150ms);
 }
