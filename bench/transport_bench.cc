@@ -146,12 +146,28 @@ class BareWithTimeouts : public Bare {
   }
 };
 
-// The metered Transport, as a forge client would use it.
-class Metered {
+// How the metered Transport is set up: as a forge client would use it, but
+// for GitHub's REST points a minute (2000 GETs a second would wait for
+// them: each other secondary limit is on, as by default); with every
+// secondary limit off (the admission is then one branch); or with the lane
+// paced too (on a budget the bench never comes near: it never waits).
+enum class Setup { usual, unlimited, paced };
+
+forgemeter::TransportOptions metered_options(forgemeter::Meter& meter, Setup setup) {
+  forgemeter::TransportOptions o{.meter = &meter, .resolve = forge().resolve()};
+  o.secondary_limits.rest_points_per_minute = 0;
+  if (setup == Setup::unlimited) o.secondary_limits = forgemeter::SecondaryLimitOptions::off();
+  if (setup == Setup::paced) o.pacing = {{.lane = forgemeter::Lane{"bench"}, .installation = 101}};
+  return o;
+}
+
+// The metered Transport.
+template <Setup S>
+class MeteredAs {
  public:
-  Metered()
+  MeteredAs()
       : meter_({.sink = [](std::string_view) {}}),
-        transport_({.meter = &meter_, .resolve = forge().resolve()}),
+        transport_(metered_options(meter_, S)),
         req_{.url = bench_url(), .lane = forgemeter::Lane{"bench"}, .installation = 101, .bearer = "inst-101"} {}
   [[gnu::noinline]] bool once() {
     auto res = transport_.perform(req_);
@@ -165,12 +181,20 @@ class Metered {
   forgemeter::Request req_;
 };
 
+using Metered = MeteredAs<Setup::usual>;
+using MeteredUnlimited = MeteredAs<Setup::unlimited>;
+using MeteredPaced = MeteredAs<Setup::paced>;
+
 // The same through the cache: each request after the first is revalidated.
 class Revalidated {
  public:
   Revalidated()
       : meter_({.sink = [](std::string_view) {}}),
-        transport_({.meter = &meter_, .resolve = forge().resolve(), .cache = {.max_bytes = 1u << 20}}),
+        transport_([this] {
+          forgemeter::TransportOptions o = metered_options(meter_, Setup::usual);
+          o.cache = {.max_bytes = 1u << 20};
+          return o;
+        }()),
         req_{.url = bench_url(), .lane = forgemeter::Lane{"bench"}, .installation = 101, .bearer = "inst-101"} {
     transport_.perform(req_);  // the 200 that is kept
   }
@@ -302,6 +326,8 @@ BENCHMARK_TEMPLATE(BM_Alone, Metered)->Name("BM_MeteredTransport")->MinTime(1.0)
 // Fixed counts for `valgrind --tool=callgrind` (instructions per request; see bench/README.md).
 BENCHMARK_TEMPLATE(BM_Alone, Bare)->Name("BM_FixedBare")->Iterations(2000)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_Alone, Metered)->Name("BM_FixedMetered")->Iterations(2000)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_Alone, MeteredUnlimited)->Name("BM_FixedMeteredUnlimited")->Iterations(2000)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_Alone, MeteredPaced)->Name("BM_FixedMeteredPaced")->Iterations(2000)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_Alone, BareWithTimeouts)->Name("BM_FixedBareTimeouts")->Iterations(2000)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_Alone, Revalidated)->Name("BM_FixedRevalidated")->Iterations(2000)->UseRealTime();
 // The cache's own work per revalidated request, a 1 KB and a 64 KB body.

@@ -14,7 +14,8 @@
 // reserve refuses is Meter::record_refused. Redirects are followed here, the
 // credential kept to the request's own origin; TLS is always verified.
 // How it counts on libcurl, redirects, TLS, reuse: docs/transport-internals.md.
-// Retries, secondary-limit pauses, lane reserves: docs/rate-limits.md.
+// Retries, secondary-limit pauses and their avoidance, lane reserves, paced
+// lanes: docs/rate-limits.md.
 // With TransportOptions::cache, repeated GETs are revalidated and identical
 // concurrent ones share one request: docs/cache.md.
 //
@@ -23,9 +24,9 @@
 // Meter and Clock in TransportOptions are borrowed and must outlive it.
 // Errors: perform() never throws (but std::bad_alloc); the constructor throws
 // std::invalid_argument for unusable options (no meter, a malformed resolve
-// entry, max_redirects < 0, a timeout outside 0-100000h, cache.poll <= 0) and
-// std::runtime_error if libcurl (or, with a cache, its random key) cannot
-// start. A request with a timeout past 100000h (or a negative per-hop one) is
+// entry, max_redirects < 0, a timeout outside 0-100000h, cache.poll <= 0, a
+// pacing or secondary-limit value out of range) and std::runtime_error if
+// libcurl (or, with a cache, its random key) cannot start. A request with a timeout past 100000h (or a negative per-hop one) is
 // refused: TransportErrc::invalid_request.
 #pragma once
 
@@ -73,9 +74,10 @@ struct FORGEMETER_API Request {
   // TransportOptions::clock; nullopt or <= 0: none. Running out is
   // TransportErrc::timeout; a retry that would wait past it is not made (the
   // answer or failure at hand stands; a secondary limit's is
-  // secondary_rate_limited), a pause past it is installation_paused.
+  // secondary_rate_limited), a pause past it is installation_paused, a
+  // pacing or secondary-limit wait past it (or its own timeout) `paced`.
   std::optional<std::chrono::milliseconds> total_timeout{};
-  // Cancels a retry or pause wait, or a hop in flight (within about a
+  // Cancels a retry, pause or pacing wait, or a hop in flight (within about a
   // second; its attempt counted with no answer, `none`): `cancelled`.
   std::stop_token stop{};
 };
@@ -96,7 +98,8 @@ enum class TransportErrc : std::uint8_t {
   lane_refused,            // the request's lane is gated and its gate reads false: nothing was sent
   installation_paused,     // a secondary limit paused the installation past max_pause_wait or the timeout: not sent
   budget_reserved,         // the lane's reserve on the budget is reached (LaneReserve): nothing was sent
-  cancelled,               // Request::stop fired during a retry or pause wait, or a hop in flight
+  cancelled,               // Request::stop fired during a retry, pause or pacing wait, or a hop in flight
+  paced,                   // its pace or a secondary limit held it past its timeout or total_timeout: not sent
   other,                   // any other libcurl failure
 };
 
@@ -169,6 +172,58 @@ struct FORGEMETER_API LaneReserve {
   double fraction = 0;          // … or this part of the reading's limit, in [0, 1]; the larger applies
 };
 
+// A paced lane (docs/rate-limits.md#pacing): its requests charged to
+// `installation` and expected to spend `resource` wait before they are sent
+// (not counted while waiting) so that the whole fleet — every replica, none
+// knowing the others — ends at the keep when the budget resets. Lanes not
+// paced are never delayed by pacing; their spend is seen in the readings.
+struct FORGEMETER_API PacedLane {
+  Lane lane = Lane::other();
+  std::uint64_t installation = 0;  // 0: every installation
+  std::string resource = "core";   // the bucket; a request spends resource_of_path() of its URL
+  std::uint64_t keep = 0;          // what the fleet should have left at the reset, absolute …
+  double keep_fraction = 0;        // … or this part of the limit, in [0, 1]; the larger applies
+};
+
+// The governor's model's constants (docs/rate-limits.md#the-model).
+struct FORGEMETER_API PacingTuning {
+  unsigned steps_per_window = 64;                     // a lane re-measures its share this often a window
+  double growth = 1.0 / 512;                          // share a lane gains each step, spent or not
+  Duration probe_interval = std::chrono::seconds(1);  // with no usable reading: one request per interval
+  double burst = 1;                                   // requests a lane may save up (>= 1)
+  Duration max_retry = std::chrono::seconds(60);      // a waiter asks again at least this often
+};
+
+// GitHub's documented secondary-limit triggers, kept under per installation
+// through one Transport (docs/rate-limits.md#secondary-limits-avoided): a
+// request that would break one waits, as a paced one does. Each defaults to
+// GitHub's value; 0 turns one off, off() all of them.
+struct FORGEMETER_API SecondaryLimitOptions {
+  unsigned max_in_flight = 100;  // REST and GraphQL together
+  unsigned rest_points_per_minute = 900;
+  unsigned graphql_points_per_minute = 2000;
+  unsigned read_points = 1;         // a REST GET, HEAD or OPTIONS; a GraphQL query
+  unsigned write_points = 5;        // any other REST method; a GraphQL mutation
+  unsigned writes_per_minute = 80;  // content-creating: REST POST, PATCH, PUT; GraphQL mutations
+  unsigned writes_per_hour = 500;
+  Duration write_spacing{};                                   // between content-creating requests (GitHub advises 1 s)
+  Duration in_flight_recheck = std::chrono::milliseconds(5);  // a request held by max_in_flight asks again after
+  Duration minute = std::chrono::minutes(1);                  // the span "a minute" counts over (shorter in tests)
+  Duration hour = std::chrono::hours(1);                      // the span "an hour" counts over
+
+  static SecondaryLimitOptions off() noexcept {
+    return {.max_in_flight = 0,
+            .rest_points_per_minute = 0,
+            .graphql_points_per_minute = 0,
+            .writes_per_minute = 0,
+            .writes_per_hour = 0};
+  }
+  bool any() const noexcept {
+    return max_in_flight != 0 || rest_points_per_minute != 0 || graphql_points_per_minute != 0 ||
+           writes_per_minute != 0 || writes_per_hour != 0 || write_spacing > Duration::zero();
+  }
+};
+
 // The conditional cache (docs/cache.md): off while max_bytes is 0. A GET's
 // 200 with an ETag or Last-Modified is kept; the same GET (method, URL,
 // installation, credential, the headers its Vary names) is then sent with
@@ -222,6 +277,12 @@ struct FORGEMETER_API TransportOptions {
   // server that counts by lane, e.g. the loopback forge's X-Forgemeter-Lane).
   std::string lane_header{};
   CacheOptions cache{};
+  // Paced lanes (PacedLane); empty: nothing paced. A paced or held request
+  // waits up to its own timeout and total_timeout, then fails with
+  // TransportErrc::paced; Request::stop ends the wait (`cancelled`).
+  std::vector<PacedLane> pacing{};
+  PacingTuning pacing_tuning{};
+  SecondaryLimitOptions secondary_limits{};
 };
 
 class FORGEMETER_API Transport {

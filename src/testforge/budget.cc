@@ -6,10 +6,10 @@ namespace forgemeter::testforge {
 
 Budgets::Budgets(const Clock& clock, BudgetLimits limits) : clock_(clock), limits_(limits) {}
 
-std::chrono::seconds Budgets::window_of(std::string_view resource) {
+std::chrono::seconds Budgets::window_of(std::string_view resource) const {
   using namespace std::chrono_literals;
   if (resource == "search" || resource == "code_search" || resource == "gitlab") return 60s;
-  return 3600s;
+  return limits_.core_window;
 }
 
 std::uint64_t Budgets::limit_of(const Key& key) const {

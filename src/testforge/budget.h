@@ -41,12 +41,13 @@
 namespace forgemeter::testforge {
 
 struct BudgetLimits {
-  std::uint64_t installation = 5000;     // core (and resources the table does not name), per hour
-  std::uint64_t graphql = 5000;          // points per hour
-  std::uint64_t search = 30;             // per minute
-  std::uint64_t code_search = 10;        // per minute
-  std::uint64_t gitlab = 600;            // per minute
-  std::uint64_t anonymous = 10'000'000;  // installation 0, every resource
+  std::uint64_t installation = 5000;       // core (and resources the table does not name), per hour
+  std::uint64_t graphql = 5000;            // points per hour
+  std::uint64_t search = 30;               // per minute
+  std::uint64_t code_search = 10;          // per minute
+  std::uint64_t gitlab = 600;              // per minute
+  std::uint64_t anonymous = 10'000'000;    // installation 0, every resource
+  std::chrono::seconds core_window{3600};  // the hourly buckets' window (shorter: tests that span several)
 };
 
 struct BudgetReading {
@@ -61,8 +62,9 @@ class Budgets {
  public:
   Budgets(const Clock& clock, BudgetLimits limits);
 
-  // The length of a resource's window (the table above).
-  static std::chrono::seconds window_of(std::string_view resource);
+  // The length of a resource's window (the table above; an hour is
+  // BudgetLimits::core_window).
+  std::chrono::seconds window_of(std::string_view resource) const;
 
   // Charges one request of `cost` received at `at` (default: the clock's now)
   // and says what the answer's headers show.

@@ -1,6 +1,9 @@
 #include "testforge/forge.h"
 
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,6 +17,26 @@
 
 namespace forgemeter::testforge {
 namespace {
+
+// cpp-httplib listens with a backlog of 5: connects of a burst beyond it are
+// dropped, and TCP tries them again only after 1 s (then 3 s, 7 s), which a
+// test of 150 requests at once would read as the Transport's doing. Listening
+// again on the bound socket widens its backlog (Linux); the socket is found
+// by its port among this process's descriptors.
+void widen_backlog(int port) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    const int fd = std::atoi(e.path().filename().c_str());
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening == 0) continue;
+    sockaddr_in a{};
+    socklen_t alen = sizeof a;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &alen) == 0 && a.sin_family == AF_INET &&
+        ntohs(a.sin_port) == port)
+      ::listen(fd, 1024);
+  }
+}
 
 // One listening server and the thread that runs it.
 struct Running {
@@ -29,6 +52,7 @@ struct Running {
     server->set_tcp_nodelay(true);
     const int port = server->bind_to_any_port("127.0.0.1");
     if (port <= 0) throw std::runtime_error("loopback forge: cannot listen on 127.0.0.1");
+    widen_backlog(port);
     where = Listener{scheme, port};
   }
   void run() {
@@ -59,7 +83,8 @@ BudgetLimits limits_of(const ForgeOptions& o) {
           .search = o.search_limit,
           .code_search = o.code_search_limit,
           .gitlab = o.gitlab_limit,
-          .anonymous = o.anonymous_limit};
+          .anonymous = o.anonymous_limit,
+          .core_window = o.core_window};
 }
 
 }  // namespace

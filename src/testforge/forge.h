@@ -131,6 +131,7 @@ struct ForgeOptions {
   std::uint64_t code_search_limit = 10;        // code_search, per installation, per minute
   std::uint64_t graphql_limit = 5000;          // graphql points, per installation, per hour
   std::uint64_t gitlab_limit = 600;            // the GitLab-style host, per user, per minute
+  std::chrono::seconds core_window{3600};      // the hourly buckets' window (core, graphql): shorter in tests
   bool gitlab_429_without_headers = false;     // the GitLab-style host's 429s carry no rate-limit header
   SecondaryLimit secondary;                    // GitHub secondary-limit rules (off by default)
   bool tls = false;                            // also start the TLS listener

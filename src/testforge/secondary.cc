@@ -56,6 +56,8 @@ SecondaryLimits::Verdict SecondaryLimits::arrive(std::uint64_t installation, boo
   }
   if (is_post) ++posts.count;
   ++flying;
+  int& peak = peak_in_flight_[installation];
+  peak = std::max(peak, flying);
   admitted_[connection] = installation;
   return {};
 }
@@ -81,6 +83,12 @@ std::optional<UtcMillis> SecondaryLimits::limited_until(std::uint64_t installati
   auto it = limited_.find(installation);
   if (it == limited_.end() || now >= it->second.until) return std::nullopt;
   return it->second.until;
+}
+
+int SecondaryLimits::peak_in_flight(std::uint64_t installation) const {
+  std::lock_guard lock(mu_);
+  auto it = peak_in_flight_.find(installation);
+  return it == peak_in_flight_.end() ? 0 : it->second;
 }
 
 int SecondaryLimits::in_flight(std::uint64_t installation) const {

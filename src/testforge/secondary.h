@@ -70,8 +70,9 @@ class SecondaryLimits {
   void limit(std::uint64_t installation, UtcMillis until, bool send_retry_after, int status = 0);
   // When `installation`'s limited window ends, if it is limited at `now`.
   std::optional<UtcMillis> limited_until(std::uint64_t installation, UtcMillis now) const;
-  // Admitted requests of `installation` not yet finished.
+  // Admitted requests of `installation` not yet finished; the most at once so far.
   int in_flight(std::uint64_t installation) const;
+  int peak_in_flight(std::uint64_t installation) const;
 
  private:
   struct Limited {
@@ -90,6 +91,7 @@ class SecondaryLimits {
   mutable std::mutex mu_;
   std::map<std::uint64_t, Limited> limited_;
   std::map<std::uint64_t, int> in_flight_;
+  std::map<std::uint64_t, int> peak_in_flight_;
   std::map<std::uint64_t, Posts> posts_;
   std::map<Connection, std::uint64_t> admitted_;  // connection -> installation
 };

@@ -21,6 +21,7 @@ std::string_view to_string(TransportErrc code) noexcept {
     case TransportErrc::installation_paused: return "installation_paused";
     case TransportErrc::budget_reserved: return "budget_reserved";
     case TransportErrc::cancelled: return "cancelled";
+    case TransportErrc::paced: return "paced";
     case TransportErrc::other: return "other";
   }
   return "other";

@@ -67,10 +67,23 @@ double Pacer::allowed_rate(const BudgetWindow& w, UtcMillis now) const {
   const double since = now > w.seen ? seconds(now - w.seen) : 0;
   const double spendable = at_reading - std::min(since * allowed_then, 1 / std::max(share_, 1e-6));
   if (spendable <= 0) return 0;
-  return share_ * spendable / seconds(w.reset - now);
+  return share_ * spendable / seconds(w.reset - now) * behind_line(w, spendable, now);
 }
 
-void Pacer::grant() { ++own_; }
+// Below the window's straight line (the fleet spent ahead of it: start-up
+// probes, a burst) the lane slows by how far: the fleet then comes back to
+// the line as y' = y(1 − y)/(T − t) for y its part of the line, and still
+// spends to the keep by the reset. Above the line (spent behind it) 1.
+double Pacer::behind_line(const BudgetWindow& w, double spendable, UtcMillis now) const {
+  if (w.limit == 0 || w.length <= Duration::zero()) return 1;
+  const double line = (static_cast<double>(w.limit) - kept(w)) * seconds(w.reset - now) / seconds(w.length);
+  return line > spendable ? spendable / line : 1;
+}
+
+void Pacer::grant() {
+  ++own_;
+  waiting_ = false;
+}
 
 // No usable reading: one request per probe interval tells this lane the
 // window (the first at once, also right after a reset).
@@ -95,6 +108,7 @@ PaceVerdict Pacer::admit(const BudgetWindow& w, UtcMillis wall, SteadyTime stead
     grant();
     return {};
   }
+  waiting_ = true;
   // Ask again when a token is due, at the reset at the latest (then a probe
   // goes), and at least every max_retry and every step (the rate may change).
   Duration wait = std::min<Duration>({w.reset - wall, tuning_.max_retry, step_length(w)});
@@ -112,7 +126,23 @@ void Pacer::anchor(const BudgetWindow& w, UtcMillis at) {
 void Pacer::observe(const BudgetWindow& w, BudgetWindow::Offered o, UtcMillis at) {
   using O = BudgetWindow::Offered;
   if (o == O::unusable || o == O::stale) return;
+  if (!measured_ && w.limit > w.remaining) {
+    // Until its first step is measured, the lane takes what it sent of what
+    // the window spent so far as its share: a fleet that starts at once
+    // starts near its shares, and a lone replica is held below the budget's
+    // pace for at most its first step.
+    share_ = std::min(1.0, static_cast<double>(own_) / static_cast<double>(w.limit - w.remaining));
+    measured_ = true;
+  }
   if (o == O::new_window || !anchored_ || at < anchor_at_) return anchor(w, at);
+  // At the keep the budget allows the lane nothing: what others (unpaced
+  // lanes) spend then says nothing of its share, which the next window needs.
+  if (static_cast<double>(w.remaining) <= kept(w)) return anchor(w, at);
+  // Others' answers (unpaced lanes of this replica) bring readings between
+  // this lane's requests: a step in which it sent nothing because it was
+  // waiting for its pace is not over (its share would read 0); an idle
+  // lane's is (it wins a share back by growth).
+  if (own_ == anchor_own_ && waiting_) return;
   // The step closes after its time, or once the fleet spent what the budget
   // allows for a whole step (an overspending fleet is corrected at once).
   const Duration step = step_length(w);

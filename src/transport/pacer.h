@@ -21,17 +21,12 @@
 #include <string>
 
 #include "forgemeter/clock.h"
+#include "forgemeter/transport.h"
 #include "meter/reading.h"
 
 namespace forgemeter::transport_detail {
 
-struct PacingTuning {
-  unsigned steps_per_window = 64;                     // a lane re-measures its share this often a window
-  double growth = 1.0 / 512;                          // share a lane gains each step, spent or not
-  Duration probe_interval = std::chrono::seconds(1);  // with no usable reading: one request per interval
-  double burst = 1;                                   // requests a lane may save up (>= 1)
-  Duration max_retry = std::chrono::seconds(60);      // a waiter asks again at least this often
-};
+using forgemeter::PacingTuning;  // forgemeter/transport.h
 
 // Why the tuning cannot be used, or nullopt.
 std::optional<std::string> check(const PacingTuning& t);
@@ -75,6 +70,7 @@ class Pacer {
 
  private:
   double kept(const BudgetWindow& w) const;
+  double behind_line(const BudgetWindow& w, double spendable, UtcMillis now) const;
   Duration step_length(const BudgetWindow& w) const;
   PaceVerdict probe(SteadyTime steady);
   void grant();
@@ -84,7 +80,9 @@ class Pacer {
   double keep_fraction_;
   PacingTuning tuning_;
 
-  double share_ = 1;  // until measured: as if alone
+  double share_ = 1;       // until the first reading: as if alone
+  bool measured_ = false;  // share_ was estimated from a reading
+  bool waiting_ = false;   // told to wait since its last grant
   std::uint64_t own_ = 0;
   double tokens_;
   std::optional<SteadyTime> tokens_at_;

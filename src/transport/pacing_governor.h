@@ -25,19 +25,13 @@
 #include "core/mutex.h"
 #include "forgemeter/clock.h"
 #include "forgemeter/lane.h"
+#include "forgemeter/transport.h"
 #include "meter/reading.h"
 #include "transport/pacer.h"
 
 namespace forgemeter::transport_detail {
 
-// One paced lane (to become forgemeter::PacedLane in transport.h).
-struct PacedLane {
-  Lane lane = Lane::other();
-  std::uint64_t installation = 0;  // 0: every installation
-  std::string resource = "core";   // the bucket; a request spends resource_of_path() of its URL
-  std::uint64_t keep = 0;          // what the fleet should have left at the reset, absolute …
-  double keep_fraction = 0;        // … or this part of the limit, in [0, 1]; the larger applies
-};
+using forgemeter::PacedLane;  // forgemeter/transport.h
 
 // Why `p` cannot be paced, or nullopt.
 std::optional<std::string> check(const PacedLane& p);

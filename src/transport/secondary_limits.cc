@@ -36,6 +36,8 @@ std::optional<std::string> check(const SecondaryLimitOptions& o) {
     return "secondary limits: a points limit below one request's points would hold every request for ever";
   if (o.write_spacing < Duration::zero()) return "secondary limits: write_spacing must not be negative";
   if (o.in_flight_recheck <= Duration::zero()) return "secondary limits: in_flight_recheck must be above 0";
+  if (o.minute <= Duration::zero() || o.hour <= Duration::zero())
+    return "secondary limits: minute and hour must be above 0";
   return std::nullopt;
 }
 
@@ -93,7 +95,7 @@ SecondaryVerdict SecondaryLimits::admit(std::uint64_t installation, const Reques
   const SteadyTime now = clock_.steady_now();
   core_detail::MutexLock lock(mu_);
   if (loads_.size() > kKeepIdle) forget_idle(now);
-  Load& load = loads_[installation];
+  Load& load = loads_.try_emplace(installation, options_).first->second;
   const SecondaryVerdict v = held(load, k, now);
   if (!v.go) return v;
   ++load.in_flight;

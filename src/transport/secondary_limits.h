@@ -25,23 +25,13 @@
 
 #include "core/mutex.h"
 #include "forgemeter/clock.h"
+#include "forgemeter/transport.h"
 #include "forgemeter/url.h"
 #include "transport/sliding_sum.h"
 
 namespace forgemeter::transport_detail {
 
-// (to become forgemeter::SecondaryLimits in transport.h)
-struct SecondaryLimitOptions {
-  unsigned max_in_flight = 100;  // REST and GraphQL together
-  unsigned rest_points_per_minute = 900;
-  unsigned graphql_points_per_minute = 2000;
-  unsigned read_points = 1;         // a REST GET, HEAD or OPTIONS; a GraphQL query
-  unsigned write_points = 5;        // any other REST method; a GraphQL mutation
-  unsigned writes_per_minute = 80;  // content-creating: REST POST, PATCH, PUT; GraphQL mutations
-  unsigned writes_per_hour = 500;
-  Duration write_spacing{};                                   // between content-creating requests (GitHub advises 1 s)
-  Duration in_flight_recheck = std::chrono::milliseconds(5);  // a request held by max_in_flight asks again after
-};
+using forgemeter::SecondaryLimitOptions;  // forgemeter/transport.h
 
 // Why the options cannot be used, or nullopt.
 std::optional<std::string> check(const SecondaryLimitOptions& o);
@@ -76,10 +66,12 @@ class SecondaryLimits {
  private:
   struct Load {
     unsigned in_flight = 0;
-    SlidingSum rest_points{std::chrono::minutes(1)};
-    SlidingSum graphql_points{std::chrono::minutes(1)};
-    SlidingSum writes_minute{std::chrono::minutes(1)};
-    SlidingSum writes_hour{std::chrono::hours(1)};
+    explicit Load(const SecondaryLimitOptions& o)
+        : rest_points(o.minute), graphql_points(o.minute), writes_minute(o.minute), writes_hour(o.hour) {}
+    SlidingSum rest_points;
+    SlidingSum graphql_points;
+    SlidingSum writes_minute;
+    SlidingSum writes_hour;
     std::optional<SteadyTime> last_write;
   };
   SecondaryVerdict held(Load& load, const RequestKind& k, SteadyTime now) const;

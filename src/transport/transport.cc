@@ -4,13 +4,13 @@
 
 #include <stdexcept>
 
+#include "transport/admission.h"
 #include "transport/cache_front.h"
 #include "transport/easy_options.h"
 #include "transport/errors.h"
 #include "transport/handle_pool.h"
 #include "transport/hop.h"
 #include "transport/hop_counter.h"
-#include "transport/hop_guards.h"
 #include "transport/hop_headers.h"
 #include "transport/redirect_policy.h"
 #include "transport/request_checks.h"
@@ -122,7 +122,7 @@ struct Transport::Impl {
       : options(std::move(o)),
         clock(options.clock ? *options.clock : options.meter->clock()),
         resolve(make_slist(options.resolve)),
-        guards(options, clock) {
+        admission(options, clock) {
     if (CacheFront::wanted(options.cache)) cache = std::make_unique<CacheFront>(options.cache, *options.meter, clock);
   }
 
@@ -134,14 +134,14 @@ struct Transport::Impl {
   // the error that ends the request, or ok.
   TransportError send_hop(Exchange& x);
   // Performs the prepared hop, charged to `installation`, after `retries`
-  // earlier tries; the guards learn from its answer.
+  // earlier tries; the admission learns from its answer.
   HopResult perform_hop(Exchange& x, std::uint64_t installation, int retries);
 
   TransportOptions options;
   const Clock& clock;
   Slist resolve;
   HandlePool pool;
-  HopGuards guards;
+  Admission admission;                // whether each hop goes now: the one place
   std::unique_ptr<CacheFront> cache;  // nullptr: no cache (TransportOptions::cache)
 };
 
@@ -151,10 +151,13 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
   curl_slist* headers =
       hop_headers(x.handle.state(), x.req, x.counter.on_own_origin(url), x.hop.with_body, x.lane, options.lane_header);
   for (int retries = 0;; ++retries) {
-    if (TransportError refused = guards.admit(x.req, x.counter, url, installation, x.deadline)) return refused;
+    InFlightSlot slot;  // given back once the hop's exchange is over
+    const HopAsk ask{x.req, x.counter, url, x.hop.method, x.hop.with_body, installation, x.deadline};
+    if (TransportError refused = admission.admit(ask, slot)) return refused;
     if (TransportError late = fit_to_deadline(x, clock.steady_now())) return late;
     prepare_handle(x.handle, x.settings, x.hop, headers, x.req.body);
     HopResult r = perform_hop(x, installation, retries);
+    slot.release();
     if (x.deadline != SteadyTime::max()) r.outcome.time_left = x.deadline - clock.steady_now();
     RetryDecision d = decide_retry(options.retry, r.outcome);
     if (!d.retry) return r.failure ? std::move(r.failure) : std::move(d.error);
@@ -169,7 +172,7 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
 HopResult Transport::Impl::perform_hop(Exchange& x, std::uint64_t installation, int retries) {
   const CURLcode rc = perform_prepared(x.handle, x.counter, x.req.stop);
   HopResult r;
-  r.outcome = guards.note_answer(x.counter, x.handle.state().body, x.counter.last_status(), installation);
+  r.outcome = admission.note_answer(x.counter, x.handle.state().body, x.counter.last_status(), installation);
   r.outcome.method = x.hop.method;
   r.outcome.error = classify(rc);
   r.outcome.retries_done = retries;
@@ -198,8 +201,8 @@ Transport::~Transport() = default;
 
 const TransportOptions& Transport::options() const noexcept { return impl_->options; }
 
-void Transport::gate_lane(Lane lane, std::function<bool()> valid) { impl_->guards.gate(lane, std::move(valid)); }
-void Transport::ungate_lane(Lane lane) { impl_->guards.ungate(lane); }
+void Transport::gate_lane(Lane lane, std::function<bool()> valid) { impl_->admission.gate(lane, std::move(valid)); }
+void Transport::ungate_lane(Lane lane) { impl_->admission.ungate(lane); }
 
 CacheStats Transport::cache_stats() const { return impl_->cache ? impl_->cache->stats() : CacheStats{}; }
 

@@ -29,6 +29,9 @@ class CacheRig {
     t.meter = meter_.get();
     t.clock = &forgemeter::system_clock();  // retry waits and follower polls in real (short) time
     t.cache = cache;
+    // thousands of reads of one installation in seconds: GitHub's 900 REST
+    // points a minute would hold them for minutes (tested apart)
+    t.secondary_limits = forgemeter::SecondaryLimitOptions::off();
     transport_ = std::make_unique<forgemeter::Transport>(std::move(t));
   }
 

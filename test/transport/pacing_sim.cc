@@ -32,6 +32,7 @@ void FleetSim::add_replica(SteadyTime first) {
   replicas_.push_back(Replica{.governor = std::make_unique<td::PacingGovernor>(std::vector{lane}, clock_),
                               .every = demand_interval(),
                               .next_arrival = first});
+  if (plan_.unpaced > 0) replicas_.back().next_unpaced = first;
 }
 
 // One answer of the simulated forge: the budget refills at each reset.
@@ -62,6 +63,8 @@ void FleetSim::send(Replica& r) {
 
 void FleetSim::serve(Replica& r) {
   const SteadyTime now = clock_.steady_now();
+  for (; r.next_unpaced <= now; r.next_unpaced += std::chrono::duration_cast<Duration>(plan_.window / plan_.unpaced))
+    send(r);
   while (r.next_arrival <= now) {
     r.queue.push_back(r.next_arrival);
     r.next_arrival += r.every;
@@ -86,7 +89,7 @@ void FleetSim::serve(Replica& r) {
 SteadyTime FleetSim::next_event() const {
   SteadyTime next = SteadyTime::max();
   for (const Replica& r : replicas_) {
-    next = std::min(next, r.next_arrival);
+    next = std::min({next, r.next_arrival, r.next_unpaced});
     if (!r.queue.empty() && r.retry_at) next = std::min(next, *r.retry_at);
   }
   return next;
@@ -97,7 +100,7 @@ FleetResult FleetSim::run() {
   for (SteadyTime t = next_event(); t < end; t = next_event()) {
     if (t > clock_.steady_now()) clock_.advance(t - clock_.steady_now());
     for (Replica& r : replicas_)
-      if (r.next_arrival <= t || (!r.queue.empty() && r.retry_at && *r.retry_at <= t)) serve(r);
+      if (r.next_arrival <= t || r.next_unpaced <= t || (!r.queue.empty() && r.retry_at && *r.retry_at <= t)) serve(r);
   }
   return result_;
 }

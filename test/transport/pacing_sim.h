@@ -34,6 +34,7 @@ struct FleetPlan {
   int windows = 2;              // simulated
   int late_replicas = 0;        // more replicas, of the same demand each, joining at half the first window
   double keep_fraction = 0.05;  // each replica's PacedLane
+  double unpaced = 0;           // each replica's unpaced lane: requests a window, sent as they come
 };
 
 struct WindowTally {
@@ -61,6 +62,7 @@ class FleetSim {
     SteadyTime next_arrival{};
     std::deque<SteadyTime> queue;
     std::optional<SteadyTime> retry_at;
+    SteadyTime next_unpaced = SteadyTime::max();
   };
   Duration demand_interval() const;
   void add_replica(SteadyTime first);

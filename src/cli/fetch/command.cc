@@ -48,6 +48,7 @@ struct FetchArgs {
   bool fail_with_body = false, compressed = false;
   bool location = false;  // -L: accepted for curl's sake; redirects are always followed
   bool cache = false;     // --cache: the Transport's conditional cache, for the run
+  bool pace = false;      // --pace: --lane paced on --installation's budget
 
   // One line per request instead of each answer.
   bool summary_mode() const { return summary || !urls_file.empty() || parallel > 1; }
@@ -196,6 +197,9 @@ int run_curl_like(const FetchArgs& a, const std::vector<Request>& requests, Tran
 // --cache: what the run's cache may hold (each answer at most the Transport's default per-entry bound).
 constexpr std::size_t kFetchCacheBytes = std::size_t{64} << 20;
 
+// --pace: what every process pacing the budget leaves of it at the reset.
+constexpr double kFetchPaceKeep = 0.05;
+
 TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
   TransportOptions to;
   to.meter = &meter;
@@ -205,6 +209,12 @@ TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
   to.retry.enabled = a.retry > 0;
   to.retry.max_retries = a.retry;
   if (a.cache) to.cache.max_bytes = kFetchCacheBytes;
+  if (a.pace) {
+    const Request base = base_request(a.request);
+    if (!base.lane || base.installation == 0)
+      throw UsageError("--pace paces one lane on one installation's budget: give --lane and --installation");
+    to.pacing = {{.lane = *base.lane, .installation = base.installation, .keep_fraction = kFetchPaceKeep}};
+  }
   if (a.user_agent) to.user_agent = *a.user_agent;
   to.decompress = a.compressed;
   if (!a.max_time.empty()) to.timeout = std::chrono::milliseconds::zero();  // -m is the whole request's (run_fetch)
@@ -386,6 +396,9 @@ void add_fetch(CLI::App& root, Action& action) {
   cmd->add_flag("--cache", a->cache,
                 "keep answers for the run (64 MiB): a repeated GET is revalidated (a 304 is free on GitHub), "
                 "identical ones in flight at once share one request");
+  cmd->add_flag("--pace", a->pace,
+                "pace the requests of --lane on --installation's budget: every process pacing it, knowing nothing "
+                "of the others, spreads it to the reset and leaves 5% (a request waits, uncounted, for its turn)");
   cmd->add_option("--etag-compare", a->etag_compare,
                   "send If-None-Match with the ETag on FILE's first line (empty or missing: \"\"), as curl; one URL");
   cmd->add_option("--etag-save", a->etag_save,

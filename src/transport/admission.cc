@@ -1,0 +1,198 @@
+#include "transport/admission.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "meter/civil.h"
+#include "meter/reading.h"
+
+namespace forgemeter::transport_detail {
+
+namespace {
+
+// "12.3 s": a wait in seconds, one decimal.
+std::string seconds_text(Duration d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", std::chrono::duration<double>(d).count());
+  return buf;
+}
+
+std::string budget_text(std::uint64_t installation, std::string_view resource) {
+  return "installation " + std::to_string(installation) + "'s " + std::string(resource) + " budget";
+}
+
+}  // namespace
+
+void InFlightSlot::release() noexcept {
+  if (limits_ != nullptr) limits_->release(installation_);
+  limits_ = nullptr;
+}
+
+Admission::Admission(const TransportOptions& options, const Clock& clock)
+    : options_(options),
+      clock_(clock),
+      reserves_(options.reserves),
+      governor_(options.pacing, clock, options.pacing_tuning),
+      limits_(options.secondary_limits, clock),
+      limits_on_(options.secondary_limits.any()),
+      quiet_(reserves_.empty() && governor_.empty() && !limits_on_) {}
+
+TransportError Admission::admit_slowly(const HopAsk& hop, bool gate_open, InFlightSlot& slot) {
+  if (TransportError refused = refusal(hop, gate_open)) return refused;
+  if (hop.installation == 0) return {};
+  const SteadyTime limit = wait_limit(hop);
+  for (bool paced = !governor_.paces(hop.counter.lane());;) {
+    if (TransportError paused = wait_out_pause(hop)) return paused;
+    if (!paced) {
+      if (TransportError late = wait_for_pace(hop, limit)) return late;
+      paced = true;
+    }
+    if (!limits_on_) return {};
+    if (TransportError late = wait_for_limits(hop, limit, slot)) return late;
+    // A pause that began while it waited: the slot goes back, the pause is waited out.
+    if (!pauses_.any() || !pauses_.active(hop.installation, clock_.steady_now())) return {};
+    slot.release();
+  }
+}
+
+TransportError Admission::refusal(const HopAsk& hop, bool gate_open) {
+  const Lane lane = hop.counter.lane();
+  TransportError refused;
+  if (!gate_open) {
+    refused = {TransportErrc::lane_refused, "lane " + std::string(lane.name()) +
+                                                " is elected and this process holds no valid term: request not sent"};
+  } else if (!reserves_.empty() && hop.installation != 0 && reserves_.reserves(lane)) {
+    std::string why = reserves_.refusal(lane, hop.installation, resource_of_path(path_of(hop.url)), clock_.now());
+    if (!why.empty()) refused = {TransportErrc::budget_reserved, std::move(why)};
+  }
+  if (refused) hop.counter.record_refused(hop.url, clock_.now());
+  return refused;
+}
+
+// How long a pacing or secondary-limit wait may last: the request's own
+// timeout from now, and its total_timeout.
+SteadyTime Admission::wait_limit(const HopAsk& hop) const {
+  const Duration timeout = hop.req.timeout.value_or(options_.timeout);
+  if (timeout <= Duration::zero()) return hop.deadline;
+  return std::min(hop.deadline, clock_.steady_now() + timeout);
+}
+
+// Waits while the installation is paused, unless the pause outlasts what the
+// request may wait (max_pause_wait, its own timeout, its total time).
+TransportError Admission::wait_out_pause(const HopAsk& hop) {
+  if (!pauses_.any()) return {};
+  const Duration timeout = hop.req.timeout.value_or(options_.timeout);
+  const Duration most = timeout > Duration::zero() ? std::min<Duration>(options_.max_pause_wait, timeout)
+                                                   : Duration(options_.max_pause_wait);
+  const std::string installation = std::to_string(hop.installation);
+  const SteadyTime began = clock_.steady_now();
+  TransportError end;
+  while (const auto p = pauses_.active(hop.installation, clock_.steady_now())) {
+    if (p->until - clock_.steady_now() > most || p->until > hop.deadline) {
+      std::string until;
+      meter::append_time_of_day(until, meter::time_of_day(p->wall_until));
+      end = {TransportErrc::installation_paused, "installation " + installation +
+                                                     " is paused by a secondary rate limit until " + until +
+                                                     ", longer than this request may wait: not sent"};
+      break;
+    }
+    if (!clock_.wait_until(p->until, hop.req.stop)) {
+      end = {TransportErrc::cancelled,
+             "cancelled while installation " + installation + " was paused by a secondary rate limit"};
+      break;
+    }
+  }
+  // However it ended (admitted, refused, stopped), what the wait took is the lane's.
+  hop.counter.record_wait(hop.url, WaitCause::pause, clock_.steady_now() - began, clock_.now());
+  return end;
+}
+
+// Waits until the governor lets a paced hop go, or fails at once when its
+// next chance is past `limit`.
+TransportError Admission::wait_for_pace(const HopAsk& hop, SteadyTime limit) {
+  const Lane lane = hop.counter.lane();
+  const std::string_view resource = resource_of_path(path_of(hop.url));
+  const SteadyTime began = clock_.steady_now();
+  for (;;) {
+    const PaceVerdict v = governor_.admit(lane, hop.installation, resource);
+    const Duration waited = clock_.steady_now() - began;
+    if (v.go) {
+      if (waited > Duration::zero()) hop.counter.record_wait(hop.url, WaitCause::pacing, waited, clock_.now());
+      return {};
+    }
+    if (v.retry_at > limit) {
+      hop.counter.record_wait(hop.url, WaitCause::pacing, waited, clock_.now());
+      return {TransportErrc::paced, "lane " + std::string(lane.name()) + " would wait " +
+                                        seconds_text(v.retry_at - began) + " for its pace on " +
+                                        budget_text(hop.installation, resource) +
+                                        ", past the request's timeout: not sent"};
+    }
+    if (!clock_.wait_until(v.retry_at, hop.req.stop)) {
+      hop.counter.record_wait(hop.url, WaitCause::pacing, clock_.steady_now() - began, clock_.now());
+      return {TransportErrc::cancelled, "cancelled while lane " + std::string(lane.name()) +
+                                            " waited for its pace on " + budget_text(hop.installation, resource)};
+    }
+  }
+}
+
+// Waits until every secondary limit lets the hop go (then it holds an
+// in-flight slot), or fails at once when that is past `limit`.
+TransportError Admission::wait_for_limits(const HopAsk& hop, SteadyTime limit, InFlightSlot& slot) {
+  const Api api = api_of_url(hop.url);
+  const RequestKind kind = kind_of(hop.method, api, hop.with_body ? std::string_view(hop.req.body) : "");
+  const SteadyTime began = clock_.steady_now();
+  for (;;) {
+    const SecondaryVerdict v = limits_.admit(hop.installation, kind);
+    const Duration waited = clock_.steady_now() - began;
+    if (v.go) {
+      slot.hold(&limits_, hop.installation);
+      if (waited > Duration::zero()) hop.counter.record_wait(hop.url, WaitCause::secondary, waited, clock_.now());
+      return {};
+    }
+    const std::string held = "installation " + std::to_string(hop.installation) + "'s " + std::string(v.limit);
+    if (v.retry_at > limit) {
+      hop.counter.record_wait(hop.url, WaitCause::secondary, waited, clock_.now());
+      return {TransportErrc::paced, "held by " + held + " for " + seconds_text(v.retry_at - began) +
+                                        ", past the request's timeout: not sent"};
+    }
+    if (!clock_.wait_until(v.retry_at, hop.req.stop)) {
+      hop.counter.record_wait(hop.url, WaitCause::secondary, clock_.steady_now() - began, clock_.now());
+      return {TransportErrc::cancelled, "cancelled while held by " + held};
+    }
+  }
+}
+
+HopOutcome Admission::note_answer(const HopCounter& counter, const std::string& body, int status,
+                                  std::uint64_t installation) {
+  HopOutcome o;
+  o.status = status;
+  const bool watched = !reserves_.empty() || !governor_.empty();
+  // Below 400 an answer neither limits nor is retried: only a reserve or the governor reads it.
+  if (status == kNoAnswer || (status < 400 && !watched)) return o;
+  const RateLimitHeaders h = counter.rate_headers();
+  const UtcMillis wall_now = clock_.now();
+  const auto remaining = meter::parse_header_uint(meter::budget_headers(h).remaining);
+  o.budget_spent = remaining && *remaining == 0;
+  if ((status == 403 || status == 429) && meter::classify(status, h, body) == AnswerClass::secondary) {
+    o.secondary = true;
+    const auto asked = retry_after_wait(h.retry_after, wall_now);
+    o.retry_after_given = asked.has_value();
+    o.secondary_wait = asked.value_or(options_.secondary_wait);
+    if (installation != 0) {
+      const SteadyTime now = clock_.steady_now();
+      pauses_.pause(installation, {now + o.secondary_wait, wall_now + o.secondary_wait}, now);
+    }
+  }
+  if (watched && installation != 0 && remaining) {
+    meter::ResourceName resource;
+    const Api api = counter.hops().back().api;  // an answer had a hop
+    if (const auto reading = meter::read_budget(h, wall_now); reading && resource.assign(h.resource, api)) {
+      const std::string_view name = resource.view().empty() ? default_resource(api) : resource.view();
+      if (!reserves_.empty()) reserves_.offer(installation, name, *reading);
+      if (!governor_.empty()) governor_.offer(installation, name, *reading);
+    }
+  }
+  return o;
+}
+
+}  // namespace forgemeter::transport_detail

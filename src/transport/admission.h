@@ -1,0 +1,114 @@
+// admission.h — the one place that decides whether a hop of a Transport
+// request goes on the wire now, and what each answer tells it.
+//
+// In this order (the cache in front of it is CacheFront's: a coalesced
+// follower never gets here, a revalidation does): the lane's gate (elected
+// lanes) and its reserve on the budget it would spend refuse; a pause of its
+// installation after a secondary limit, the pacing governor (paced lanes
+// only) and the secondary-limit avoidance wait. A waiting request is not on
+// the wire and not counted; its wait ends on Request::stop (`cancelled`) or,
+// when it would outlast the request's own timeout or total_timeout, at once
+// (`installation_paused` for a pause, `paced` otherwise). The in-flight slot
+// is taken last, so a request waiting for its pace holds none. With nothing
+// gated, reserved, paused or paced and the secondary limits off, admit() is
+// one branch. After each answer: a secondary limit pauses its installation; a
+// budget reading feeds the reserves and the governor. Why and how:
+// docs/rate-limits.md.
+//
+// Thread-safety: every method may be called from any thread at once.
+// Errors: the constructor throws std::invalid_argument for an unusable
+// reserve, paced lane, tuning or secondary limit; admit() and note_answer()
+// throw only std::bad_alloc.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "forgemeter/clock.h"
+#include "forgemeter/transport.h"
+#include "transport/hop_counter.h"
+#include "transport/installation_pauses.h"
+#include "transport/lane_gates.h"
+#include "transport/lane_reserves.h"
+#include "transport/pacing_governor.h"
+#include "transport/retry_policy.h"
+#include "transport/secondary_limits.h"
+
+namespace forgemeter::transport_detail {
+
+class Admission;
+
+// An admitted hop's place among its installation's requests in flight: given
+// back when it is destroyed (after the hop's exchange).
+class InFlightSlot {
+ public:
+  InFlightSlot() = default;
+  InFlightSlot(const InFlightSlot&) = delete;
+  InFlightSlot& operator=(const InFlightSlot&) = delete;
+  ~InFlightSlot() { release(); }
+  void hold(SecondaryLimits* limits, std::uint64_t installation) noexcept {
+    release();
+    limits_ = limits;
+    installation_ = installation;
+  }
+  void release() noexcept;
+
+ private:
+  SecondaryLimits* limits_ = nullptr;
+  std::uint64_t installation_ = 0;
+};
+
+// The hop admit() decides on.
+struct HopAsk {
+  const Request& req;
+  HopCounter& counter;
+  const std::string& url;
+  std::string_view method;
+  bool with_body = false;
+  std::uint64_t installation = 0;           // what the hop is charged to (0: none)
+  SteadyTime deadline = SteadyTime::max();  // the request's total_timeout's end
+};
+
+class Admission {
+ public:
+  // Both are borrowed: they must outlive the admission.
+  Admission(const TransportOptions& options, const Clock& clock);
+
+  void gate(Lane lane, std::function<bool()> valid) { gates_.gate(lane, std::move(valid)); }
+  void ungate(Lane lane) { gates_.ungate(lane); }
+
+  // Whether `hop` may be put on the wire now, after the waits it may make.
+  // A refusal is recorded through the hop's counter and the error says why;
+  // on ok, `slot` holds the hop's in-flight place when the limits count one.
+  TransportError admit(const HopAsk& hop, InFlightSlot& slot) {
+    const bool gate_open = gates_.allows(hop.counter.lane());  // asked once: a gate is the caller's code
+    if (gate_open && (hop.installation == 0 || (quiet_ && !pauses_.any()))) return {};  // the usual case
+    return admit_slowly(hop, gate_open, slot);
+  }
+
+  // Learns from the answer `counter` holds (status `status`, body `body`) to
+  // a hop charged to `installation`; returns what the retry policy reads of it.
+  HopOutcome note_answer(const HopCounter& counter, const std::string& body, int status, std::uint64_t installation);
+
+ private:
+  TransportError admit_slowly(const HopAsk& hop, bool gate_open, InFlightSlot& slot);
+  TransportError refusal(const HopAsk& hop, bool gate_open);
+  TransportError wait_out_pause(const HopAsk& hop);
+  TransportError wait_for_pace(const HopAsk& hop, SteadyTime limit);
+  TransportError wait_for_limits(const HopAsk& hop, SteadyTime limit, InFlightSlot& slot);
+  SteadyTime wait_limit(const HopAsk& hop) const;
+
+  const TransportOptions& options_;
+  const Clock& clock_;
+  LaneGates gates_;
+  LaneReserves reserves_;
+  InstallationPauses pauses_;
+  PacingGovernor governor_;
+  SecondaryLimits limits_;
+  const bool limits_on_;
+  const bool quiet_;  // no reserve, no paced lane, no secondary limit: only a pause can hold a hop
+};
+
+}  // namespace forgemeter::transport_detail
