@@ -15,6 +15,7 @@
 // credential kept to the request's own origin; TLS is always verified.
 // How it counts on libcurl, redirects, TLS, reuse: docs/transport-internals.md.
 // Retries, secondary-limit pauses, lane reserves: docs/rate-limits.md.
+// Bodies streamed to Request::on_body: docs/transport-internals.md.
 // With TransportOptions::cache, repeated GETs are revalidated and identical
 // concurrent ones share one request: docs/cache.md.
 //
@@ -53,6 +54,14 @@ namespace forgemeter {
 
 using Header = std::pair<std::string, std::string>;  // name, value
 
+// A piece of the final answer's body, for Request::on_body: that answer's
+// status and header block (the same for each piece), and the bytes.
+struct FORGEMETER_API BodyChunk {
+  int status = kNoAnswer;
+  const Headers* headers = nullptr;
+  std::string_view bytes;
+};
+
 // One request. Redirects are followed up to TransportOptions::max_redirects
 // hops, only to http and https; POST becomes GET (body dropped) on 301/302/303
 // and stays POST on 307/308. The credential rule: `bearer` and any
@@ -78,6 +87,13 @@ struct FORGEMETER_API Request {
   // Cancels a retry or pause wait, or a hop in flight (within about a
   // second; its attempt counted with no answer, `none`): `cancelled`.
   std::stop_token stop{};
+  // When set, the final answer's body goes here, decoded, as it arrives, and
+  // Response::body stays empty: never a redirect's (3xx with a Location) or a
+  // retried attempt's; an answer that may be retried is held (64 KiB at
+  // most; past that it is streamed and no longer retried). false, or an
+  // exception, ends the transfer: TransportErrc::sink_refused. Called on the
+  // thread of perform(). Not coalesced with identical requests.
+  std::function<bool(const BodyChunk&)> on_body{};
 };
 
 // Why an exchange failed. `ok` when it did not.
@@ -97,6 +113,7 @@ enum class TransportErrc : std::uint8_t {
   installation_paused,     // a secondary limit paused the installation past max_pause_wait or the timeout: not sent
   budget_reserved,         // the lane's reserve on the budget is reached (LaneReserve): nothing was sent
   cancelled,               // Request::stop fired during a retry or pause wait, or a hop in flight
+  sink_refused,            // Request::on_body returned false or threw: the transfer was ended
   other,                   // any other libcurl failure
 };
 
