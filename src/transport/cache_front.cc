@@ -107,7 +107,7 @@ Response CacheFront::perform(const Request& r, const Send& send) {
 Response CacheFront::lead(const Request& r, const std::string& key, const Send& send) {
   std::shared_ptr<const CacheEntry> kept = entries_.find(key);
   if (kept && !kept->varies_with(r, keys_)) kept = nullptr;  // another variant: asked for afresh
-  StreamCopy copy{options_.max_entry_bytes};
+  StreamCopy copy{.bound = options_.max_entry_bytes, .body = {}};
   const Request teed = r.on_body ? copy.tee(r) : Request();
   const Request& out = r.on_body ? teed : r;
   Response res = kept ? send(conditional(out, *kept)) : send(out);
