@@ -50,9 +50,9 @@ struct Exchange {
   Response respond(TransportError error) {
     Response res;
     res.status = counter.last_status();
-    res.headers = counter.take_headers();
-    // A held answer is the final one now: to the sink.
+    // A held answer is the final one now: to the sink (with its head, still the counter's).
     if (tap().streaming() && !tap().flush() && !error) error = {TransportErrc::sink_refused, tap().refusal()};
+    res.headers = counter.take_headers();
     if (!tap().streaming()) res.body = std::move(tap().body);
     tap().body.clear();  // moved from (or a streamed body's prefix): empty, made sure
     res.hops = std::move(counter.hops());

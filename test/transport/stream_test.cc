@@ -29,6 +29,7 @@ struct Taken {
   int calls = 0;
   int status = 0;
   std::string etag;
+  std::string remaining;  // the answer's X-RateLimit-Remaining (the server sends it with each)
 };
 
 forgemeter::Request streamed(CacheRig& rig, const std::string& path, Taken& t) {
@@ -38,6 +39,7 @@ forgemeter::Request streamed(CacheRig& rig, const std::string& path, Taken& t) {
     ++t.calls;
     t.status = c.status;
     t.etag = std::string(c.headers->find("ETag").value_or(""));
+    t.remaining = std::string(c.headers->find("X-RateLimit-Remaining").value_or(""));
     return true;
   };
   return r;
@@ -115,6 +117,8 @@ TEST_CASE("a retried attempt's body never reaches the sink: the last 503's, once
   CHECK(res.hops.size() == 3);  // the first try and two retries
   CHECK(t.bytes == "busy, try later");
   CHECK(t.calls == 1);
+  CHECK(t.status == 503);
+  CHECK(t.remaining == "4997");  // the third answer's head came with its held body
 }
 
 TEST_CASE("a retryable answer too long to hold is streamed, and then not retried") {
