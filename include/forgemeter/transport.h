@@ -13,9 +13,9 @@
 // Meter::record_answer (its status, or kNoAnswer); a request a lane gate or
 // reserve refuses is Meter::record_refused. Redirects are followed here, the
 // credential kept to the request's own origin; TLS is always verified.
-// How it counts on libcurl, redirects, TLS, reuse: docs/transport-internals.md.
-// Retries, secondary-limit pauses and their avoidance, lane reserves, paced
-// lanes: docs/rate-limits.md.
+// How it counts on libcurl, redirects, TLS, reuse, bodies streamed to
+// Request::on_body: docs/transport-internals.md. Retries, secondary-limit
+// pauses and their avoidance, lane reserves, paced lanes: docs/rate-limits.md.
 // With TransportOptions::cache, repeated GETs are revalidated and identical
 // concurrent ones share one request: docs/cache.md.
 //
@@ -26,8 +26,9 @@
 // std::invalid_argument for unusable options (no meter, a malformed resolve
 // entry, max_redirects < 0, a timeout outside 0-100000h, cache.poll <= 0, a
 // pacing or secondary-limit value out of range) and std::runtime_error if
-// libcurl (or, with a cache, its random key) cannot start. A request with a timeout past 100000h (or a negative per-hop one) is
-// refused: TransportErrc::invalid_request.
+// libcurl (or, with a cache, its random key) cannot start. A request with a
+// timeout past 100000h (or a negative per-hop one) is refused:
+// TransportErrc::invalid_request.
 #pragma once
 
 #include "forgemeter/export.h"
@@ -53,6 +54,14 @@
 namespace forgemeter {
 
 using Header = std::pair<std::string, std::string>;  // name, value
+
+// A piece of the final answer's body, for Request::on_body: that answer's
+// status and header block (the same for each piece), and the bytes.
+struct FORGEMETER_API BodyChunk {
+  int status = kNoAnswer;
+  const Headers* headers = nullptr;
+  std::string_view bytes;
+};
 
 // One request. Redirects are followed up to TransportOptions::max_redirects
 // hops, only to http and https; POST becomes GET (body dropped) on 301/302/303
@@ -80,6 +89,13 @@ struct FORGEMETER_API Request {
   // Cancels a retry, pause or pacing wait, or a hop in flight (within about a
   // second; its attempt counted with no answer, `none`): `cancelled`.
   std::stop_token stop{};
+  // When set, the final answer's body goes here, decoded, as it arrives, and
+  // Response::body stays empty: never a redirect's (3xx with a Location) or a
+  // retried attempt's; an answer that may be retried is held (64 KiB at
+  // most; past that it is streamed and no longer retried). false, or an
+  // exception, ends the transfer: TransportErrc::sink_refused. Called on the
+  // thread of perform(). Not coalesced with identical requests.
+  std::function<bool(const BodyChunk&)> on_body{};
 };
 
 // Why an exchange failed. `ok` when it did not.
@@ -100,6 +116,7 @@ enum class TransportErrc : std::uint8_t {
   budget_reserved,         // the lane's reserve on the budget is reached (LaneReserve): nothing was sent
   cancelled,               // Request::stop fired during a retry, pause or pacing wait, or a hop in flight
   paced,                   // its pace or a secondary limit held it past its timeout or total_timeout: not sent
+  sink_refused,            // Request::on_body returned false or threw: the transfer was ended
   other,                   // any other libcurl failure
 };
 

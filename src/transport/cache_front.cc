@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "forgemeter/url.h"
+#include "transport/body_tap.h"
 #include "transport/request_checks.h"
 
 namespace forgemeter::transport_detail {
@@ -39,14 +40,46 @@ Request conditional(const Request& r, const CacheEntry& e) {
   return c;
 }
 
-// The kept answer, as the answer to the request the 304 `res` answered.
-Response from_entry(const CacheEntry& e, Response&& res) {
+// The kept answer, as the answer to the request `r` the 304 `res` answered:
+// its body to r's sink when it streams.
+Response from_entry(const Request& r, const CacheEntry& e, Response&& res) {
   res.headers = updated(e.headers, res.headers);
   res.status = 200;
-  res.body = e.body;
   res.revalidated = true;
+  if (!r.on_body) {
+    res.body = e.body;
+  } else if (std::string why; !e.body.empty() && !deliver(r.on_body, {200, &res.headers, e.body}, why)) {
+    res.error = {TransportErrc::sink_refused, std::move(why)};
+  }
   return std::move(res);
 }
+
+// A streamed answer's body, copied beside the caller's sink while it fits
+// the per-entry bound (dropped once it passes it).
+struct StreamCopy {
+  std::size_t bound;
+  std::string body;
+  bool over = false;
+
+  // `r` with its sink wrapped to copy into this (which must outlive it).
+  Request tee(const Request& r) {
+    Request t = r;
+    t.on_body = [this, &sink = r.on_body](const BodyChunk& c) {
+      if (!over && body.size() + c.bytes.size() <= bound) {
+        try {
+          body.append(c.bytes);
+        } catch (const std::bad_alloc&) {
+          over = true;  // not kept
+        }
+      } else if (!over) {
+        over = true;
+        std::string().swap(body);
+      }
+      return sink(c);
+    };
+    return t;
+  }
+};
 
 }  // namespace
 
@@ -63,6 +96,7 @@ void CacheFront::count(const Request& r, void (Meter::*record)(const RequestKey&
 Response CacheFront::perform(const Request& r, const Send& send) {
   if (!cache_takes(r)) return send(r);
   const std::string key = keys_.key(r);
+  if (r.on_body) return lead(r, key, send);  // a streamed answer cannot be shared: not coalesced
   Flights::Ticket ticket = flights_.join(key);
   if (!ticket.leads()) return follow(r, key, ticket, send);
   Response res = lead(r, key, send);
@@ -73,18 +107,24 @@ Response CacheFront::perform(const Request& r, const Send& send) {
 Response CacheFront::lead(const Request& r, const std::string& key, const Send& send) {
   std::shared_ptr<const CacheEntry> kept = entries_.find(key);
   if (kept && !kept->varies_with(r, keys_)) kept = nullptr;  // another variant: asked for afresh
-  Response res = kept ? send(conditional(r, *kept)) : send(r);
+  StreamCopy copy{.bound = options_.max_entry_bytes, .body = {}};
+  const Request teed = r.on_body ? copy.tee(r) : Request();
+  const Request& out = r.on_body ? teed : r;
+  Response res = kept ? send(conditional(out, *kept)) : send(out);
   if (kept && res.ok() && res.status == 304) {
     if (stayed_on_origin(r, res)) {
       count(r, &Meter::record_revalidated);
-      return from_entry(*kept, std::move(res));
+      return from_entry(r, *kept, std::move(res));
     }
     entries_.erase(key);  // another origin's 304 to this entry's validator
-    res = send(r);
+    res = send(out);
   }
   if (!res.ok()) return res;
   if (res.status == 200) {
-    if (auto e = entry_for(r, res, keys_, options_.max_entry_bytes))
+    if (r.on_body) res.body = copy.over ? std::string() : std::move(copy.body);  // what entry_for reads
+    auto e = copy.over ? nullptr : entry_for(r, res, keys_, options_.max_entry_bytes);
+    if (r.on_body) res.body.clear();  // streamed: the caller had it
+    if (e)
       entries_.put(key, std::move(e));
     else
       entries_.erase(key);

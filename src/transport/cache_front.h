@@ -13,6 +13,9 @@
 // the origin drops the entry and the request goes out once more without a
 // validator. A 200 replaces the entry (or drops it when not kept:
 // cache_entry.h); a 404 or 410 drops it; any other answer leaves it.
+// A streamed request (Request::on_body) is never coalesced; its 200 is copied
+// beside the sink while it fits max_entry_bytes (kept only then), and a kept
+// body it revalidates goes to its sink.
 //
 // Thread-safety: perform() may be called from any number of threads at once.
 // Errors: throws std::bad_alloc only (and what `send` throws).

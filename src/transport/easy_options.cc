@@ -6,16 +6,6 @@
 namespace forgemeter::transport_detail {
 namespace {
 
-std::size_t append_body(char* data, std::size_t size, std::size_t n, void* sink) {
-  const std::size_t len = size * n;
-  try {
-    static_cast<std::string*>(sink)->append(data, len);
-  } catch (...) {
-    return 0;  // out of memory: libcurl ends the transfer with a write error
-  }
-  return len;
-}
-
 long ms(std::chrono::milliseconds d) noexcept { return static_cast<long>(d.count()); }
 
 }  // namespace
@@ -66,8 +56,8 @@ void apply_connection(CURL* h, const ConnectionSettings& s) noexcept {
   curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(h, CURLOPT_USERAGENT, o.user_agent.c_str());
   curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, o.decompress ? "" : nullptr);
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, s.body_sink);
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &BodyTap::write);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, s.body_tap);
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s.error_buffer);
   apply_timeouts(h, s);
 }

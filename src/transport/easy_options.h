@@ -3,8 +3,8 @@
 // apply_connection() sets everything a handle needs after a reset: TLS
 // verification (always on unless insecure_skip_tls_verify_for_tests), CA file
 // or PEM, HTTP/2 over TLS, http/https only, timeouts, no signals, the body
-// sink and error buffer. apply_timeouts() sets what may differ from one
-// request to the next; apply_hop() sets the method, URL, headers and body of
+// tap (body_tap.h) and error buffer. apply_timeouts() sets what may differ
+// from one request to the next; apply_hop() sets the method, URL, headers and body of
 // one hop (apply_url, apply_header_list, apply_method: each alone, for a
 // handle whose other options are still in place).
 #pragma once
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "forgemeter/transport.h"
+#include "transport/body_tap.h"
 
 namespace forgemeter::transport_detail {
 
@@ -37,8 +38,8 @@ struct ConnectionSettings {
   bool load_resolve = false;
   std::chrono::milliseconds connect_timeout{};
   std::chrono::milliseconds timeout{};
-  std::string* body_sink = nullptr;  // must outlive the handle's performs (or the next reset)
-  char* error_buffer = nullptr;      // CURL_ERROR_SIZE bytes; the same
+  BodyTap* body_tap = nullptr;   // must outlive the handle's performs (or the next reset)
+  char* error_buffer = nullptr;  // CURL_ERROR_SIZE bytes; the same
 };
 
 // Everything, after a curl_easy_reset (calls apply_timeouts too).

@@ -51,8 +51,9 @@ struct HandleState {
   std::chrono::milliseconds connect_timeout_set{-1}, timeout_set{-1};
   bool progress_on = false;  // the progress callback watches a Request::stop
   // Where the handle writes (CURLOPT_WRITEDATA, CURLOPT_ERRORBUFFER; both set
-  // once per reset): the body being received, moved to the Response at the end.
-  std::string body;
+  // once per reset): the body being received (tap.body moved to the Response
+  // at the end, unless it streams to a Request::on_body).
+  BodyTap tap;
   char error[CURL_ERROR_SIZE] = {};
   // The last hop header list built on this handle and what it was built from
   // (the Transport's lane header name is the same for all its handles).

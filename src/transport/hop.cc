@@ -67,7 +67,6 @@ CURLcode perform_prepared(HandlePool::Handle& handle, HopCounter& counter, const
   CURL* h = handle.get();
   HandleState& st = handle.state();
   st.error[0] = '\0';
-  st.body.clear();
   watch_stop(h, st, stop);
   counter.attach(h, st.slot, st.callbacks_set);
   const CURLcode rc = curl_easy_perform(h);

@@ -43,8 +43,8 @@ inline HopLine first_hop(const Request& req) {
 void prepare_handle(HandlePool::Handle& handle, const ConnectionSettings& settings, const HopLine& hop,
                     curl_slist* headers, const std::string& body);
 
-// Performs the prepared hop, counted by `counter`; the answer's body lands in
-// the handle's state. Returns libcurl's result: CURLE_ABORTED_BY_CALLBACK
+// Performs the prepared hop, counted by `counter`; the answer's body goes to
+// the handle's tap (begun for this hop by the caller). Returns libcurl's result: CURLE_ABORTED_BY_CALLBACK
 // within about a second of `stop` firing (the attempt is then counted with
 // no answer). `stop` must outlive the call.
 CURLcode perform_prepared(HandlePool::Handle& handle, HopCounter& counter, const std::stop_token& stop) noexcept;

@@ -23,7 +23,7 @@ bool is_idempotent(std::string_view m) noexcept {
 
 RetryDecision decide_retry(const RetryPolicy& policy, const HopOutcome& o) {
   RetryDecision d;
-  const bool may_retry = policy.enabled && o.retries_done < policy.max_retries;
+  const bool may_retry = policy.enabled && o.retries_done < policy.max_retries && !o.body_delivered;
   const bool limited = o.status == 403 || o.status == 429;
   if (o.budget_spent && o.error == TransportErrc::ok) {
     if (limited)
@@ -38,10 +38,11 @@ RetryDecision decide_retry(const RetryPolicy& policy, const HopOutcome& o) {
       d.wait = wait;
       return d;
     }
-    const std::string why = !policy.enabled ? "; retries are off"
-                            : wait > max    ? ", over the maximum of " + std::to_string(max.count()) + "s"
-                            : !may_retry    ? "; retries exhausted"
-                                            : ", past the request's total_timeout";
+    const std::string why = !policy.enabled    ? "; retries are off"
+                            : wait > max       ? ", over the maximum of " + std::to_string(max.count()) + "s"
+                            : o.body_delivered ? "; its body was already streamed"
+                            : !may_retry       ? "; retries exhausted"
+                                               : ", past the request's total_timeout";
     d.error = {TransportErrc::secondary_rate_limited,
                "HTTP " + std::to_string(o.status) + ": secondary rate limit (" +
                    (o.retry_after_given ? "Retry-After " : "no Retry-After: wait ") + std::to_string(wait.count()) +

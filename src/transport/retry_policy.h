@@ -5,6 +5,7 @@
 //   * a secondary rate limit (class `secondary`), any method: retried after
 //     its wait (Retry-After, or the default when absent) when that is at most
 //     max_retry_after;
+//   * a hop whose body began to reach a Request::on_body is never retried;
 //   * idempotent methods: connect_failed / connection_dropped, or 502/503/504,
 //     retried after a jittered exponential backoff.
 #pragma once
@@ -27,7 +28,8 @@ struct HopOutcome {
   // A secondary limit's wait, and whether a Retry-After said so (else it is the default).
   std::chrono::seconds secondary_wait{};
   bool retry_after_given = false;
-  int retries_done = 0;  // for this hop
+  int retries_done = 0;         // for this hop
+  bool body_delivered = false;  // some of its body reached a Request::on_body: never retried
   // What is left of the request's total_timeout: a wait as long is not made.
   Duration time_left = Duration::max();
 };

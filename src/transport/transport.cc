@@ -35,20 +35,26 @@ struct Exchange {
                  .resolve = resolve,
                  .connect_timeout = r.connect_timeout.value_or(opt.connect_timeout),
                  .timeout = hop_timeout,
-                 .body_sink = &h.state().body,
+                 .body_tap = &h.state().tap,
                  .error_buffer = h.state().error},
         hop(first_hop(r)) {
     counter.use_cache(&h.state().hop);
-    counter.use_body(&h.state().body);
+    counter.use_body(&h.state().tap.body);
+    tap().begin(h.get(), sink(), &counter.headers(), false, false);  // no earlier request's sink
   }
+
+  BodyTap& tap() { return handle.state().tap; }
+  const BodySink* sink() const { return req.on_body ? &req.on_body : nullptr; }
 
   // The request's Response: the last answer, if any, and every hop.
   Response respond(TransportError error) {
     Response res;
     res.status = counter.last_status();
+    // A held answer is the final one now: to the sink (with its head, still the counter's).
+    if (tap().streaming() && !tap().flush() && !error) error = {TransportErrc::sink_refused, tap().refusal()};
     res.headers = counter.take_headers();
-    res.body = std::move(handle.state().body);
-    handle.state().body.clear();  // moved from: empty, made sure
+    if (!tap().streaming()) res.body = std::move(tap().body);
+    tap().body.clear();  // moved from (or a streamed body's prefix): empty, made sure
     res.hops = std::move(counter.hops());
     res.error = std::move(error);
     return res;
@@ -161,6 +167,7 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
     if (x.deadline != SteadyTime::max()) r.outcome.time_left = x.deadline - clock.steady_now();
     RetryDecision d = decide_retry(options.retry, r.outcome);
     if (!d.retry) return r.failure ? std::move(r.failure) : std::move(d.error);
+    x.tap().drop();  // a retried attempt's held body never reaches the sink
     const SteadyTime began = clock.steady_now();
     const bool waited = clock.wait_until(began + d.wait, x.req.stop);
     // The forge said to wait (a secondary limit): a pause, recorded as one.
@@ -170,13 +177,19 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
 }
 
 HopResult Transport::Impl::perform_hop(Exchange& x, std::uint64_t installation, int retries) {
+  const bool may_retry = options.retry.enabled && retries < options.retry.max_retries;
+  x.tap().begin(x.handle.get(), x.sink(), &x.counter.headers(), may_retry, is_idempotent(x.hop.method));
   const CURLcode rc = perform_prepared(x.handle, x.counter, x.req.stop);
   HopResult r;
-  r.outcome = admission.note_answer(x.counter, x.handle.state().body, x.counter.last_status(), installation);
+  r.outcome = admission.note_answer(x.counter, x.tap().body, x.counter.last_status(), installation);
   r.outcome.method = x.hop.method;
-  r.outcome.error = classify(rc);
+  r.outcome.error = x.tap().refused() ? TransportErrc::sink_refused : classify(rc);
   r.outcome.retries_done = retries;
-  if (rc != CURLE_OK) r.failure = {r.outcome.error, curl_message(rc, x.handle.state().error)};
+  r.outcome.body_delivered = x.tap().delivered();
+  if (x.tap().refused())
+    r.failure = {TransportErrc::sink_refused, x.tap().refusal()};
+  else if (rc != CURLE_OK)
+    r.failure = {r.outcome.error, curl_message(rc, x.handle.state().error)};
   return r;
 }
 

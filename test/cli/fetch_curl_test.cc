@@ -243,7 +243,8 @@ TEST_CASE(
     auto r = run_process(args);
     CAPTURE(r.err);
     CHECK(r.exit_code == code);
-    CHECK(r.out.empty());
+    // The body is streamed: what came before the drop was written, as curl writes it.
+    if (code != 56) CHECK(r.out.empty());
     CHECK(r.err.find("forgemeter: (" + std::to_string(code) + ") GET ") != std::string::npos);
   }
 }

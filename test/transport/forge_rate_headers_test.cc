@@ -38,6 +38,29 @@ TEST_CASE("a GraphQL 200 whose errors say RATE_LIMITED is a spent budget: class 
   CHECK(c.lowest(41) == 0);
 }
 
+TEST_CASE("streamed to Request::on_body, a GraphQL RATE_LIMITED 200 is still class limited") {
+  Rig rig({.graphql_limit = 1});
+  std::string got;
+  auto streamed = [&rig, &got] {
+    auto req = graphql(rig, 41, "1");
+    req.on_body = [&got](const forgemeter::BodyChunk& c) {
+      got.append(c.bytes);
+      return true;
+    };
+    return rig.transport().perform(req);
+  };
+  REQUIRE(streamed().status == 200);
+  got.clear();
+  const auto spent = streamed();
+  REQUIRE(spent.status == 200);
+  CHECK(spent.body.empty());
+  CHECK(got.find("RATE_LIMITED") != std::string::npos);  // the sink had it; the meter read its prefix
+  const auto c = rig.counted();
+  const std::string host = rig.host("api.forge.test");
+  CHECK(c.answered(host, AnswerClass::limited) == 1);
+  CHECK(c.answered(host, AnswerClass::ok2xx) == 1);
+}
+
 TEST_CASE("GitLab: RateLimit-Name names the budget's resource") {
   Rig rig;
   const auto res = rig.get(rig.url(tf::kGitlabHost, "/repos/o/r?ratelimit_name=throttle_authenticated_api"), 42);

@@ -16,6 +16,7 @@
 
 #include "cli/command.h"
 #include "cli/errors.h"
+#include "cli/fetch/answer_writer.h"
 #include "cli/fetch/etag.h"
 #include "cli/fetch/exit.h"
 #include "cli/fetch/in_flight.h"
@@ -34,8 +35,6 @@ using core_detail::terminal_text;
 using Steady = std::chrono::steady_clock;
 
 namespace {
-
-const std::string kStdout = "-";
 
 struct FetchArgs {
   RequestArgs request;
@@ -131,46 +130,6 @@ int run_summary(const FetchArgs& a, const std::vector<Request>& requests, Transp
   return a.fail && http_errors > 0 ? kExitHttpError : kExitOk;
 }
 
-// The name of an output in a message: stdout, or the file's.
-std::string output_name(const std::string& path) { return path.empty() || path == "-" ? "stdout" : "'" + path + "'"; }
-
-// What the curl-like run writes to: -o (or stdout), -D, -w's format.
-struct CurlOutputs {
-  AnswerOut answer, header;
-  const std::optional<WriteOut>& write_out;
-  EtagSave* etag_save;  // --etag-save, or nullptr
-};
-
-// One URL's answer, as curl writes it: -v's hops, -D's header block, the
-// answer (or the error line), -w's text. Its exit code; `unwritten` when
-// an output took no more.
-int write_answer(const FetchArgs& a, const Fetched& fetched, CurlOutputs& out, bool& unwritten) {
-  const Request& req = fetched.req;
-  const Response& res = fetched.res;
-  Fetched f = fetched;
-  if (a.verbose) write_all(stderr, verbose_text(req, res));
-  const std::string* failed = nullptr;  // the output that failed
-  if (!a.dump_header.empty() && answered(res) && !out.header.write(res.headers.raw())) failed = &a.dump_header;
-  bool etag_unwritten = false;  // saved before the body, as curl saves it from the header
-  if (out.etag_save != nullptr)
-    if (const std::string line = out.etag_save->save(res, etag_unwritten); !line.empty()) complain(a, line);
-  if (f.exit_code != kExitOk) complain(a, fetch_error_line(req, res, f.exit_code));
-  const auto cannot_write = [&](const std::string& path) {
-    failed = &path;
-    f.exit_code = kExitWriteError;
-    complain(a, terminal_text(
-                    fmt::format("forgemeter: ({}) cannot write the answer to {}", kExitWriteError, output_name(path))));
-  };
-  if (failed != nullptr) cannot_write(*failed);
-  const bool body = f.exit_code == kExitOk || (f.exit_code == kExitHttpError && a.fail_with_body);
-  if (failed == nullptr && body && !out.answer.write(res, a.include)) cannot_write(a.output);
-  if (etag_unwritten && f.exit_code == kExitOk) f.exit_code = kExitWriteError;
-  // -w after a failed output too (its %{exitcode} then says 23), as curl.
-  if (out.write_out && !write_all(stdout, out.write_out->expand(f)) && failed == nullptr) cannot_write(kStdout);
-  unwritten = failed != nullptr;
-  return f.exit_code;
-}
-
 // As curl: each URL in turn, -D's header block, its answer to stdout or -o,
 // -v's hops on stderr, -w after it. The exit code is the first failed URL's.
 // Once an output takes no more (a closed pipe, a full disk), no further URL
@@ -179,14 +138,27 @@ int run_curl_like(const FetchArgs& a, const std::vector<Request>& requests, Tran
                   const std::optional<WriteOut>& write_out, InFlight& in_flight, std::mutex& out_mu,
                   EtagSave* etag_save) {
   CurlOutputs out{AnswerOut(a.output), AnswerOut(a.dump_header), write_out, etag_save};
+  const AnswerFlags flags{.include = a.include,
+                          .verbose = a.verbose,
+                          .fail = a.fail,
+                          .fail_with_body = a.fail_with_body,
+                          .output = a.output,
+                          .dump_header = a.dump_header,
+                          .complain = [&a](const std::string& line) { complain(a, line); }};
   int exit_code = kExitOk;
   bool unwritten = false;
-  for (const Request& req : requests) {
-    const auto t0 = Steady::now();
-    const bool sent = in_flight.perform(transport, req, [&](const Response& res) {
-      const Fetched f{req, res, Steady::now() - t0, fetch_exit_code(res, a.fail || a.fail_with_body)};
+  for (const Request& one : requests) {
+    AnswerWriter writer(flags, out);
+    Request req = one;  // its body streamed to the output as it comes: memory stays flat
+    req.on_body = [&writer, &out_mu](const BodyChunk& piece) {
       std::lock_guard lock(out_mu);
-      const int code = write_answer(a, f, out, unwritten);
+      return writer.take(piece);
+    };
+    const auto t0 = Steady::now();
+    const bool sent = in_flight.perform(transport, std::move(req), [&](const Response& res) {
+      const Fetched f{one, res, Steady::now() - t0, fetch_exit_code(res, a.fail || a.fail_with_body)};
+      std::lock_guard lock(out_mu);
+      const int code = writer.finish(f, unwritten);
       if (exit_code == kExitOk) exit_code = code;
     });
     if (!sent || unwritten) break;
@@ -299,8 +271,9 @@ int run_fetch(const FetchArgs& a) {
 
 constexpr const char* kFetchHelp =
     "Send metered requests through forgemeter's Transport, as curl does where the names are curl's.\n"
-    "Each URL in turn: the final answer's body raw to stdout (or -o FILE; -o - is stdout), with -i its\n"
-    "status line and header fields first (raw too), -w's text after it. -v shows each hop on stderr (method,\n"
+    "Each URL in turn: the final answer's body raw to stdout (or -o FILE; -o - is stdout), streamed as it\n"
+    "comes (memory stays flat), with -i its status line and header fields first (raw too), -w's text after\n"
+    "it. -v shows each hop on stderr (method,\n"
     "URL, host, status; credential values as ***; control bytes escaped). Redirects are always followed\n"
     "(up to --max-redirs; -L is accepted). Timeouts: -m for each URL's whole request, its redirects and\n"
     "retries included (default: 60s a hop; 0: none), --connect-timeout (default 10s), in seconds (5, 2.5)\n"

@@ -106,7 +106,7 @@ std::string WriteOut::expand(const Fetched& f) const {
       case Var::url_effective: out += terminal_text(f.res.hops.empty() ? f.req.url : f.res.hops.back().url); break;
       case Var::url: out += terminal_text(f.req.url); break;
       case Var::method: out += terminal_text(f.req.method); break;
-      case Var::size_download: out += std::to_string(f.res.body.size()); break;
+      case Var::size_download: out += std::to_string(f.res.body.size() + f.streamed); break;
       case Var::exitcode: out += std::to_string(f.exit_code); break;
       case Var::errormsg: out += f.res.error ? terminal_text(f.res.error.message) : std::string(); break;
       case Var::header: out += terminal_text(f.res.header(p.text).value_or(std::string_view())); break;

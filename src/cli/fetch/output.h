@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -25,6 +26,7 @@ struct Fetched {
   const Response& res;
   std::chrono::steady_clock::duration took;
   int exit_code = 0;
+  std::uint64_t streamed = 0;  // body bytes handed to Request::on_body (Response::body then empty)
 };
 
 // Redirects followed: hops answered with a redirect that another hop came after.
