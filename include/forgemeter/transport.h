@@ -12,11 +12,11 @@
 // Meter::record_request charged to that request's host and API, and one
 // Meter::record_answer (its status, or kNoAnswer); a request a lane gate or
 // reserve refuses is Meter::record_refused. Redirects are followed here, the
-// credential kept to the request's own origin; TLS is always verified.
-// How it counts on libcurl, redirects, TLS, reuse, bodies streamed to
-// Request::on_body: docs/transport-internals.md. Retries, secondary-limit
-// pauses and their avoidance, lane reserves, paced lanes: docs/rate-limits.md.
-// With TransportOptions::cache, repeated GETs are revalidated and identical
+// credential kept to the request's own origin; TLS is always verified. How it
+// counts on libcurl, redirects, TLS, reuse, bodies streamed to Request::on_body:
+// docs/transport-internals.md. Retries, secondary-limit pauses and their
+// avoidance, lane reserves, paced lanes: docs/rate-limits.md. With
+// TransportOptions::cache, repeated GETs are revalidated and identical
 // concurrent ones share one request: docs/cache.md.
 //
 // Thread-safety: perform() and the gate methods may be called from any number
@@ -26,9 +26,8 @@
 // std::invalid_argument for unusable options (no meter, a malformed resolve
 // entry, max_redirects < 0, a timeout outside 0-100000h, cache.poll <= 0, a
 // pacing or secondary-limit value out of range) and std::runtime_error if
-// libcurl (or, with a cache, its random key) cannot start. A request with a
-// timeout past 100000h (or a negative per-hop one) is refused:
-// TransportErrc::invalid_request.
+// libcurl (or, with a cache, its random key) cannot start. A request timeout
+// past 100000h (or a negative per-hop one) is TransportErrc::invalid_request.
 #pragma once
 
 #include "forgemeter/export.h"
