@@ -169,13 +169,14 @@ class Campaign {
   // A store that read its server's clock (PostgreSQL's renewal): replicas
   // whose clocks differ by more than T − W overlap (docs/lease-timing.md), so
   // a difference from the server's of over a quarter of it is told, once. The
-  // server read its clock between the sending and the answer: judged from the
-  // midpoint, within half a round trip.
+  // server read its clock between the sending and the answer, so only a
+  // reading outside that span by more than the bound is a proven difference
+  // (a slow round trip alone never is); its size is told from the midpoint.
   void check_clock(UtcMillis store_now, WallTime sent) {
     if (store_now == UtcMillis{} || told_clock_) return;
-    const WallTime mid = sent + (clock_.now() - sent) / 2;
+    const WallTime answered = clock_.now(), mid = sent + (answered - sent) / 2;
     const Duration off = store_now - mid, bound = (t_.ttl - t_.window) / 4;
-    if (off <= bound && -off <= bound) return;
+    if (store_now - answered <= bound && sent - store_now <= bound) return;
     told_clock_ = true;
     events_.post(text_.clock_differs(off, bound * 4));
   }

@@ -5,10 +5,11 @@
 // through the Clock interface (as campaign_clock_offset_test.cc does). TTL
 // 3 s: renewals every 1 s, T − W = 500 ms, so the bound is 125 ms; the
 // offsets are 0 (loopback: the round trip's half is well under 125 ms) and
-// ±2 s.
+// ±2 s; and renewals answered 400 ms late with no offset.
 #include <doctest/doctest.h>
 
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -37,11 +38,41 @@ class OffsetClock final : public forgemeter::Clock {
   Duration offset_;
 };
 
-// Campaigns with a clock `offset` from the server's through 4 renewals; the
-// clock_differs events it got.
-std::vector<std::string> warnings_with(const std::string& pg, Duration offset) {
+// A fault on purpose: the store's renewal answers `late` after the server
+// ran it (a loaded client, a slow network back), so its now() sits early in
+// a long round trip. The other calls go straight through.
+class LateRenewals final : public forgemeter::LeaseStore {
+ public:
+  LateRenewals(forgemeter::LeaseStore& inner, Duration late) : inner_(inner), late_(late) {}
+  forgemeter::LeaseResult acquire(std::string_view name, std::string_view owner, forgemeter::WallTime now, Duration ttl,
+                                  const forgemeter::Deadline& d) override {
+    return inner_.acquire(name, owner, now, ttl, d);
+  }
+  forgemeter::LeaseResult renew(std::string_view name, std::string_view owner, forgemeter::WallTime now, Duration ttl,
+                                const forgemeter::Deadline& d) override {
+    forgemeter::LeaseResult r = inner_.renew(name, owner, now, ttl, d);
+    std::this_thread::sleep_for(late_);  // the fault itself, not a synchronisation
+    return r;
+  }
+  forgemeter::LeaseResult release(std::string_view name, std::string_view owner,
+                                  const forgemeter::Deadline& d) override {
+    return inner_.release(name, owner, d);
+  }
+  forgemeter::LeaseState inspect(std::string_view name, const forgemeter::Deadline& d) override {
+    return inner_.inspect(name, d);
+  }
+
+ private:
+  forgemeter::LeaseStore& inner_;
+  Duration late_;
+};
+
+// Campaigns with a clock `offset` from the server's through 4 renewals, each
+// answered `late`; the clock_differs events it got.
+std::vector<std::string> warnings_with(const std::string& pg, Duration offset, Duration late = Duration::zero()) {
   fmtest::ScratchTable table(pg);
-  forgemeter::PostgresStore store({.conninfo = pg, .table = table.name()});
+  forgemeter::PostgresStore pg_store({.conninfo = pg, .table = table.name()});
+  LateRenewals store(pg_store, late);
   OffsetClock clock(offset);
   std::mutex mu;
   std::vector<std::string> told;
@@ -94,4 +125,13 @@ FM_SUITE_PG_TEST("postgres campaign: a clock off the server's by more than (T - 
   const auto behind = warnings_with(*pg, -2s);
   REQUIRE(behind.size() == 1);
   CHECK(behind[0].find("a clock about 2s behind the lease store server's") != std::string::npos);
+}
+
+FM_SUITE_PG_TEST("postgres campaign: a slow answer alone is no clock difference") {
+  // Answered 400 ms after the server's now(): judged from the round trip's
+  // midpoint that would be 200 ms off, past the 125 ms bound; the server's
+  // reading is inside the span from sending to answer, so nothing is proven.
+  CHECK(warnings_with(*pg, 0s, 400ms).empty());
+  // Past the span by more than the bound, it still is: 2 s ahead, answered late.
+  CHECK(warnings_with(*pg, -2s, 400ms).size() == 1);
 }
