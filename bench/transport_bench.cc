@@ -42,6 +42,7 @@
 #include "forgemeter/meter.h"
 #include "forgemeter/transport.h"
 #include "testforge/forge.h"
+#include "transport/body_tap.h"
 #include "transport/cache_front.h"
 #include "transport/easy_options.h"
 #include "transport/hop_counter.h"
@@ -116,8 +117,9 @@ class Bare {
     namespace td = forgemeter::transport_detail;
     curl_easy_reset(h_);
     char error[CURL_ERROR_SIZE];
-    td::ConnectionSettings s{&o, nullptr, false, o.connect_timeout, o.timeout, &body_, error};
+    td::ConnectionSettings s{&o, nullptr, false, o.connect_timeout, o.timeout, &tap_, error};
     td::apply_connection(h_, s);
+    tap_.begin(h_, nullptr, nullptr, false, true);  // the body kept whole, as without a sink
     static const std::string get = "GET", none;
     td::apply_hop(h_, get, url_, headers_, none, false);
     curl_easy_setopt(h_, CURLOPT_HEADERFUNCTION, collect);
@@ -131,6 +133,7 @@ class Bare {
   curl_slist* resolve_ = nullptr;
   curl_slist* headers_ = nullptr;
   std::string body_;
+  forgemeter::transport_detail::BodyTap tap_;  // reset_each_time's body, as the Transport's
   std::string headers_in_;
 };
 
