@@ -14,8 +14,8 @@ int curl_code(TransportErrc code) noexcept {
     case TransportErrc::invalid_request: return 3;
     case TransportErrc::resolve_failed: return 6;
     case TransportErrc::connect_failed: return 7;
-    case TransportErrc::timeout: return 28;
-    case TransportErrc::paced: return 28;  // its turn would come past -m: a timeout
+    case TransportErrc::timeout:
+    case TransportErrc::paced: return 28;  // paced: its turn would come past -m, a timeout
     case TransportErrc::tls_failed: return 35;
     case TransportErrc::cancelled: return 42;
     case TransportErrc::redirect_limit: return 47;
