@@ -6,7 +6,6 @@
 // that follows is a bounded tokenizer, never a parse into values: it tracks
 // only the containers' kinds (to 32 deep) and the keys on the path
 // `errors[].type`, and gives up on what is not JSON.
-#include <cstring>
 #include <string_view>
 
 #include "meter/reading.h"
@@ -92,7 +91,7 @@ class ErrorsWalk {
 
 bool says_graphql_rate_limited(std::string_view body) noexcept {
   body = body.substr(0, kRead);
-  if (memmem(body.data(), body.size(), kWord.data(), kWord.size()) == nullptr) return false;
+  if (body.find(kWord) == std::string_view::npos) return false;  // an empty body has no data() to search
   return ErrorsWalk().found(body);
 }
 
