@@ -4,6 +4,10 @@
 // the meter's counts beside the forge's ground truth, under 4 threads.
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
 #include <thread>
 
 #include "forge_calls.h"
@@ -107,12 +111,14 @@ TEST_CASE("cache on the forge: Accept is a representation: one kept answer never
 TEST_CASE("cache on the forge: a sweep in two lanes shows each lane's revalidated and coalesced on the lanes line") {
   Rig rig({}, cached());
   const Lane sweep{"sweep"}, board{"board"};
+  std::mutex mu;                                                // the readers' threads add to the maps
   std::map<std::string, std::uint64_t> revalidated, coalesced;  // by lane, from the Responses
   auto read = [&](Lane lane, const std::string& path) {
     Request r = as(41, {.url = rig.url("api.forge.test", path)});
     r.lane = lane;
     const auto res = rig.transport().perform(r);
     CHECK(res.status == 200);
+    std::lock_guard lock(mu);
     revalidated[std::string(lane.name())] += res.revalidated;
     coalesced[std::string(lane.name())] += res.coalesced;
     return res;
