@@ -24,8 +24,10 @@
 #include <thread>
 #include <vector>
 
+#include "command_marks.h"
 #include "core/components.h"
 #include "forgemeter_bin.h"
+#include "support/eventually.h"
 #include "support/skips.h"
 #if FORGEMETER_HAS_ETCD
 #include "support/etcd_cluster.h"
@@ -36,53 +38,6 @@ using namespace std::chrono;
 
 namespace {
 
-// CMD: appends "up <ns> <owner>" when it starts and "down <ns> <owner>" when
-// SIGTERM ends it (at once: `wait` is interrupted by the trap).
-const std::string kCmd =
-    "f=$1; trap 'echo \"down $(date +%s%N) $FORGEMETER_LEASE_OWNER\" >> $f; exit 0' TERM; "
-    "echo \"up $(date +%s%N) $FORGEMETER_LEASE_OWNER\" >> $f; sleep 3600 & wait";
-
-struct Mark {
-  std::string kind, owner;
-  std::int64_t ns = 0;
-};
-
-std::vector<Mark> marks(const std::string& path) {
-  std::vector<Mark> out;
-  std::istringstream in(read_file(path));
-  Mark m;
-  while (in >> m.kind >> m.ns >> m.owner) out.push_back(m);
-  return out;
-}
-
-std::size_t ups(const std::string& path) {
-  std::size_t n = 0;
-  for (const auto& m : marks(path)) n += m.kind == "up";
-  return n;
-}
-
-template <class P>
-bool eventually(P pred, milliseconds timeout) {
-  const auto end = steady_clock::now() + timeout;
-  while (steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(milliseconds(5));
-  }
-  return pred();
-}
-
-// Sockets `pid` holds: a campaigning `lease run` has two once it polls (its
-// store's connection and its listening session or watch).
-int sockets(pid_t pid) {
-  int n = 0;
-  std::error_code ec;
-  for (const auto& fd : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
-    const auto target = std::filesystem::read_symlink(fd.path(), ec);
-    n += !ec && target.string().rfind("socket:", 0) == 0;
-  }
-  return n;
-}
-
 void twenty_handovers(const std::string& store) {
   TempDir dir;
   const std::string log = dir.file("marks");
@@ -91,7 +46,7 @@ void twenty_handovers(const std::string& store) {
   auto start = [&] {
     const std::string owner = "p" + std::to_string(spawned++);
     return spawn_process({forgemeter_bin(), "lease", "run", "--store", store, "--name", name, "--owner", owner, "--ttl",
-                          "9s", "--retry", "3s", "--", "sh", "-c", kCmd, "sh", log},
+                          "9s", "--retry", "3s", "--", "sh", "-c", kMarkingCmd, "sh", log},
                          dir.file(owner + ".out"), dir.file(owner + ".err"));
   };
   Spawned holder = start();
