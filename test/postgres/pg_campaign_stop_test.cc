@@ -141,7 +141,10 @@ FM_SUITE_PG_TEST(
   a.start(90s, "stuck");
   REQUIRE(fmtest::eventually([&] { return waiting_on_lock(admin, a.app) == 1; }, 10s));
   const auto took = a.stop_and_join();
-  const auto gone = time_until([&] { return waiting_on_lock(admin, a.app) == 0; }, 5s);
+  // A backend that stops waiting on the lock is still 'active' while it exits:
+  // await the whole exit, not only the end of the wait. The release's
+  // connection stays in the pool, idle, so it does not hold this up.
+  const auto gone = time_until([&] { return busy_backends(admin, a.app) == 0; }, 5s);
 
   const auto calls = a.recorder.calls();
   REQUIRE(calls.size() >= 2);
@@ -155,7 +158,6 @@ FM_SUITE_PG_TEST(
   CHECK(took < 250ms);
   REQUIRE(gone);
   CHECK(*gone < 1s);
-  CHECK(busy_backends(admin, a.app) == 0);                  // the release's connection stays in the pool, idle
   CHECK(forgemeter::pg::cancels_sent() == cancels_before);  // no cancel request: the server ended it
   CHECK(a.count(forgemeter::LeaseEvent::Kind::store_unreachable) == 0);
   CHECK_FALSE(a.elected());
@@ -167,8 +169,8 @@ FM_SUITE_PG_TEST(
   CHECK(after.term == 1);
   std::printf(
       "postgres campaign stop (candidate): campaign() returned %.1f ms after the stop (acquire abandoned after "
-      "%.1f ms on the lock; release answered in %.1f ms on a fresh connection); the statement left "
-      "pg_stat_activity %.1f ms after campaign() returned\n",
+      "%.1f ms on the lock; release answered in %.1f ms on a fresh connection); the stalled "
+      "backend was gone %.1f ms after campaign() returned\n",
       ms(took), ms(acq.answered - acq.sent), ms(rel.answered - rel.sent), ms(*gone));
 }
 
