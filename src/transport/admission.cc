@@ -87,7 +87,9 @@ TransportError Admission::wait_out_pause(const HopAsk& hop) {
   const std::string installation = std::to_string(hop.installation);
   const SteadyTime began = clock_.steady_now();
   TransportError end;
+  bool held = false;  // only a hop that was held has waited: admitting one takes time too
   while (const auto p = pauses_.active(hop.installation, clock_.steady_now())) {
+    held = true;
     if (p->until - clock_.steady_now() > most || p->until > hop.deadline) {
       std::string until;
       meter::append_time_of_day(until, meter::time_of_day(p->wall_until));
@@ -103,7 +105,7 @@ TransportError Admission::wait_out_pause(const HopAsk& hop) {
     }
   }
   // However it ended (admitted, refused, stopped), what the wait took is the lane's.
-  hop.counter.record_wait(hop.url, WaitCause::pause, clock_.steady_now() - began, clock_.now());
+  if (held) hop.counter.record_wait(hop.url, WaitCause::pause, clock_.steady_now() - began, clock_.now());
   return end;
 }
 
@@ -113,9 +115,9 @@ TransportError Admission::wait_for_pace(const HopAsk& hop, SteadyTime limit) {
   const Lane lane = hop.counter.lane();
   const std::string_view resource = resource_of_path(path_of(hop.url));
   const SteadyTime began = clock_.steady_now();
-  for (;;) {
+  for (bool held = false;; held = true) {  // only a hop that was held has waited
     const PaceVerdict v = governor_.admit(lane, hop.installation, resource);
-    const Duration waited = clock_.steady_now() - began;
+    const Duration waited = held ? clock_.steady_now() - began : Duration::zero();
     if (v.go) {
       if (waited > Duration::zero()) hop.counter.record_wait(hop.url, WaitCause::pacing, waited, clock_.now());
       return {};
@@ -141,23 +143,23 @@ TransportError Admission::wait_for_limits(const HopAsk& hop, SteadyTime limit, I
   const Api api = api_of_url(hop.url);
   const RequestKind kind = kind_of(hop.method, api, hop.with_body ? std::string_view(hop.req.body) : "");
   const SteadyTime began = clock_.steady_now();
-  for (;;) {
+  for (bool held = false;; held = true) {  // only a hop that was held has waited
     const SecondaryVerdict v = limits_.admit(hop.installation, kind);
-    const Duration waited = clock_.steady_now() - began;
+    const Duration waited = held ? clock_.steady_now() - began : Duration::zero();
     if (v.go) {
       slot.hold(&limits_, hop.installation);
       if (waited > Duration::zero()) hop.counter.record_wait(hop.url, WaitCause::secondary, waited, clock_.now());
       return {};
     }
-    const std::string held = "installation " + std::to_string(hop.installation) + "'s " + std::string(v.limit);
+    const std::string held_by = "installation " + std::to_string(hop.installation) + "'s " + std::string(v.limit);
     if (v.retry_at > limit) {
       hop.counter.record_wait(hop.url, WaitCause::secondary, waited, clock_.now());
-      return {TransportErrc::paced, "held by " + held + " for " + seconds_text(v.retry_at - began) +
+      return {TransportErrc::paced, "held by " + held_by + " for " + seconds_text(v.retry_at - began) +
                                         ", past the request's timeout: not sent"};
     }
     if (!clock_.wait_until(v.retry_at, hop.req.stop)) {
       hop.counter.record_wait(hop.url, WaitCause::secondary, clock_.steady_now() - began, clock_.now());
-      return {TransportErrc::cancelled, "cancelled while held by " + held};
+      return {TransportErrc::cancelled, "cancelled while held by " + held_by};
     }
   }
 }
