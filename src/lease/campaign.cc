@@ -85,7 +85,9 @@ class Campaign {
         release(false);
         break;
       }
-      Ending how = serve(r.term, sent);
+      // Heard before the work starts, so a resign request from then on wakes the holder.
+      const std::uint64_t granted_mark = changes_ != nullptr ? changes_->change_mark(spec_.name) : 0;
+      Ending how = serve(r.term, sent, granted_mark);
       if (how == Ending::stopped) return CampaignEnd::stopped;
       if (how == Ending::work_returned) return CampaignEnd::work_returned;
       if (spec_.on_loss == OnLoss::stop) return CampaignEnd::term_ended;
@@ -191,10 +193,10 @@ class Campaign {
     if (r.status == LeaseStatus::released) events_.post(text_.released(r.term, after_unanswered_attempt));
   }
 
-  // Serves one term won by the acquire sent at `sent`; returns how it ended,
-  // after work has returned and the lease was released (unless refused).
-  // Rethrows what work threw, after the release.
-  Ending serve(std::uint64_t number, const Sent& sent) {
+  // Serves one term won by the acquire sent at `sent` (the store's changes
+  // read up to `seen`); returns how it ended, after work has returned and the
+  // lease was released (unless refused). Rethrows what work threw, after the release.
+  Ending serve(std::uint64_t number, const Sent& sent, std::uint64_t seen) {
     auto state = std::make_shared<Term::State>(clock_, number, lease_stamp(sent.wall), sent.steady + t_.proof_window());
     std::stop_source wake;  // requested by `stop` or by work's return: both end the term
     std::stop_callback on_stop(stop_, [&wake] { wake.request_stop(); });
@@ -220,7 +222,7 @@ class Campaign {
     }
     Held held{Ending::stopped, {}};
     try {
-      held = hold(*state, sent.steady, wake.get_token(), done);
+      held = hold(*state, sent.steady, seen, wake.get_token(), done);
     } catch (...) {  // a store that throws (it should not): end the term, keep no thread behind
       state->end();
       worker.join();
@@ -238,10 +240,10 @@ class Campaign {
 
   // Renews every TTL/3 — at once when the store tells of a change (a resign
   // request) — until something ends the term.
-  Held hold(Term::State& st, SteadyTime last_sent, const std::stop_token& wake, const std::atomic<bool>& done) {
+  Held hold(Term::State& st, SteadyTime last_sent, std::uint64_t seen, const std::stop_token& wake,
+            const std::atomic<bool>& done) {
     SteadyTime next_renew = last_sent + t_.third;
     int unanswered = 0;
-    std::uint64_t seen = mark();
     for (;;) {
       const SteadyTime deadline = st.deadline();
       const bool changed = idle(std::min(next_renew, deadline), seen, wake);
