@@ -5,8 +5,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <latch>
+#include <mutex>
+#include <stop_token>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -108,6 +110,41 @@ void write_logs(const DemoArgs& a, const FleetLog& log, const Names& n) {
   }
 }
 
+// The lease the sweep's lane is elected through in hour 2, and what the campaigns said.
+struct Election {
+  MemoryStore store;
+  std::mutex mu;
+  std::vector<std::string> events;
+};
+
+std::string plan_text(const DemoPlan& plan) {
+  std::string out = fmt::format("hour 1 ({}-{}): every replica sweeps", hour_text(seconds(plan.hour_start(1))),
+                                hour_text(seconds(plan.hour_start(2))).substr(11));
+  if (plan.hours >= 2)
+    out += fmt::format("; hour 2: the lane \"{}\" elected through the lease, its sweep through a conditional cache",
+                       kSweepLane);
+  if (plan.hours >= 3)
+    out += fmt::format("; hour 3: every replica sweeps again, unelected but paced to keep {:g} % at the reset",
+                       plan.keep_fraction * 100);
+  return out + "\n";
+}
+
+// Starts replica `r`'s loops for hour `h` (from, until): its sweep as the hour
+// has it (1 unelected, 2 elected, 3 paced), its untagged requests and searches.
+void start_hour(std::vector<std::jthread>& threads, Replica& r, int h, const DemoPlan& plan, UtcMillis until,
+                const std::stop_token& stop, Election& election) {
+  const UtcMillis from = plan.hour_start(h);
+  threads.emplace_back([&r, &election, h, from, until, stop] {
+    if (h == 2)
+      r.sweep_elected(election.store, stop, election.events, election.mu);
+    else
+      r.sweep_unelected(from, until, stop, /*paced=*/h == 3);
+  });
+  threads.emplace_back([&r, from, until, stop] { r.background(from, until, stop); });
+  const int burst = h == 2 ? kBurst : 0;
+  threads.emplace_back([&r, from, until, stop, burst] { r.searches(from, until, stop, from + kBurstAfter, burst); });
+}
+
 }  // namespace
 
 int run_demo(const DemoArgs& a) {
@@ -129,7 +166,7 @@ int run_demo(const DemoArgs& a) {
   fo.installation_limit = plan.budget;
   fo.threads = 32;
   testforge::Forge forge(fo);
-  MemoryStore store;
+  Election election;
   const Names n = names(a);
   FleetLog log(n.replicas.size());
   std::vector<std::unique_ptr<Replica>> fleet;
@@ -142,69 +179,34 @@ int run_demo(const DemoArgs& a) {
              plan.replicas, plan.hours, plan.speed, forge.port());
   fmt::print(out, "installation {}: {} requests an hour; modelled sweep demand, unelected: {} an hour\n",
              plan.installation, plan.budget, plan.sweep_per_replica_hour() * static_cast<std::uint64_t>(plan.replicas));
-  fmt::print(out,
-             "hour 1 ({}-{}): every replica sweeps; {}: the lane \"{}\" elected through the lease, its sweep "
-             "through a conditional cache\n\n",
-             hour_text(seconds(plan.hour_start(1))), hour_text(seconds(plan.hour_start(2))).substr(11),
-             plan.hours >= 2 ? "later hours" : "(no later hour)", kSweepLane);
+  fmt::print(out, "{}\n", plan_text(plan));
   std::fflush(out);
 
-  std::latch hour1_done(std::ptrdiff_t{3} * plan.replicas);
-  std::latch go(1);
-  std::stop_source stop;
-  std::mutex events_mu;
-  std::vector<std::string> events;
-  const UtcMillis h1_freeze = plan.hour_start(2) - freeze_before, end_freeze = end - freeze_before;
-  std::vector<std::jthread> threads;
-  for (auto& r : fleet) {
-    Replica* rp = r.get();
-    threads.emplace_back([&, rp] {
-      rp->sweep_unelected(plan.hour_start(1), h1_freeze);
-      hour1_done.count_down();
-      go.wait();
-      if (plan.hours >= 2) rp->sweep_elected(store, stop.get_token(), events, events_mu);
-    });
-    threads.emplace_back([&, rp] {
-      rp->background(plan.hour_start(1), h1_freeze, {});
-      hour1_done.count_down();
-      go.wait();
-      if (plan.hours >= 2) rp->background(plan.hour_start(2), end_freeze, stop.get_token());
-    });
-    threads.emplace_back([&, rp] {
-      rp->searches(plan.hour_start(1), h1_freeze, {}, {}, 0);
-      hour1_done.count_down();
-      go.wait();
-      if (plan.hours >= 2)
-        rp->searches(plan.hour_start(2), end_freeze, stop.get_token(), plan.hour_start(2) + kBurstAfter, kBurst);
-    });
-  }
   // Each boundary counted at the forge: time stops just before it, every request of the hour lands, count, go on.
-  clock.pause_at(h1_freeze);
-  clock.resume();
-  wait_clock(clock, h1_freeze);
-  clock.freeze();
-  hour1_done.wait();
-  std::vector<ForgePeriod> periods{
-      forge_period(forge, "hour 1", seconds(plan.hour_start(1)), seconds(plan.hour_start(2)))};
-  clock.jump_to(plan.hour_start(2));
-  if (plan.hours >= 2) clock.pause_at(end_freeze);
-  clock.resume();
-  go.count_down();
-  for (int h = 1; h < plan.hours; ++h) print_hour(out, log, n, h, seconds(plan.hour_start(h + 1)));
-  if (plan.hours >= 2) {
-    wait_clock(clock, end_freeze);
+  std::vector<ForgePeriod> periods;
+  LaneCounts lanes_before, not_modified_before;
+  for (int h = 1; h <= plan.hours; ++h) {
+    const UtcMillis freeze = plan.hour_start(h + 1) - freeze_before;
+    std::stop_source stop;
+    std::vector<std::jthread> threads;
+    for (auto& r : fleet) start_hour(threads, *r, h, plan, freeze, stop.get_token(), election);
+    clock.pause_at(freeze);
+    clock.resume();
+    if (h > 1) print_hour(out, log, n, h - 1, seconds(plan.hour_start(h)));
+    wait_clock(clock, freeze);
     clock.freeze();
+    stop.request_stop();  // ends a term, a pace's wait
+    threads.clear();      // joins
+    ForgePeriod p =
+        forge_period(forge, fmt::format("hour {}", h), seconds(plan.hour_start(h)), seconds(plan.hour_start(h + 1)));
+    const LaneCounts lanes = p.lanes, not_modified = p.not_modified;
+    p.lanes = minus(p.lanes, lanes_before);
+    p.not_modified = minus(p.not_modified, not_modified_before);
+    lanes_before = lanes;
+    not_modified_before = not_modified;
+    periods.push_back(std::move(p));
+    clock.jump_to(plan.hour_start(h + 1));
   }
-  stop.request_stop();
-  threads.clear();  // joins
-  if (plan.hours >= 2) {
-    ForgePeriod later = forge_period(forge, plan.hours == 2 ? "hour 2" : fmt::format("hours 2-{}", plan.hours),
-                                     seconds(plan.hour_start(2)), seconds(end));
-    later.lanes = minus(later.lanes, periods[0].lanes);
-    later.not_modified = minus(later.not_modified, periods[0].not_modified);
-    periods.push_back(std::move(later));
-  }
-  clock.jump_to(end);
   for (auto& r : fleet) r->flush();
   print_hour(out, log, n, plan.hours, seconds(end));
 
@@ -212,12 +214,12 @@ int run_demo(const DemoArgs& a) {
   fmt::print(out, "\n{} logged (each replica logs its own; the report sums them):\n", n.replicas[0]);
   for (const auto& line : log.lines(0)) fmt::print(out, "  {}\n", line);
   fmt::print(out, "\nlease events:\n");
-  for (const auto& e : events) fmt::print(out, "  {}\n", e);
+  for (const auto& e : election.events) fmt::print(out, "  {}\n", e);
   fmt::print(out, "\nthe fleet report of those lines (forgemeter report):\n\n{}", render_table(data));
   const Comparison c = compare(data.hours, periods);
   fmt::print(out, "\nthe report beside the forge's own count of what it received:\n{}\n", c.text);
-  bool hour2_exhausted = false;
-  fmt::print(out, "{}", headline(data.hours, plan.replicas, hour2_exhausted));
+  const Headline said = headline(data.hours, plan);
+  fmt::print(out, "{}", said.text);
   fmt::print(out, "{}", charged_text(periods, 2 * plan.deep_runs));
   if (!a.logs.empty()) {
     write_logs(a, log, n);
@@ -230,7 +232,7 @@ int run_demo(const DemoArgs& a) {
   }
   std::fflush(out);
   if (!c.agree) throw DemoFailed("the fleet report and the forge's own count differ (see above)");
-  if (hour2_exhausted) throw DemoFailed("with the sweep's lane elected, hour 2 still ran out of its budget");
+  if (!said.failure.empty()) throw DemoFailed(said.failure);
   return 0;
 }
 

@@ -1,12 +1,13 @@
 // demo.h — the incident this project exists for, replayed in seconds on the
 // loopback forge and the memory store: hour 1 every replica sweeps and the
-// installation's budget runs out; from hour 2 the sweep's lane is elected.
+// installation's budget runs out; in hour 2 the sweep's lane is elected; in
+// hour 3 every replica sweeps again, paced.
 //
 // run_demo() prints as it goes (stdout; stderr when --html or --forge-counts
 // is '-', which then gets stdout to itself): each hour's fleet line as the hour
 // finishes, then the report and its comparison with the forge's own counts;
 // it returns 0, throws DemoFailed when the report and the forge differ or the
-// elected hour still ran out, core_detail::WriteError when a file cannot be written.
+// elected or the paced hour still ran out, core_detail::WriteError when a file cannot be written.
 #pragma once
 
 #include <optional>
@@ -16,7 +17,7 @@
 namespace forgemeter::demo {
 
 struct DemoArgs {
-  int replicas = 10, hours = 2;
+  int replicas = 10, hours = 3;
   double speed = 600;
   std::string html;          // a file, or "-": stdout
   std::string logs;          // a directory: each replica's log as <logs>/<replica>.log

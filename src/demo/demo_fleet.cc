@@ -19,13 +19,19 @@ MeterOptions meter_options(FastClock& clock, LineSink sink) {
 }
 
 TransportOptions transport_options(Meter& meter, FastClock& clock, const testforge::Forge& forge,
-                                   std::size_t cache_bytes) {
+                                   std::size_t cache_bytes = 0) {
   TransportOptions o;
   o.cache.max_bytes = cache_bytes;
   o.meter = &meter;
   o.clock = &clock;
   o.resolve = forge.resolve();
   o.lane_header = std::string(testforge::kLaneHeader);
+  return o;
+}
+
+TransportOptions paced_options(Meter& meter, FastClock& clock, const testforge::Forge& forge, const DemoPlan& plan) {
+  TransportOptions o = transport_options(meter, clock, forge);
+  o.pacing = {{.lane = Lane(kSweepLane), .installation = plan.installation, .keep_fraction = plan.keep_fraction}};
   return o;
 }
 
@@ -39,21 +45,24 @@ Replica::Replica(int index, std::string name, const DemoPlan& plan, FastClock& c
       clock_(clock),
       forge_(forge),
       meter_(meter_options(clock, std::move(sink))),
-      transport_(transport_options(meter_, clock, forge, 0)),
+      transport_(transport_options(meter_, clock, forge)),
       cached_(transport_options(meter_, clock, forge, plan.cache_bytes)),
+      paced_(paced_options(meter_, clock, forge, plan)),
       offset_(std::chrono::seconds((index * 37) % 50)) {}
 
 bool Replica::wait_until(UtcMillis t, const std::stop_token& stop) {
   return clock_.wait_until(clock_.steady_at(t), stop) && !stop.stop_requested();
 }
 
-void Replica::get(const std::string& path, std::optional<std::string_view> lane, Transport& through) {
+void Replica::get(const std::string& path, std::optional<std::string_view> lane, Transport& through,
+                  const std::stop_token& stop) {
   Request r;
+  r.stop = stop;
   r.url = forge_.url(testforge::kHosts[0], path);
   r.bearer = fmt::format("inst-{}", plan_.installation);
   r.installation = plan_.installation;
   if (lane) r.lane = Lane(*lane);
-  through.perform(r);  // a 403 (budget spent) or a refusal is counted, not retried
+  through.perform(r);  // a 403 (budget spent) or a refusal is counted, not retried; a stopped pace sends nothing
 }
 
 void Replica::pass(int n, const std::stop_token& stop, Transport& through) {
@@ -61,17 +70,16 @@ void Replica::pass(int n, const std::stop_token& stop, Transport& through) {
   const int runs = deep ? plan_.deep_runs : plan_.light_runs;
   for (int run = 0; run < runs && !stop.stop_requested(); ++run) {
     int pull = 1000 + run;
-    get(fmt::format("/repos/acme/app/pulls/{}", pull), kSweepLane, through);
-    get(fmt::format("/repos/acme/app/commits/{:040x}/status", pull), kSweepLane, through);
+    get(fmt::format("/repos/acme/app/pulls/{}", pull), kSweepLane, through, stop);
+    get(fmt::format("/repos/acme/app/commits/{:040x}/status", pull), kSweepLane, through, stop);
   }
 }
 
-void Replica::sweep_unelected(UtcMillis from, UtcMillis freeze) {
-  std::stop_token none;
+void Replica::sweep_unelected(UtcMillis from, UtcMillis until, const std::stop_token& stop, bool paced) {
   int n = 0;
-  for (UtcMillis t = from + offset_; t < freeze; t += std::chrono::minutes(1)) {
-    wait_until(t, none);
-    pass(n++, none, transport_);
+  for (UtcMillis t = from + offset_; t < until; t += std::chrono::minutes(1)) {
+    if (!wait_until(t, stop)) return;
+    pass(n++, stop, paced ? paced_ : transport_);
   }
 }
 

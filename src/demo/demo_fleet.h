@@ -10,10 +10,13 @@
 // per-minute `search` bucket) every 5; in hour 2 one replica runs a burst of
 // searches that spends that bucket: limited for a minute, not the hour's budget.
 //
-// Hour 1 every replica sweeps; from hour 2 on the sweep's lane is elected
-// through the lease (forgemeter::elect), so one replica sweeps, through a
-// Transport of its replica with the conditional cache (TransportOptions::cache):
-// a re-read is revalidated, and the forge charges its 304 nothing.
+// Hour 1 every replica sweeps; in hour 2 the sweep's lane is elected through
+// the lease (forgemeter::elect), so one replica sweeps, through a Transport of
+// its replica with the conditional cache (TransportOptions::cache): a re-read
+// is revalidated, and the forge charges its 304 nothing. In hour 3 every
+// replica sweeps again, unelected, through a Transport that paces the sweep's
+// lane (TransportOptions::pacing) to keep `keep_fraction` of the budget at the
+// reset: none of them knows the others, the forge's readings say enough.
 //
 // Thread-safety: a Replica's loops run on threads of their own; its meter's
 // lines go to the sink it was given (a FleetLog's).
@@ -42,13 +45,14 @@ inline constexpr std::string_view kSearchLane = "pr-search";
 
 struct DemoPlan {
   int replicas = 10;
-  int hours = 2;
+  int hours = 3;
   double speed = 600;
   int light_runs = 11;
   int deep_runs = 120;
   std::uint64_t installation = 101;
   std::uint64_t budget = 12'500;
   std::size_t cache_bytes = std::size_t{16} << 20;  // the elected sweep's cache
+  double keep_fraction = 0.05;                      // what the paced sweep leaves at the reset
   UtcMillis start{};                                // the first hour's start (on the hour)
 
   UtcMillis hour_start(int h) const { return start + std::chrono::hours(h - 1); }  // h from 1
@@ -66,9 +70,13 @@ class Replica {
 
   const std::string& name() const { return name_; }
 
-  // Hour 1: passes at each minute (plus this replica's offset) before `freeze`.
-  void sweep_unelected(UtcMillis from, UtcMillis freeze);
-  // Later hours: campaigns for the sweep's lane; sweeps each term until `stop`.
+  // Hours 1 and 3: passes at each minute (plus this replica's offset) from
+  // `from` while before `until` and not stopped; a pass late (a slow machine,
+  // or its pace) starts the next at once. `paced`: through the Transport that
+  // paces the sweep's lane; `stop` also ends a request's wait (its pace, a
+  // secondary limit) while time stands still at the hour's end.
+  void sweep_unelected(UtcMillis from, UtcMillis until, const std::stop_token& stop, bool paced);
+  // Hour 2: campaigns for the sweep's lane; sweeps each term until `stop`.
   void sweep_elected(LeaseStore& store, std::stop_token stop, std::vector<std::string>& events, std::mutex& events_mu);
   // The untagged requests, every 2 minutes from `from` while before `until` and not stopped;
   // and a search every 5 minutes (replica 0 also runs `burst` searches at once at `burst_at`).
@@ -79,7 +87,8 @@ class Replica {
 
  private:
   void pass(int n, const std::stop_token& stop, Transport& through);
-  void get(const std::string& path, std::optional<std::string_view> lane, Transport& through);
+  void get(const std::string& path, std::optional<std::string_view> lane, Transport& through,
+           const std::stop_token& stop = {});
   bool wait_until(UtcMillis t, const std::stop_token& stop);
 
   const int index_;
@@ -90,6 +99,7 @@ class Replica {
   Meter meter_;
   Transport transport_;
   Transport cached_;  // the elected sweep's
+  Transport paced_;   // the paced sweep's
   std::chrono::seconds offset_;
 };
 

@@ -105,31 +105,61 @@ std::string charged_text(const std::vector<ForgePeriod>& periods, int distinct) 
   return out + fmt::format("; the sweep reads {} distinct resources\n", distinct);
 }
 
-std::string headline(const std::vector<FleetHour>& hours, int replicas, bool& hour2_exhausted) {
-  std::string out;
-  hour2_exhausted = false;
+namespace {
+
+std::uint64_t sweep_requests(const FleetHour& h) {
+  auto it = h.lanes.find(std::string(kSweepLane));
+  return it == h.lanes.end() ? std::uint64_t{0} : it->second;
+}
+
+// How long the sweep's lane waited for its pace in hour `h`, summed over the fleet.
+std::chrono::milliseconds paced_wait(const FleetHour& h) {
+  std::uint64_t ms = 0;
+  for (const auto& [key, economy] : h.economy)
+    if (key.lane == kSweepLane) ms += economy.waited_ms[static_cast<std::size_t>(WaitCause::pacing)];
+  return std::chrono::milliseconds(ms);
+}
+
+// Hour 3: what the paced fleet spent and what the lowest reading left, against the keep.
+std::string paced_text(const FleetHour& h, const DemoPlan& plan) {
+  const auto keep = static_cast<std::uint64_t>(plan.keep_fraction * static_cast<double>(plan.budget));
+  std::string out = fmt::format("hour 3: every replica swept, unelected but paced: {} requests ({} by the sweep)",
+                                h.requests, sweep_requests(h));
+  if (const report::BudgetView* b = h.lowest_budget(); b && b->lowest)
+    out += fmt::format("; the lowest reading, at {}, left {} of {} (to keep: {})", clock_text(b->lowest_at), *b->lowest,
+                       b->limit.value_or(plan.budget), keep);
+  const double waited = std::chrono::duration<double>(paced_wait(h)).count();
+  return out + fmt::format("; the sweep waited {:.0f} s for its pace (all replicas); the hour is {}\n", waited,
+                           h.exhausted() ? "EXHAUSTED" : "not exhausted");
+}
+
+}  // namespace
+
+Headline headline(const std::vector<FleetHour>& hours, const DemoPlan& plan) {
+  Headline out;
   if (hours.empty()) return out;
   if (auto at = hours[0].first_exhausted_at()) {
     const auto minute = std::chrono::duration_cast<std::chrono::minutes>(*at - hours[0].hour_start()).count();
-    out += fmt::format("hour 1: the installation's budget ran out at {}, minute {} of the hour\n", clock_text(*at),
-                       minute);
+    out.text += fmt::format("hour 1: the installation's budget ran out at {}, minute {} of the hour\n", clock_text(*at),
+                            minute);
   } else {
-    out += "hour 1: the budget did not run out\n";
+    out.text += "hour 1: the budget did not run out\n";
   }
   if (hours.size() < 2) return out;
-  auto sweep = [&](const FleetHour& h) {
-    auto it = h.lanes.find(std::string(kSweepLane));
-    return it == h.lanes.end() ? std::uint64_t{0} : it->second;
-  };
-  const std::uint64_t h1 = sweep(hours[0]), h2 = sweep(hours[1]);
-  out += fmt::format("sweep cost: hour 1 {} requests, hour 2 {}: {:.1f}x less with the lane elected (R = {})\n", h1, h2,
-                     h2 > 0 ? static_cast<double>(h1) / static_cast<double>(h2) : 0.0, replicas);
-  hour2_exhausted = hours[1].exhausted();
+  const std::uint64_t h1 = sweep_requests(hours[0]), h2 = sweep_requests(hours[1]);
+  out.text += fmt::format("sweep cost: hour 1 {} requests, hour 2 {}: {:.1f}x less with the lane elected (R = {})\n",
+                          h1, h2, h2 > 0 ? static_cast<double>(h1) / static_cast<double>(h2) : 0.0, plan.replicas);
+  const bool hour2_exhausted = hours[1].exhausted();
   if (auto limited = hours[1].first_limited_at())
-    out += fmt::format(
+    out.text += fmt::format(
         "hour 2: a burst of searches spent the search bucket (30 a minute) at {}: reported as limited, "
         "and the hour is {}\n",
         clock_text(*limited), hour2_exhausted ? "EXHAUSTED" : "not exhausted");
+  if (hour2_exhausted) out.failure = "with the sweep's lane elected, hour 2 still ran out of its budget";
+  if (hours.size() < 3) return out;
+  out.text += paced_text(hours[2], plan);
+  if (hours[2].exhausted() && out.failure.empty())
+    out.failure = "with the sweep's lane paced, hour 3 still ran out of its budget";
   return out;
 }
 

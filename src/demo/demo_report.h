@@ -19,7 +19,7 @@ using LaneCounts = std::map<std::string, std::uint64_t>;  // untagged requests u
 // What the forge received in the hours ending (from, until]: read while the
 // clock stood still at `until`'s last second, every request of them landed.
 struct ForgePeriod {
-  std::string label;  // "hour 1", "hours 2-3"
+  std::string label;  // "hour 1"
   report::Instant from{}, until{};
   LaneCounts lanes;
   LaneCounts not_modified;  // of them, answered 304 (free on GitHub: not charged)
@@ -42,7 +42,14 @@ std::string forge_counts_json(const std::vector<ForgePeriod>& periods);
 // requests (…)": what the sweep's lane cost each period, against the `distinct` resources it reads.
 std::string charged_text(const std::vector<ForgePeriod>& periods, int distinct);
 
-// When hour 1's budget ran out, the sweep's cost per hour, the search burst; `hour2_exhausted`: whether it failed.
-std::string headline(const std::vector<report::FleetHour>& hours, int replicas, bool& hour2_exhausted);
+struct DemoPlan;
+
+struct Headline {
+  std::string text;
+  std::string failure;  // empty: the story held; else why the demo fails (hour 2 or 3 ran out)
+};
+// When hour 1's budget ran out; the sweep's cost in hours 1 and 2; hour 2's
+// search burst; hour 3's paced spend against what it was to keep at the reset.
+Headline headline(const std::vector<report::FleetHour>& hours, const DemoPlan& plan);
 
 }  // namespace forgemeter::demo

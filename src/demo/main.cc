@@ -28,17 +28,19 @@ int run(int argc, char** argv) {
   CLI::App app{
       "forgemeter-demo: replay the incident on the loopback forge, in seconds. R replicas, each with its own\n"
       "Meter and Transport, sweep a merge gate over real HTTP on an accelerated clock. Hour 1 every replica\n"
-      "sweeps and the budget runs out; hour 2 the sweep's lane is elected through a lease. Prints each hour's\n"
-      "fleet line as the hour ends, then the fleet report beside the forge's own counts (exit 1 if they differ),\n"
-      "when the budget ran out, and the hour 1 / hour 2 cost.",
+      "sweeps and the budget runs out; hour 2 the sweep's lane is elected through a lease; hour 3 every replica\n"
+      "sweeps again, unelected but paced to keep 5 % at the reset. Prints each hour's fleet line as the hour\n"
+      "ends, then the fleet report beside the forge's own counts (exit 1 if they differ, or if hour 2 or 3 ran\n"
+      "out), when the budget ran out, the hour 1 / hour 2 cost and hour 3's paced spend.",
       "forgemeter-demo"};
   app.set_version_flag("-V,--version", std::string("forgemeter-demo ") + std::string(forgemeter::version()),
                        "print the version and exit");
   app.add_option("--replicas", a.replicas, "replicas (default 10)")
       ->check(whole_number(1, kMaxReplicas, "a replica count"));
-  app.add_option("--hours", a.hours, "simulated hours; hour 1 unelected, the rest elected (default 2)")
-      ->check(whole_number(1, 6, "an hour count"));
-  app.add_option("--speed", a.speed, "simulated seconds per real second (default 600: two hours in 12 s)")
+  app.add_option("--hours", a.hours,
+                 "simulated hours: 1 the incident only, 2 then the lane elected, 3 then paced (default 3)")
+      ->check(whole_number(1, 3, "an hour count"));
+  app.add_option("--speed", a.speed, "simulated seconds per real second (default 600: three hours in 18 s)")
       ->check(decimal_number(10, 5000, "a speed"));
   app.add_option("--html", a.html,
                  "also write the fleet report page (HTML with the chart) to this file ('-': stdout, and the demo's "

@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -103,13 +105,55 @@ bool await_output(const std::string& path, const std::string& text, std::chrono:
   return true;
 }
 
+// Hour 3: ten replicas sweep unelected, each pacing the sweep to keep 5 % of
+// L = 12 500 (625) at the reset, with a demand of 1.4 L. Nothing is limited,
+// the forge's own count of the core budget's spend reaches 90 % of L - keep
+// (10 687), and the lowest reading before the reset is within 10 % of L of
+// the keep (measured: 11 408 sweep requests, 792 left).
+void check_paced_hour(const std::string& text, const std::map<std::string, std::uint64_t>& forge) {
+  std::uint64_t core = 0;
+  for (const auto& [lane, n] : forge)
+    if (lane != "pr-search") core += n;  // searches spend the search bucket
+  MESSAGE("hour 3, paced: the forge counted " << core << " requests on the core budget");
+  CHECK(core >= 10'687);
+  CHECK(core <= 12'500);
+  const auto at = text.find("hour 3: every replica swept, unelected but paced: ");
+  REQUIRE(at != std::string::npos);
+  const std::string said = text.substr(at, text.find('\n', at) - at);
+  INFO(said);
+  const auto left_at = said.find(" left ");
+  REQUIRE(left_at != std::string::npos);
+  unsigned long long left = 0, limit = 0, keep = 0;
+  REQUIRE(std::sscanf(said.c_str() + left_at, " left %llu of %llu (to keep: %llu)", &left, &limit, &keep) == 3);
+  CHECK(limit == 12'500);
+  CHECK(keep == 625);
+  CHECK(left > 0);
+  CHECK(left <= keep + limit / 10);
+  CHECK(said.ends_with("the hour is not exhausted"));
+  const std::string row = between(text, "\n2026-09-30T12:00Z", "\n");
+  CHECK(row.find("EXHAUSTED") == std::string::npos);
+  CHECK(row.find("limited") == std::string::npos);
+  // The lanes lines say the sweep, and only the sweep, waited for its pace:
+  // the by-lane table's PACED MS column (the 8th), hour 3's rows.
+  std::istringstream lanes(between(text, "by lane: what a cache spared, and time waited (ms)\n", "\n\n"));
+  std::map<std::string, std::string> paced;
+  for (std::string line; std::getline(lanes, line);) {
+    std::istringstream cells(line);
+    std::vector<std::string> c{std::istream_iterator<std::string>(cells), {}};
+    if (c.size() == 9 && c[0] == "2026-09-30T12:00Z") paced[c[3]] = c[7];
+  }
+  INFO("hour 3's paced ms by lane: " << paced.size() << " lanes with a row");
+  REQUIRE(paced.count("merge-gate-sweeper") == 1);
+  for (const auto& [lane, ms] : paced) CHECK((lane == "merge-gate-sweeper") == (ms != "-"));
+}
+
 }  // namespace
 
 TEST_CASE("demo: hours printed as they end; report == logs summed here == forge's own counts") {
   TempDir dir;
   const std::string logs = dir.file("logs"), counts = dir.file("forge.json"), out = dir.file("out"),
                     err = dir.file("err");
-  // 10 replicas as in the README; 1200x so two simulated hours take ~6 s.
+  // 10 replicas as in the README; 1200x so three simulated hours take ~9 s.
   const auto child = spawn_process({FORGEMETER_DEMO_BIN, "--speed", "1200", "--html", dir.file("demo.html"), "--logs",
                                     logs, "--forge-counts", counts},
                                    out, err);
@@ -122,7 +166,8 @@ TEST_CASE("demo: hours printed as they end; report == logs summed here == forge'
   INFO(read_file(err));
   INFO(text);  // its comparison table says which lane and hour differ
   REQUIRE(exit_code == 0);
-  CHECK(text.find("hour 2, ending 2026-09-30T11:00Z: ") < text.find("the fleet report of those lines"));
+  CHECK(text.find("hour 2, ending 2026-09-30T11:00Z: ") < text.find("hour 3, ending 2026-09-30T12:00Z: "));
+  CHECK(text.find("hour 3, ending 2026-09-30T12:00Z: ") < text.find("the fleet report of those lines"));
 
   // Three sums that share no code: the forge's, the logs' read here, the report's.
   std::string notes;
@@ -130,7 +175,7 @@ TEST_CASE("demo: hours printed as they end; report == logs summed here == forge'
   CHECK(files.size() == 10);
   const Sums from_logs = sum_count_lines(files, notes);
   const Sums forge = forge_sums(counts);
-  CHECK(forge.size() == 2);
+  CHECK(forge.size() == 3);
   CHECK(from_logs == forge);
   CHECK(notes.empty());  // counting began on the hour: no line of a partial hour
   std::vector<std::string> report{FORGEMETER_BIN, "report", "--format", "json"};
@@ -192,6 +237,7 @@ TEST_CASE("demo: hours printed as they end; report == logs summed here == forge'
   CHECK(page.find(R"( data-slot="0" data-partial="false")", bar) < page.find('>', bar));
   CHECK(page.find(R"(data-partial="true")") == std::string::npos);
   CHECK(page.find(R"(<g class="exhausted">)") != std::string::npos);
+  check_paced_hour(text, forge.at("2026-09-30T12:00Z"));
 }
 
 TEST_CASE("demo: a lost log makes the demo's own check say DIFFER and exit 1; --html - has stdout to itself") {
@@ -233,7 +279,7 @@ TEST_CASE("demo: a number out of its range, a '-' it cannot take, a mistyped opt
            Case{{"--lose-log", "50"},
                 "forgemeter-demo: --lose-log: '50' is not a replica number: give a whole number from 0 to 49"},
            Case{{"--hours", "\x1b[2J"},
-                "forgemeter-demo: --hours: '\\x1b[2J' is not an hour count: give a whole number from 1 to 6"},
+                "forgemeter-demo: --hours: '\\x1b[2J' is not an hour count: give a whole number from 1 to 3"},
            Case{{"--logs", "-"}, "forgemeter-demo: --logs: takes a directory (one log per replica), not '-'"},
            Case{{"--replica", "3"}, "forgemeter-demo: unknown option '--replica'; did you mean '--replicas'?\n"},
            Case{{"extra"}, "forgemeter-demo: unexpected argument 'extra'; see 'forgemeter-demo --help'\n"},
