@@ -68,7 +68,7 @@ TEST_CASE("with a demand of half the limit no request waits, hourly or per minut
 TEST_CASE("a demand a hundred times the budget (a backlog at startup) is spread the same") {
   for (int replicas : {3, 10, 30}) {
     CAPTURE(replicas);
-    const FleetPlan plan{.replicas = replicas, .demand = 300};
+    const FleetPlan plan{.replicas = replicas, .demand = 100};
     check_spread(plan, FleetSim(plan).run());
   }
 }
