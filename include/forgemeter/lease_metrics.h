@@ -25,6 +25,7 @@
 #include "forgemeter/export.h"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>

@@ -36,7 +36,8 @@ void family(std::string& out, std::string_view name, std::string_view type, std:
   fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
 }
 
-void sample(std::string& out, std::string_view name, const std::string& lease, double value) {
+template <class V>  // an integer exactly, a double as the shortest text that reads back
+void sample(std::string& out, std::string_view name, const std::string& lease, V value) {
   fmt::format_to(std::back_inserter(out), "{}{{lease=\"{}\"}} {}\n", name, lease, value);
 }
 
@@ -70,9 +71,9 @@ std::string LeaseMetrics::prometheus() const {
   family(out, "forgemeter_lease_leader", "gauge", "1 while this replica's term is valid, else 0.");
   sample(out, "forgemeter_lease_leader", lease, f.leader ? 1 : 0);
   family(out, "forgemeter_lease_term", "gauge", "The term this replica last held (0: never).");
-  sample(out, "forgemeter_lease_term", lease, static_cast<double>(f.term));
+  sample(out, "forgemeter_lease_term", lease, f.term);
   family(out, "forgemeter_lease_changes_total", "counter", "Changes of hands this replica saw.");
-  sample(out, "forgemeter_lease_changes_total", lease, static_cast<double>(f.changes));
+  sample(out, "forgemeter_lease_changes_total", lease, f.changes);
   family(out, "forgemeter_lease_ttl_seconds", "gauge", "The campaign's TTL.");
   sample(out, "forgemeter_lease_ttl_seconds", lease, std::chrono::duration<double>(f.ttl).count());
   family(out, "forgemeter_lease_last_renewal_timestamp_seconds", "gauge",
