@@ -1,0 +1,90 @@
+// MetricsServer (metrics_server.h) on cpp-httplib.
+#include "cli/lease/metrics_server.h"
+
+#include <httplib.h>
+
+#include <charconv>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli/errors.h"
+
+namespace forgemeter::cli {
+namespace {
+
+struct HostPort {
+  std::string host;
+  int port = 0;
+};
+
+HostPort parse_addr(const std::string& addr) {
+  const auto bad = [&](std::string_view why) {
+    return UsageError(fmt::format("--metrics-addr '{}': {}; give HOST:PORT, e.g. 127.0.0.1:9464", addr, why));
+  };
+  const std::size_t colon = addr.rfind(':');
+  if (colon == std::string::npos) return throw bad("no port"), HostPort{};
+  HostPort hp{addr.substr(0, colon), 0};
+  if (hp.host.size() >= 2 && hp.host.front() == '[' && hp.host.back() == ']')
+    hp.host = hp.host.substr(1, hp.host.size() - 2);
+  if (hp.host.empty()) throw bad("no host");
+  if (hp.host.find_first_of("[]/ ") != std::string::npos ||
+      (hp.host.find(':') != std::string::npos && addr.front() != '['))
+    throw bad("not a host name or address");
+  const std::string_view p = std::string_view(addr).substr(colon + 1);
+  const auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), hp.port);
+  if (p.empty() || ec != std::errc() || end != p.data() + p.size() || hp.port < 1 || hp.port > 65535)
+    throw bad("the port must be a number from 1 to 65535");
+  return hp;
+}
+
+}  // namespace
+
+struct MetricsServer::Impl {
+  httplib::Server server;
+  std::thread thread;
+};
+
+MetricsServer::MetricsServer(const std::string& addr, const LeaseMetrics& metrics) : impl_(std::make_unique<Impl>()) {
+  const HostPort hp = parse_addr(addr);
+  httplib::Server& s = impl_->server;
+  s.Get("/metrics", [&metrics](const httplib::Request&, httplib::Response& res) {
+    res.set_content(metrics.prometheus(), "text/plain; version=0.0.4; charset=utf-8");
+  });
+  s.Get("/healthz", [&metrics](const httplib::Request&, httplib::Response& res) {
+    const auto why = metrics.health();
+    res.status = why ? 503 : 200;
+    res.set_content(why ? *why + "\n" : std::string("ok\n"), "text/plain; charset=utf-8");
+  });
+  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    res.status = 500;
+    res.set_content("internal error\n", "text/plain; charset=utf-8");
+  });
+  // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, with which a
+  // second process binds a port in use and shares its scrapes.
+  s.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  if (!s.bind_to_port(hp.host, hp.port))
+    throw CommandError(
+        fmt::format("--metrics-addr {}: cannot listen there (the port is in use, or the host is not "
+                    "an address of this machine); choose another",
+                    addr));
+}
+
+void MetricsServer::serve() {
+  impl_->thread = std::thread([this] {
+    try {
+      impl_->server.listen_after_bind();
+    } catch (...) {  // nothing leaves the thread: /metrics goes quiet, the lease is unaffected
+    }
+  });
+}
+
+MetricsServer::~MetricsServer() {
+  impl_->server.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+}  // namespace forgemeter::cli
