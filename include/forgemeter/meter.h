@@ -35,6 +35,7 @@
 #include "forgemeter/clock.h"
 #include "forgemeter/lane.h"
 #include "forgemeter/lines.h"  // AnswerClass, WaitCause
+#include "forgemeter/meter_metrics.h"
 #include "forgemeter/url.h"
 
 namespace forgemeter {
@@ -153,8 +154,13 @@ class FORGEMETER_API Meter {
   // (labels host, api, installation, resource; installation="0" means none),
   // forgemeter_cache_saved_total (labels host, api, lane, kind) and
   // forgemeter_wait_seconds_total (labels host, api, lane, cause).
-  // Includes the hour being counted.
+  // Includes the hour being counted. A host and API with any answer has its
+  // `limited` and `secondary` answers from 0 (docs/metrics.md says why).
   std::string prometheus() const;
+
+  // The families prometheus() writes, as data (forgemeter/meter_metrics.h),
+  // the same numbers: what forgemeter::MeterCollectable hands prometheus-cpp.
+  MeterMetrics metrics() const;
 
   const Clock& clock() const noexcept;
 

@@ -243,7 +243,9 @@ void Meter::flush() noexcept {
   m.write(tally, hour, note);
 }
 
-std::string Meter::prometheus() const {
+std::string Meter::prometheus() const { return meter::exposition(metrics()); }
+
+MeterMetrics Meter::metrics() const {
   auto& m = *impl_;
   core_detail::MutexLock turn(m.turn_mu);
   core_detail::MutexLock in_order(m.sink_mu);  // an hour being written is in `cumulative` by now
@@ -262,7 +264,7 @@ std::string Meter::prometheus() const {
   }
   meter::Cumulative view = m.cumulative;
   view.add(live.fold(meter::hour_start(m.current + 1), {}, m.max_hosts));
-  return view.render();
+  return view.metrics();
 }
 
 }  // namespace forgemeter

@@ -44,6 +44,79 @@ void Cumulative::add(const HourLines& hour) {
 
 namespace {
 
+MetricFamilySnapshot& family(MeterMetrics& m, std::string name, MetricType type, std::string help) {
+  m.families.push_back({std::move(name), std::move(help), type, false, {}});
+  return m.families.back();
+}
+
+std::string api_text(Api api) { return std::string(to_string(api)); }
+
+}  // namespace
+
+MeterMetrics Cumulative::metrics() const {
+  MeterMetrics m;
+  auto& requests = family(m, "forgemeter_requests_total", MetricType::counter,
+                          "Requests put on the wire since start, by host, API, installation (0 = none) and lane.");
+  for (const auto& [k, n] : requests_) {
+    const auto& [host, api, installation, lane] = k;
+    requests.samples.push_back(
+        {{{"host", host}, {"api", api_text(api)}, {"installation", std::to_string(installation)}, {"lane", lane}}, n});
+  }
+  auto& answers = family(m, "forgemeter_answers_total", MetricType::counter,
+                         "Answers since start, by host, API and class (2xx 304 3xx limited secondary 4xx 5xx none "
+                         "refused coalesced revalidated).");
+  for (const auto& [k, classes] : answers_) {
+    for (std::size_t c = 0; c < kAnswerClasses; ++c) {
+      const auto cls = static_cast<AnswerClass>(c);
+      // limited and secondary from 0: increase() cannot see a counter's first increment
+      if (classes[c] == 0 && cls != AnswerClass::limited && cls != AnswerClass::secondary) continue;
+      answers.samples.push_back(
+          {{{"host", k.first}, {"api", api_text(k.second)}, {"class", std::string(to_string(cls))}}, classes[c]});
+    }
+  }
+  auto& saved = family(m, "forgemeter_cache_saved_total", MetricType::counter,
+                       "Requests a Transport cache spared since start, by host, API, lane and kind (revalidated "
+                       "coalesced).");
+  for (const auto& [k, sums] : lanes_) {
+    const auto& [host, api, lane] = k;
+    for (const auto& [kind, n] : {std::pair{"revalidated", sums.revalidated}, std::pair{"coalesced", sums.coalesced}}) {
+      if (n == 0) continue;
+      saved.samples.push_back({{{"host", host}, {"api", api_text(api)}, {"lane", lane}, {"kind", kind}}, n});
+    }
+  }
+  auto& waited = family(m, "forgemeter_wait_seconds_total", MetricType::counter,
+                        "Time requests waited before the wire since start, by host, API, lane and cause (pause pacing "
+                        "secondary).");
+  waited.thousandths = true;
+  constexpr std::string_view kCauses[kWaitCauses] = {"pause", "pacing", "secondary"};
+  for (const auto& [k, sums] : lanes_) {
+    const auto& [host, api, lane] = k;
+    for (std::size_t c = 0; c < kWaitCauses; ++c) {
+      if (sums.waited_ms[c] == 0) continue;
+      waited.samples.push_back(
+          {{{"host", host}, {"api", api_text(api)}, {"lane", lane}, {"cause", std::string(kCauses[c])}},
+           sums.waited_ms[c]});
+    }
+  }
+  for (const bool lowest : {false, true}) {
+    auto& f = family(m, lowest ? "forgemeter_rate_limit_lowest_remaining" : "forgemeter_rate_limit_remaining",
+                     MetricType::gauge,
+                     lowest ? "Lowest remaining budget read since start, by host, API, installation and resource."
+                            : "Remaining budget of the latest reading, by host, API, installation and resource.");
+    for (const auto& [k, g] : gauges_) {
+      const auto& [host, api, installation, resource] = k;
+      f.samples.push_back({{{"host", host},
+                            {"api", api_text(api)},
+                            {"installation", std::to_string(installation)},
+                            {"resource", resource}},
+                           lowest ? g.lowest : g.last});
+    }
+  }
+  return m;
+}
+
+namespace {
+
 // A label value, escaped as the exposition format asks: \ " and newline.
 std::string label(std::string_view v) {
   std::string out;
@@ -60,65 +133,26 @@ std::string label(std::string_view v) {
   return out;
 }
 
-void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
-  fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
-}
-
 }  // namespace
 
-std::string Cumulative::render() const {
+std::string exposition(const MeterMetrics& metrics) {
   std::string out;
-  header(out, "forgemeter_requests_total", "counter",
-         "Requests put on the wire since start, by host, API, installation (0 = none) and lane.");
-  for (const auto& [k, n] : requests_) {
-    const auto& [host, api, installation, lane] = k;
-    fmt::format_to(std::back_inserter(out),
-                   "forgemeter_requests_total{{host=\"{}\",api=\"{}\",installation=\"{}\",lane=\"{}\"}} {}\n",
-                   label(host), to_string(api), installation, label(lane), n);
-  }
-  header(out, "forgemeter_answers_total", "counter",
-         "Answers since start, by host, API and class (2xx 304 3xx limited secondary 4xx 5xx none refused coalesced "
-         "revalidated).");
-  for (const auto& [k, classes] : answers_) {
-    for (std::size_t c = 0; c < kAnswerClasses; ++c) {
-      if (classes[c] == 0) continue;
-      fmt::format_to(std::back_inserter(out), "forgemeter_answers_total{{host=\"{}\",api=\"{}\",class=\"{}\"}} {}\n",
-                     label(k.first), to_string(k.second), to_string(static_cast<AnswerClass>(c)), classes[c]);
-    }
-  }
-  header(out, "forgemeter_cache_saved_total", "counter",
-         "Requests a Transport cache spared since start, by host, API, lane and kind (revalidated coalesced).");
-  for (const auto& [k, sums] : lanes_) {
-    const auto& [host, api, lane] = k;
-    for (const auto& [kind, n] : {std::pair{"revalidated", sums.revalidated}, std::pair{"coalesced", sums.coalesced}}) {
-      if (n == 0) continue;
-      fmt::format_to(std::back_inserter(out),
-                     "forgemeter_cache_saved_total{{host=\"{}\",api=\"{}\",lane=\"{}\",kind=\"{}\"}} {}\n", label(host),
-                     to_string(api), label(lane), kind, n);
-    }
-  }
-  header(out, "forgemeter_wait_seconds_total", "counter",
-         "Time requests waited before the wire since start, by host, API, lane and cause (pause pacing secondary).");
-  constexpr std::string_view kCauses[kWaitCauses] = {"pause", "pacing", "secondary"};
-  for (const auto& [k, sums] : lanes_) {
-    const auto& [host, api, lane] = k;
-    for (std::size_t c = 0; c < kWaitCauses; ++c) {
-      const std::uint64_t ms = sums.waited_ms[c];
-      if (ms == 0) continue;
-      fmt::format_to(std::back_inserter(out),
-                     "forgemeter_wait_seconds_total{{host=\"{}\",api=\"{}\",lane=\"{}\",cause=\"{}\"}} {}.{:03}\n",
-                     label(host), to_string(api), label(lane), kCauses[c], ms / 1000, ms % 1000);
-    }
-  }
-  for (const bool lowest : {false, true}) {
-    const std::string_view name = lowest ? "forgemeter_rate_limit_lowest_remaining" : "forgemeter_rate_limit_remaining";
-    header(out, name, "gauge",
-           lowest ? "Lowest remaining budget read since start, by host, API, installation and resource."
-                  : "Remaining budget of the latest reading, by host, API, installation and resource.");
-    for (const auto& [k, g] : gauges_) {
-      const auto& [host, api, installation, resource] = k;
-      fmt::format_to(std::back_inserter(out), "{}{{host=\"{}\",api=\"{}\",installation=\"{}\",resource=\"{}\"}} {}\n",
-                     name, label(host), to_string(api), installation, label(resource), lowest ? g.lowest : g.last);
+  auto to = std::back_inserter(out);
+  for (const auto& f : metrics.families) {
+    const std::string_view type = f.type == MetricType::counter ? "counter" : "gauge";
+    fmt::format_to(to, "# HELP {} {}\n# TYPE {} {}\n", f.name, f.help, f.name, type);
+    for (const auto& s : f.samples) {
+      out += f.name;
+      char sep = '{';
+      for (const auto& [name, value] : s.labels) {
+        fmt::format_to(to, "{}{}=\"{}\"", sep, name, label(value));
+        sep = ',';
+      }
+      if (!s.labels.empty()) out += '}';
+      if (f.thousandths)
+        fmt::format_to(to, " {}.{:03}\n", s.value / 1000, s.value % 1000);
+      else
+        fmt::format_to(to, " {}\n", s.value);
     }
   }
   return out;

@@ -1,5 +1,5 @@
-// Cumulative counters since a Meter started, and their Prometheus text
-// exposition (format 0.0.4). Hosts are those of the hourly lines (display
+// Cumulative counters since a Meter started, as a MeterMetrics snapshot, and
+// that snapshot's Prometheus text exposition (format 0.0.4). Hosts are those of the hourly lines (display
 // form, folded per hour); across hours the first `max_hosts` distinct hosts
 // keep their names and later ones are counted under `(other hosts)`, so the
 // number of series stays bounded however many hosts a forge redirects to.
@@ -12,6 +12,7 @@
 #include <string>
 #include <tuple>
 
+#include "forgemeter/meter_metrics.h"
 #include "meter/tally.h"
 
 namespace forgemeter::meter {
@@ -21,7 +22,7 @@ class Cumulative {
   explicit Cumulative(std::size_t max_hosts) : max_hosts_(max_hosts) {}
 
   void add(const HourLines& hour);
-  std::string render() const;
+  MeterMetrics metrics() const;
 
  private:
   const std::string& name_for(const std::string& host);
@@ -41,5 +42,9 @@ class Cumulative {
   };
   std::map<std::tuple<std::string, Api, std::string>, LaneSums> lanes_;  // installations summed
 };
+
+// The text exposition of a snapshot: # HELP and # TYPE per family, label
+// values escaped as the format asks (\\ \" \n).
+std::string exposition(const MeterMetrics& metrics);
 
 }  // namespace forgemeter::meter
