@@ -1,0 +1,153 @@
+// A MeterCollectable registered in a real prometheus::Registry, served by a
+// real prometheus::Exposer on 127.0.0.1 (port 0: the kernel picks), scraped
+// over HTTP with libcurl: the scrape says what Meter::metrics() and
+// Meter::prometheus() say, and promtool finds both expositions clean with
+// hostile hosts and resources (quotes, backslashes, newlines, UTF-8, control
+// bytes).
+#include <curl/curl.h>
+#include <doctest/doctest.h>
+#include <prometheus/counter.h>
+#include <prometheus/exposer.h>
+#include <prometheus/registry.h>
+
+#include <memory>
+#include <string>
+
+#include "forgemeter/meter.h"
+#include "forgemeter/prometheus.h"
+#include "forgemeter/testing/manual_clock.h"
+#include "support/process.h"
+#include "support/skips.h"
+
+using namespace forgemeter;
+using namespace std::chrono;
+
+namespace {
+
+UtcMillis at(int mm, int ss = 0) { return UtcMillis{sys_days{2026y / 9 / 30} + hours{14} + minutes{mm} + seconds{ss}}; }
+
+std::size_t collect(char* data, std::size_t size, std::size_t n, void* out) {
+  static_cast<std::string*>(out)->append(data, size * n);
+  return size * n;
+}
+
+// GET http://127.0.0.1:<port>/metrics; "" when it failed.
+std::string scrape(int port) {
+  std::string body;
+  CURL* h = curl_easy_init();
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 10'000L);
+  long status = 0;
+  if (curl_easy_perform(h) == CURLE_OK) curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  curl_easy_cleanup(h);
+  return status == 200 ? body : std::string();
+}
+
+// promtool check metrics on `text`: "" when clean (or skipped: no promtool).
+std::string promtool_problems(const std::string& text) {
+  if (fmtest::run_process({"/bin/sh", "-c", "command -v promtool"}).exit_code != 0) {
+    fmtest::skipped("no promtool on PATH (Debian package prometheus): the expositions were not checked");
+    return "";
+  }
+  const auto r = fmtest::run_process({"/bin/sh", "-c", "promtool check metrics"}, {.stdin_data = text});
+  return r.exit_code == 0 ? std::string() : "exit " + std::to_string(r.exit_code) + ": " + r.out + r.err;
+}
+
+struct Rig {
+  ManualClock clock{at(0)};
+  Meter meter{MeterOptions{.clock = &clock, .sink = [](std::string_view) {}}};
+
+  void answer(std::string_view host, int status, const char* remaining, const char* resource = nullptr) {
+    const RequestKey key{.host = host, .installation = 7, .lane = Lane("sweeper")};
+    meter.record_request(key, clock.now());
+    AnswerRecord a{.key = key, .seen = clock.now(), .status = status};
+    a.headers.offer("X-RateLimit-Remaining", remaining);
+    a.headers.offer("X-RateLimit-Limit", "5000");
+    if (resource) a.headers.offer("X-RateLimit-Resource", resource);
+    meter.record_answer(a);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a scrape of a MeterCollectable served by an Exposer says what Meter::prometheus() says") {
+  Rig rig;
+  rig.answer("api.github.com", 200, "4999");
+  rig.answer("api.github.com", 200, "4998");
+  rig.answer("api.github.com", 304, "4998");
+  rig.clock.advance(minutes{1});
+  rig.answer("ghe.example", 200, "10");
+
+  // A service's own registry beside the meter's collectable (prometheus-cpp
+  // 1.0 registers a custom Collectable with the Exposer, not a Registry).
+  auto registry = std::make_shared<prometheus::Registry>();
+  prometheus::BuildCounter().Name("service_jobs_total").Help("a service's own").Register(*registry).Add({}).Increment();
+  auto collectable = std::make_shared<MeterCollectable>(rig.meter);
+  prometheus::Exposer exposer("127.0.0.1:0");
+  exposer.RegisterCollectable(registry);
+  exposer.RegisterCollectable(collectable);
+  REQUIRE(exposer.GetListeningPorts().size() == 1);
+  const std::string got = scrape(exposer.GetListeningPorts().front());
+  CAPTURE(got);
+  REQUIRE(!got.empty());
+  for (const char* want : {
+           "service_jobs_total 1\n",
+           "# TYPE forgemeter_requests_total counter\n",
+           "forgemeter_requests_total{host=\"api.github.com\",api=\"rest\",installation=\"7\",lane=\"sweeper\"} 3\n",
+           "forgemeter_requests_total{host=\"ghe.example\",api=\"rest\",installation=\"7\",lane=\"sweeper\"} 1\n",
+           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"2xx\"} 2\n",
+           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"304\"} 1\n",
+           // from 0 for every host and API with any answer, so increase() sees the first one
+           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"limited\"} 0\n",
+           "forgemeter_answers_total{host=\"ghe.example\",api=\"rest\",class=\"secondary\"} 0\n",
+           "# TYPE forgemeter_rate_limit_remaining gauge\n",
+           "forgemeter_rate_limit_remaining{host=\"api.github.com\",api=\"rest\",installation=\"7\",resource=\"core\"} "
+           "4998\n",
+           "forgemeter_rate_limit_remaining{host=\"ghe.example\",api=\"rest\",installation=\"7\",resource=\"core\"} "
+           "10\n",
+       }) {
+    CHECK_MESSAGE(got.find(want) != std::string::npos, want);
+  }
+  const std::string text = rig.meter.prometheus();
+  CAPTURE(text);
+  // One source of truth: every sample line of the text is in the scrape.
+  for (std::size_t from = 0; from < text.size();) {
+    const std::size_t end = text.find('\n', from);
+    const std::string line = text.substr(from, end - from + 1);
+    if (line[0] != '#') CHECK_MESSAGE(got.find(line) != std::string::npos, line);
+    from = end + 1;
+  }
+  CHECK(promtool_problems(got) == "");
+  CHECK(promtool_problems(text) == "");
+
+  rig.answer("api.github.com", 403, "0");  // a spent budget: limited goes 0 -> 1
+  const std::string after = scrape(exposer.GetListeningPorts().front());
+  CHECK(after.find("forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"limited\"} 1\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("hostile hosts and resources: promtool finds the scrape and the text clean") {
+  Rig rig;
+  for (const char* host :
+       {"quo\"te.example", "back\\slash.example", "new\nline.example", "\xc3\xa9t\xc3\xa9.example",
+        "ctl\x01\x1b[31m.example", "bad\xff\xfeutf8.example", "tab\there.example", "cr\rhere.example"}) {
+    rig.answer(host, 200, "42", "co\"re\\\n\x01\xff");
+  }
+  auto collectable = std::make_shared<MeterCollectable>(rig.meter);
+  prometheus::Exposer exposer("127.0.0.1:0");
+  exposer.RegisterCollectable(collectable);
+  const std::string got = scrape(exposer.GetListeningPorts().front());
+  const std::string text = rig.meter.prometheus();
+  CAPTURE(got);
+  CAPTURE(text);
+  REQUIRE(!got.empty());
+  CHECK(promtool_problems(got) == "");
+  CHECK(promtool_problems(text) == "");
+  // Eight hosts, each its own series (none lost to escaping).
+  std::size_t series = 0;
+  for (std::size_t p = 0; (p = got.find("\nforgemeter_requests_total{", p)) != std::string::npos; ++p) ++series;
+  CHECK(series == 8);
+}
