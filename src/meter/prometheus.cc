@@ -36,8 +36,8 @@ void Cumulative::add(const HourLines& hour) {
   for (std::size_t i = 0; i < hour.budget.entries.size(); ++i) {
     const auto& e = hour.budget.entries[i];
     const std::string resource = e.resource.empty() ? std::string(default_resource(e.api)) : e.resource;
-    auto [it, fresh] = gauges_.try_emplace({name_for(e.host), e.api, e.installation, resource}, Gauge{0, e.remaining});
-    it->second.last = hour.last_remaining[i];
+    auto [it, fresh] = gauges_.try_emplace({name_for(e.host), e.api, e.installation, resource}, Gauge{{}, e.remaining});
+    it->second.last = hour.last[i];
     if (!fresh) it->second.lowest = std::min(it->second.lowest, e.remaining);
   }
 }
@@ -52,6 +52,24 @@ MetricFamilySnapshot& family(MeterMetrics& m, std::string name, MetricType type,
 std::string api_text(Api api) { return std::string(to_string(api)); }
 
 }  // namespace
+
+// The latest reading's limit and reset (Unix seconds), where it said them.
+void Cumulative::add_limits(MeterMetrics& m) const {
+  family(m, "forgemeter_rate_limit_limit", MetricType::gauge,
+         "Limit of the latest reading, by host, API, installation and resource.");
+  family(m, "forgemeter_rate_limit_reset_timestamp_seconds", MetricType::gauge,
+         "Reset of the latest reading as Unix time, by host, API, installation and resource.");
+  auto& limit = m.families[m.families.size() - 2];  // both made first: a push_back moves the families
+  auto& reset = m.families.back();
+  for (const auto& [k, g] : gauges_) {
+    const auto& [host, api, installation, resource] = k;
+    std::vector<std::pair<std::string, std::string>> labels{
+        {"host", host}, {"api", api_text(api)}, {"installation", std::to_string(installation)}, {"resource", resource}};
+    if (g.last.limit) limit.samples.push_back({labels, *g.last.limit});
+    if (g.last.reset && g.last.reset->time_since_epoch().count() >= 0)
+      reset.samples.push_back({labels, static_cast<std::uint64_t>(g.last.reset->time_since_epoch().count())});
+  }
+}
 
 MeterMetrics Cumulative::metrics() const {
   MeterMetrics m;
@@ -109,9 +127,10 @@ MeterMetrics Cumulative::metrics() const {
                             {"api", api_text(api)},
                             {"installation", std::to_string(installation)},
                             {"resource", resource}},
-                           lowest ? g.lowest : g.last});
+                           lowest ? g.lowest : g.last.remaining});
     }
   }
+  add_limits(m);
   return m;
 }
 

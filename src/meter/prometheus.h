@@ -26,9 +26,10 @@ class Cumulative {
 
  private:
   const std::string& name_for(const std::string& host);
+  void add_limits(MeterMetrics& m) const;
 
   struct Gauge {
-    std::uint64_t last = 0;
+    Reading last;  // the latest reading
     std::uint64_t lowest = 0;
   };
   std::size_t max_hosts_;

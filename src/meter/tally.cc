@@ -154,13 +154,13 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
     return a.installation < b.installation;
   });
 
-  std::vector<std::pair<BudgetEntry, std::uint64_t>> readings;
+  std::vector<std::pair<BudgetEntry, Reading>> readings;
   for (const auto& [k, b] : budgets) {
     const auto& [host, api, installation, resource] = k;
     BudgetEntry e{std::string(host),          api, installation, resource, b.lowest.remaining, b.lowest.limit,
                   time_of_day(b.lowest.seen), {}};
     if (b.lowest.reset) e.resets = time_of_day(*b.lowest.reset);
-    readings.emplace_back(std::move(e), b.last.remaining);
+    readings.emplace_back(std::move(e), b.last);
   }
   std::sort(readings.begin(), readings.end(), [](const auto& x, const auto& y) {
     const BudgetEntry &a = x.first, &b = y.first;
@@ -171,7 +171,7 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
   });
   for (auto& [e, last] : readings) {
     out.budget.entries.push_back(std::move(e));
-    out.last_remaining.push_back(last);
+    out.last.push_back(last);
   }
 
   for (const auto& [k, classes] : answers) out.answers.entries.push_back({std::string(k.first), k.second, classes});

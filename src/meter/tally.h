@@ -21,7 +21,7 @@ namespace forgemeter::meter {
 struct HourLines {
   CountLine count;
   BudgetLine budget;
-  std::vector<std::uint64_t> last_remaining;  // per budget entry: the latest reading's remaining
+  std::vector<Reading> last;  // per budget entry: the latest reading (remaining, limit, reset)
   AnswersLine answers;
   LanesLine lanes;
 

@@ -66,6 +66,7 @@ struct Rig {
     AnswerRecord a{.key = key, .seen = clock.now(), .status = status};
     a.headers.offer("X-RateLimit-Remaining", remaining);
     a.headers.offer("X-RateLimit-Limit", "5000");
+    a.headers.offer("X-RateLimit-Reset", "1790784000");  // 2026-09-30T16:00:00Z
     if (resource) a.headers.offer("X-RateLimit-Resource", resource);
     meter.record_answer(a);
   }
@@ -108,6 +109,9 @@ TEST_CASE("a scrape of a MeterCollectable served by an Exposer says what Meter::
            "4998\n",
            "forgemeter_rate_limit_remaining{host=\"ghe.example\",api=\"rest\",installation=\"7\",resource=\"core\"} "
            "10\n",
+           "forgemeter_rate_limit_limit{host=\"ghe.example\",api=\"rest\",installation=\"7\",resource=\"core\"} 5000\n",
+           "forgemeter_rate_limit_reset_timestamp_seconds{host=\"ghe.example\",api=\"rest\",installation=\"7\","
+           "resource=\"core\"} 1790784000\n",
        }) {
     CHECK_MESSAGE(got.find(want) != std::string::npos, want);
   }
