@@ -103,6 +103,12 @@ struct FORGEMETER_API MeterOptions {
   // distinct keys (only a forge redirecting to host after host gets there)
   // new ones are folded at once.
   std::size_t max_hosts = 64;
+  // Distinct installations (other than 0, none) the cumulative counters of
+  // prometheus() and metrics() name (>= 1); later new ones are counted under
+  // installation="other", so a GitHub App on 10 000 installations exports
+  // about 5 series per installation and resource up to this bound, not past
+  // it (docs/metrics.md). The hourly lines are not affected.
+  std::size_t max_installations = 1000;
 };
 
 class FORGEMETER_API Meter {

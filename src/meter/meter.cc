@@ -73,7 +73,7 @@ struct Meter::Impl {
         max_hosts(o.max_hosts),
         max_keys(std::max<std::size_t>(4096, std::min<std::size_t>(o.max_hosts, 1 << 20) * 64)),
         slow(max_keys),
-        cumulative(o.max_hosts) {
+        cumulative(o.max_hosts, o.max_installations) {
     const UtcMillis start = clock->now();
     current = meter::hour_index(start);
     if (start > UtcMillis{meter::hour_start(current)}) counted_from = meter::time_of_day(start);
@@ -160,6 +160,7 @@ struct Meter::Impl {
 
 Meter::Meter(MeterOptions options) {
   if (options.max_hosts == 0) throw std::invalid_argument("MeterOptions::max_hosts must be at least 1");
+  if (options.max_installations == 0) throw std::invalid_argument("MeterOptions::max_installations must be at least 1");
   impl_ = std::make_unique<Impl>(options);
 }
 

@@ -13,6 +13,13 @@ const std::string& Cumulative::name_for(const std::string& host) {
   return *named_.insert(host).first;
 }
 
+std::uint64_t Cumulative::installation_for(std::uint64_t installation) {
+  if (installation == 0 || installations_.contains(installation)) return installation;
+  if (installations_.size() >= max_installations_) return kOtherInstallation;
+  installations_.insert(installation);
+  return installation;
+}
+
 namespace {
 
 void add_saturating(std::uint64_t& to, std::uint64_t n) {
@@ -22,7 +29,8 @@ void add_saturating(std::uint64_t& to, std::uint64_t n) {
 }  // namespace
 
 void Cumulative::add(const HourLines& hour) {
-  for (const auto& e : hour.count.entries) requests_[{name_for(e.host), e.api, e.installation, e.lane}] += e.count;
+  for (const auto& e : hour.count.entries)
+    requests_[{name_for(e.host), e.api, installation_for(e.installation), e.lane}] += e.count;
   for (const auto& e : hour.answers.entries) {
     auto& sum = answers_[{name_for(e.host), e.api}];
     for (std::size_t c = 0; c < kAnswerClasses; ++c) sum[c] += e.counts[c];
@@ -36,7 +44,8 @@ void Cumulative::add(const HourLines& hour) {
   for (std::size_t i = 0; i < hour.budget.entries.size(); ++i) {
     const auto& e = hour.budget.entries[i];
     const std::string resource = e.resource.empty() ? std::string(default_resource(e.api)) : e.resource;
-    auto [it, fresh] = gauges_.try_emplace({name_for(e.host), e.api, e.installation, resource}, Gauge{{}, e.remaining});
+    auto [it, fresh] = gauges_.try_emplace({name_for(e.host), e.api, installation_for(e.installation), resource},
+                                           Gauge{{}, e.remaining});
     it->second.last = hour.last[i];
     if (!fresh) it->second.lowest = std::min(it->second.lowest, e.remaining);
   }
@@ -51,6 +60,10 @@ MetricFamilySnapshot& family(MeterMetrics& m, std::string name, MetricType type,
 
 std::string api_text(Api api) { return std::string(to_string(api)); }
 
+std::string installation_text(std::uint64_t installation) {
+  return installation == Cumulative::kOtherInstallation ? "other" : std::to_string(installation);
+}
+
 }  // namespace
 
 // The latest reading's limit and reset (Unix seconds), where it said them.
@@ -63,8 +76,10 @@ void Cumulative::add_limits(MeterMetrics& m) const {
   auto& reset = m.families.back();
   for (const auto& [k, g] : gauges_) {
     const auto& [host, api, installation, resource] = k;
-    std::vector<std::pair<std::string, std::string>> labels{
-        {"host", host}, {"api", api_text(api)}, {"installation", std::to_string(installation)}, {"resource", resource}};
+    std::vector<std::pair<std::string, std::string>> labels{{"host", host},
+                                                            {"api", api_text(api)},
+                                                            {"installation", installation_text(installation)},
+                                                            {"resource", resource}};
     if (g.last.limit) limit.samples.push_back({labels, *g.last.limit});
     if (g.last.reset && g.last.reset->time_since_epoch().count() >= 0)
       reset.samples.push_back({labels, static_cast<std::uint64_t>(g.last.reset->time_since_epoch().count())});
@@ -78,7 +93,8 @@ MeterMetrics Cumulative::metrics() const {
   for (const auto& [k, n] : requests_) {
     const auto& [host, api, installation, lane] = k;
     requests.samples.push_back(
-        {{{"host", host}, {"api", api_text(api)}, {"installation", std::to_string(installation)}, {"lane", lane}}, n});
+        {{{"host", host}, {"api", api_text(api)}, {"installation", installation_text(installation)}, {"lane", lane}},
+         n});
   }
   auto& answers = family(m, "forgemeter_answers_total", MetricType::counter,
                          "Answers since start, by host, API and class (2xx 304 3xx limited secondary 4xx 5xx none "
@@ -125,7 +141,7 @@ MeterMetrics Cumulative::metrics() const {
       const auto& [host, api, installation, resource] = k;
       f.samples.push_back({{{"host", host},
                             {"api", api_text(api)},
-                            {"installation", std::to_string(installation)},
+                            {"installation", installation_text(installation)},
                             {"resource", resource}},
                            lowest ? g.lowest : g.last.remaining});
     }

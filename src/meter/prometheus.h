@@ -19,7 +19,11 @@ namespace forgemeter::meter {
 
 class Cumulative {
  public:
-  explicit Cumulative(std::size_t max_hosts) : max_hosts_(max_hosts) {}
+  // Installations past the first `max_installations` distinct ones (0, none,
+  // aside) are counted as kOtherInstallation, written installation="other".
+  static constexpr std::uint64_t kOtherInstallation = ~std::uint64_t{0};
+  explicit Cumulative(std::size_t max_hosts, std::size_t max_installations = 1000)
+      : max_hosts_(max_hosts), max_installations_(max_installations) {}
 
   void add(const HourLines& hour);
   MeterMetrics metrics() const;
@@ -27,13 +31,16 @@ class Cumulative {
  private:
   const std::string& name_for(const std::string& host);
   void add_limits(MeterMetrics& m) const;
+  std::uint64_t installation_for(std::uint64_t installation);
 
   struct Gauge {
     Reading last;  // the latest reading
     std::uint64_t lowest = 0;
   };
   std::size_t max_hosts_;
+  std::size_t max_installations_;
   std::set<std::string> named_;
+  std::set<std::uint64_t> installations_;  // named ones
   std::map<std::tuple<std::string, Api, std::uint64_t, std::string>, std::uint64_t> requests_;
   std::map<std::pair<std::string, Api>, std::array<std::uint64_t, kAnswerClasses>> answers_;
   std::map<std::tuple<std::string, Api, std::uint64_t, std::string>, Gauge> gauges_;  // by resource's name

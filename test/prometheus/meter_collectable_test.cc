@@ -155,3 +155,59 @@ TEST_CASE("hostile hosts and resources: promtool finds the scrape and the text c
   for (std::size_t p = 0; (p = got.find("\nforgemeter_requests_total{", p)) != std::string::npos; ++p) ++series;
   CHECK(series == 8);
 }
+
+TEST_CASE("installations past MeterOptions::max_installations are counted under installation=\"other\"") {
+  ManualClock clock{at(0)};
+  Meter meter{MeterOptions{.clock = &clock, .sink = [](std::string_view) {}, .max_installations = 2}};
+  for (std::uint64_t id : {11, 12, 13, 14, 11}) {
+    const RequestKey key{.host = "api.github.com", .installation = id, .lane = Lane("sweeper")};
+    meter.record_request(key, clock.now());
+    AnswerRecord a{.key = key, .seen = clock.now(), .status = 200};
+    a.headers.offer("X-RateLimit-Remaining", std::to_string(100 + id));
+    a.headers.offer("X-RateLimit-Limit", "5000");
+    meter.record_answer(a);
+  }
+  meter.record_request({.host = "api.github.com"}, clock.now());  // installation 0 (none) is never folded
+  const std::string text = meter.prometheus();
+  CAPTURE(text);
+  const std::string lane = "api=\"rest\",installation=\"";
+  for (const std::string want : {
+           "forgemeter_requests_total{host=\"api.github.com\"," + lane + "11\",lane=\"sweeper\"} 2\n",
+           "forgemeter_requests_total{host=\"api.github.com\"," + lane + "12\",lane=\"sweeper\"} 1\n",
+           "forgemeter_requests_total{host=\"api.github.com\"," + lane + "other\",lane=\"sweeper\"} 2\n",
+           "forgemeter_requests_total{host=\"api.github.com\"," + lane + "0\",lane=\"other\"} 1\n",
+           "forgemeter_rate_limit_lowest_remaining{host=\"api.github.com\"," + lane +
+               "other\",resource=\"core\"} 113\n",
+       }) {
+    CHECK_MESSAGE(text.find(want) != std::string::npos, want);
+  }
+  CHECK(text.find(lane + "13\"") == std::string::npos);
+  CHECK(text.find(lane + "14\"") == std::string::npos);
+  CHECK(promtool_problems(text) == "");
+}
+
+TEST_CASE("what 10 000 installations cost: 5 series each, bounded by max_installations") {
+  for (const std::size_t bound : {std::size_t{10'000}, std::size_t{1000}}) {
+    ManualClock clock{at(0)};
+    Meter meter{MeterOptions{.clock = &clock, .sink = [](std::string_view) {}, .max_installations = bound}};
+    for (std::uint64_t id = 1; id <= 10'000; ++id) {
+      const RequestKey key{.host = "api.github.com", .installation = id, .lane = Lane("sweeper")};
+      meter.record_request(key, clock.now());
+      AnswerRecord a{.key = key, .seen = clock.now(), .status = 200};
+      a.headers.offer("X-RateLimit-Remaining", "4000");
+      a.headers.offer("X-RateLimit-Limit", "5000");
+      a.headers.offer("X-RateLimit-Reset", "1790784000");
+      meter.record_answer(a);
+    }
+    const MeterMetrics m = meter.metrics();
+    std::size_t series = 0;
+    for (const auto& f : m.families) series += f.samples.size();
+    const std::string text = meter.prometheus();
+    MESSAGE("max_installations ", bound, ": ", series, " series, ", text.size(), " bytes of text");
+    // requests, remaining, lowest, limit, reset per named installation, and
+    // the 3 answers; past the bound 5 for installation="other", and 1 more
+    // request series: the hour's table holds 4096 keys, later ones under
+    // `(other hosts)` (MeterOptions::max_hosts), where "other" is folded too.
+    CHECK(series == (bound == 10'000 ? 50'003 : 5 * bound + 5 + 1 + 3));
+  }
+}
