@@ -265,7 +265,7 @@ MeterMetrics Meter::metrics() const {
   }
   meter::Cumulative view = m.cumulative;
   view.add(live.fold(meter::hour_start(m.current + 1), {}, m.max_hosts));
-  return view.metrics();
+  return view.metrics(m.clock->now());
 }
 
 }  // namespace forgemeter

@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "meter/window.h"
+
 namespace forgemeter::meter {
 
 const std::string& Cumulative::name_for(const std::string& host) {
@@ -66,14 +68,36 @@ std::string installation_text(std::uint64_t installation) {
 
 }  // namespace
 
-// The latest reading's limit and reset (Unix seconds), where it said them.
-void Cumulative::add_limits(MeterMetrics& m) const {
+namespace {
+
+// When the hourly budget of `r` runs out at its window's rate (meter/window.h,
+// the report's model), while that is before its reset and the reset is after
+// `now`; a reading of 0 ran out when it was seen.
+std::optional<std::chrono::sys_seconds> runs_out_at(const Reading& r, std::string_view resource, UtcMillis now) {
+  using std::chrono::floor;
+  using std::chrono::seconds;
+  if ((resource != "core" && resource != "graphql") || !r.limit || !r.reset || *r.reset <= now) return std::nullopt;
+  const auto at = floor<seconds>(r.seen);
+  if (at >= *r.reset || at <= *r.reset - kHourlyWindow) return std::nullopt;  // not this hourly window
+  if (r.remaining == 0) return at;
+  return project_window(r.remaining, *r.limit, at, *r.reset).runs_out_at;
+}
+
+}  // namespace
+
+// The latest reading's limit and reset (Unix seconds), where it said them,
+// and when its hourly budget runs out, while that is before its reset.
+void Cumulative::add_limits(MeterMetrics& m, UtcMillis now) const {
   family(m, "forgemeter_rate_limit_limit", MetricType::gauge,
          "Limit of the latest reading, by host, API, installation and resource.");
   family(m, "forgemeter_rate_limit_reset_timestamp_seconds", MetricType::gauge,
          "Reset of the latest reading as Unix time, by host, API, installation and resource.");
-  auto& limit = m.families[m.families.size() - 2];  // both made first: a push_back moves the families
-  auto& reset = m.families.back();
+  family(m, "forgemeter_rate_limit_exhaustion_timestamp_seconds", MetricType::gauge,
+         "When an hourly budget runs out at the rate seen so far in its window, as Unix time; only while that is "
+         "before its reset.");
+  auto& limit = m.families[m.families.size() - 3];  // all made first: a push_back moves the families
+  auto& reset = m.families[m.families.size() - 2];
+  auto& exhaustion = m.families.back();
   for (const auto& [k, g] : gauges_) {
     const auto& [host, api, installation, resource] = k;
     std::vector<std::pair<std::string, std::string>> labels{{"host", host},
@@ -83,10 +107,12 @@ void Cumulative::add_limits(MeterMetrics& m) const {
     if (g.last.limit) limit.samples.push_back({labels, *g.last.limit});
     if (g.last.reset && g.last.reset->time_since_epoch().count() >= 0)
       reset.samples.push_back({labels, static_cast<std::uint64_t>(g.last.reset->time_since_epoch().count())});
+    if (const auto out = runs_out_at(g.last, resource, now); out && out->time_since_epoch().count() >= 0)
+      exhaustion.samples.push_back({std::move(labels), static_cast<std::uint64_t>(out->time_since_epoch().count())});
   }
 }
 
-MeterMetrics Cumulative::metrics() const {
+MeterMetrics Cumulative::metrics(UtcMillis now) const {
   MeterMetrics m;
   auto& requests = family(m, "forgemeter_requests_total", MetricType::counter,
                           "Requests put on the wire since start, by host, API, installation (0 = none) and lane.");
@@ -146,7 +172,7 @@ MeterMetrics Cumulative::metrics() const {
                            lowest ? g.lowest : g.last.remaining});
     }
   }
-  add_limits(m);
+  add_limits(m, now);
   return m;
 }
 

@@ -26,11 +26,12 @@ class Cumulative {
       : max_hosts_(max_hosts), max_installations_(max_installations) {}
 
   void add(const HourLines& hour);
-  MeterMetrics metrics() const;
+  // The exhaustion gauge is projected as seen at `now`.
+  MeterMetrics metrics(UtcMillis now) const;
 
  private:
   const std::string& name_for(const std::string& host);
-  void add_limits(MeterMetrics& m) const;
+  void add_limits(MeterMetrics& m, UtcMillis now) const;
   std::uint64_t installation_for(std::uint64_t installation);
 
   struct Gauge {

@@ -147,7 +147,7 @@ TEST_CASE("prometheus: label values are escaped as the exposition format asks") 
   meter::HourLines hour;
   hour.count.entries.push_back({"a\"b\\c\nd", Api::graphql, 7, "l", 3});
   view.add(hour);
-  CHECK(meter::exposition(view.metrics())
+  CHECK(meter::exposition(view.metrics(UtcMillis{}))
             .find("forgemeter_requests_total{host=\"a\\\"b\\\\c\\nd\",api=\"graphql\",installation=\"7\","
                   "lane=\"l\"} 3\n") != std::string::npos);
 }

@@ -211,3 +211,37 @@ TEST_CASE("what 10 000 installations cost: 5 series each, bounded by max_install
     CHECK(series == (bound == 10'000 ? 50'003 : 5 * bound + 5 + 1 + 3));
   }
 }
+
+TEST_CASE("the exhaustion gauge is there while the budget falls fast, gone when it lasts to its reset") {
+  ManualClock clock{at(30)};  // 14:30Z
+  Meter meter{MeterOptions{.clock = &clock, .sink = [](std::string_view) {}}};
+  auto read = [&](const char* remaining, const char* reset) {
+    const RequestKey key{.host = "api.github.com", .installation = 7};
+    meter.record_request(key, clock.now());
+    AnswerRecord a{.key = key, .seen = clock.now(), .status = 200};
+    a.headers.offer("X-RateLimit-Remaining", remaining);
+    a.headers.offer("X-RateLimit-Limit", "5000");
+    a.headers.offer("X-RateLimit-Reset", reset);
+    meter.record_answer(a);
+  };
+  const std::string gauge =
+      "forgemeter_rate_limit_exhaustion_timestamp_seconds{host=\"api.github.com\",api=\"rest\",installation=\"7\","
+      "resource=\"core\"} ";
+  // 4000 of 5000 spent in the 30 min since the window began (14:00): the
+  // 1000 left last 450 s, to 14:37:30Z, before the reset at 15:00Z.
+  read("1000", "1790780400");
+  const std::string falling = meter.prometheus();
+  CAPTURE(falling);
+  CHECK(falling.find(gauge + "1790779050\n") != std::string::npos);
+  CHECK(promtool_problems(falling) == "");
+  clock.advance(minutes{31});  // 15:01Z: that window reset with no later reading: no projection
+  CHECK(meter.prometheus().find(gauge) == std::string::npos);
+  clock.advance(minutes{9});  // 15:10Z: 100 spent in 10 min of the next window lasts past 16:00Z
+  read("4900", "1790784000");
+  const std::string lasting = meter.prometheus();
+  CAPTURE(lasting);
+  CHECK(lasting.find(gauge) == std::string::npos);
+  CHECK(lasting.find("# TYPE forgemeter_rate_limit_exhaustion_timestamp_seconds gauge\n") != std::string::npos);
+  read("100", "1790784000");  // 4900 spent in 10 min: out in 13 s, at 15:10:13Z
+  CHECK(meter.prometheus().find(gauge + "1790781013\n") != std::string::npos);
+}
