@@ -192,14 +192,15 @@ void Meter::record_answer(const AnswerRecord& a) noexcept {
     reading = meter::read_budget(a.headers, a.seen);
   const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
   impl_->with_slow(meter::hour_index(a.seen), [&](meter::HourTally& t) {
-    t.add_answer_reading(a.key.host, a.key.api, cls, a.key.installation, resource.view(), reading ? &*reading : nullptr,
-                         first);
+    t.add_answer_reading(a.key.host, a.key.api, a.key.lane, cls, a.key.installation, resource.view(),
+                         reading ? &*reading : nullptr, first);
   });
 }
 
 void Meter::record_unsent(const RequestKey& key, UtcMillis at, AnswerClass c) noexcept {
   const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
-  impl_->with_slow(meter::hour_index(at), [&](meter::HourTally& t) { t.add_answer(key.host, key.api, c, 1, first); });
+  impl_->with_slow(meter::hour_index(at),
+                   [&](meter::HourTally& t) { t.add_answer(key.host, key.api, key.lane, c, 1, first); });
 }
 
 void Meter::record_refused(const RequestKey& key, UtcMillis at) noexcept {

@@ -33,8 +33,8 @@ void add_saturating(std::uint64_t& to, std::uint64_t n) {
 void Cumulative::add(const HourLines& hour) {
   for (const auto& e : hour.count.entries)
     requests_[{name_for(e.host), e.api, installation_for(e.installation), e.lane}] += e.count;
-  for (const auto& e : hour.answers.entries) {
-    auto& sum = answers_[{name_for(e.host), e.api}];
+  for (const auto& e : hour.lane_answers) {
+    auto& sum = answers_[{name_for(e.host), e.api, e.lane}];
     for (std::size_t c = 0; c < kAnswerClasses; ++c) sum[c] += e.counts[c];
   }
   for (const auto& e : hour.lanes.entries) {
@@ -122,16 +122,19 @@ MeterMetrics Cumulative::metrics(UtcMillis now) const {
         {{{"host", host}, {"api", api_text(api)}, {"installation", installation_text(installation)}, {"lane", lane}},
          n});
   }
-  auto& answers = family(m, "forgemeter_answers_total", MetricType::counter,
-                         "Answers since start, by host, API and class (2xx 304 3xx limited secondary 4xx 5xx none "
-                         "refused coalesced revalidated).");
+  auto& answers =
+      family(m, "forgemeter_answers_total", MetricType::counter,
+             "Answers since start, by host, API, lane and class (2xx 304 3xx limited secondary 4xx 5xx none "
+             "refused coalesced revalidated).");
   for (const auto& [k, classes] : answers_) {
     for (std::size_t c = 0; c < kAnswerClasses; ++c) {
       const auto cls = static_cast<AnswerClass>(c);
       // limited and secondary from 0: increase() cannot see a counter's first increment
       if (classes[c] == 0 && cls != AnswerClass::limited && cls != AnswerClass::secondary) continue;
+      const auto& [host, api, lane] = k;
       answers.samples.push_back(
-          {{{"host", k.first}, {"api", api_text(k.second)}, {"class", std::string(to_string(cls))}}, classes[c]});
+          {{{"host", host}, {"api", api_text(api)}, {"lane", lane}, {"class", std::string(to_string(cls))}},
+           classes[c]});
     }
   }
   auto& saved = family(m, "forgemeter_cache_saved_total", MetricType::counter,

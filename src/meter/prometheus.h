@@ -43,7 +43,7 @@ class Cumulative {
   std::set<std::string> named_;
   std::set<std::uint64_t> installations_;  // named ones
   std::map<std::tuple<std::string, Api, std::uint64_t, std::string>, std::uint64_t> requests_;
-  std::map<std::pair<std::string, Api>, std::array<std::uint64_t, kAnswerClasses>> answers_;
+  std::map<std::tuple<std::string, Api, std::string>, std::array<std::uint64_t, kAnswerClasses>> answers_;  // by lane
   std::map<std::tuple<std::string, Api, std::uint64_t, std::string>, Gauge> gauges_;  // by resource's name
   struct LaneSums {
     std::uint64_t revalidated = 0, coalesced = 0;

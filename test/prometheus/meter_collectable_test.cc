@@ -10,8 +10,10 @@
 #include <prometheus/exposer.h>
 #include <prometheus/registry.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "forgemeter/meter.h"
 #include "forgemeter/prometheus.h"
@@ -99,11 +101,11 @@ TEST_CASE("a scrape of a MeterCollectable served by an Exposer says what Meter::
            "# TYPE forgemeter_requests_total counter\n",
            "forgemeter_requests_total{host=\"api.github.com\",api=\"rest\",installation=\"7\",lane=\"sweeper\"} 3\n",
            "forgemeter_requests_total{host=\"ghe.example\",api=\"rest\",installation=\"7\",lane=\"sweeper\"} 1\n",
-           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"2xx\"} 2\n",
-           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"304\"} 1\n",
+           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",lane=\"sweeper\",class=\"2xx\"} 2\n",
+           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",lane=\"sweeper\",class=\"304\"} 1\n",
            // from 0 for every host and API with any answer, so increase() sees the first one
-           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"limited\"} 0\n",
-           "forgemeter_answers_total{host=\"ghe.example\",api=\"rest\",class=\"secondary\"} 0\n",
+           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",lane=\"sweeper\",class=\"limited\"} 0\n",
+           "forgemeter_answers_total{host=\"ghe.example\",api=\"rest\",lane=\"sweeper\",class=\"secondary\"} 0\n",
            "# TYPE forgemeter_rate_limit_remaining gauge\n",
            "forgemeter_rate_limit_remaining{host=\"api.github.com\",api=\"rest\",installation=\"7\",resource=\"core\"} "
            "4998\n",
@@ -129,7 +131,8 @@ TEST_CASE("a scrape of a MeterCollectable served by an Exposer says what Meter::
 
   rig.answer("api.github.com", 403, "0");  // a spent budget: limited goes 0 -> 1
   const std::string after = scrape(exposer.GetListeningPorts().front());
-  CHECK(after.find("forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"limited\"} 1\n") !=
+  CHECK(after.find(
+            "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",lane=\"sweeper\",class=\"limited\"} 1\n") !=
         std::string::npos);
 }
 
@@ -244,4 +247,26 @@ TEST_CASE("the exhaustion gauge is there while the budget falls fast, gone when 
   CHECK(lasting.find("# TYPE forgemeter_rate_limit_exhaustion_timestamp_seconds gauge\n") != std::string::npos);
   read("100", "1790784000");  // 4900 spent in 10 min: out in 13 s, at 15:10:13Z
   CHECK(meter.prometheus().find(gauge + "1790781013\n") != std::string::npos);
+}
+
+TEST_CASE("answers are counted per lane; the hourly answers line still sums the lanes") {
+  ManualClock clock{at(0)};
+  std::vector<std::string> lines;
+  Meter meter{MeterOptions{.clock = &clock, .sink = [&](std::string_view l) { lines.emplace_back(l); }}};
+  for (const char* lane : {"sweeper", "sweeper", "triage"}) {
+    const RequestKey key{.host = "api.github.com", .lane = Lane(lane)};
+    meter.record_request(key, clock.now());
+    meter.record_answer({.key = key, .seen = clock.now(), .status = 200});
+  }
+  const std::string text = meter.prometheus();
+  CAPTURE(text);
+  const std::string head = "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",lane=";
+  CHECK(text.find(head + "\"sweeper\",class=\"2xx\"} 2\n") != std::string::npos);
+  CHECK(text.find(head + "\"triage\",class=\"2xx\"} 1\n") != std::string::npos);
+  CHECK(text.find(head + "\"triage\",class=\"secondary\"} 0\n") != std::string::npos);
+  meter.flush();
+  const bool summed = std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.starts_with("forge HTTP answers:") && l.find("api.github.com rest 2xx=3") != std::string::npos;
+  });
+  CHECK_MESSAGE(summed, lines.back());
 }
