@@ -155,13 +155,15 @@ class FORGEMETER_API Meter {
   void flush() noexcept;
 
   // Cumulative counters since construction, in the Prometheus text exposition
-  // format (version 0.0.4): forgemeter_requests_total, forgemeter_answers_total,
-  // forgemeter_rate_limit_remaining and forgemeter_rate_limit_lowest_remaining
-  // (labels host, api, installation, resource; installation="0" means none),
-  // forgemeter_cache_saved_total (labels host, api, lane, kind) and
-  // forgemeter_wait_seconds_total (labels host, api, lane, cause).
-  // Includes the hour being counted. A host and API with any answer has its
-  // `limited` and `secondary` answers from 0 (docs/metrics.md says why).
+  // format (version 0.0.4): the families docs/metrics.md lists for a Meter —
+  // forgemeter_requests_total, forgemeter_answers_total (with lane),
+  // forgemeter_cache_saved_total, forgemeter_wait_seconds_total and the
+  // forgemeter_rate_limit_* gauges (remaining, lowest_remaining, limit,
+  // reset_timestamp_seconds, exhaustion_timestamp_seconds while the budget is
+  // projected to run out before its reset). installation="0" means none;
+  // past MeterOptions::max_installations, "other". Includes the hour being
+  // counted. A host, API and lane with any answer has its `limited` and
+  // `secondary` answers from 0 (docs/metrics.md says why).
   std::string prometheus() const;
 
   // The families prometheus() writes, as data (forgemeter/meter_metrics.h),
