@@ -56,7 +56,7 @@ MetricsServer::MetricsServer(const std::string& addr, const LeaseMetrics& metric
     res.status = why ? 503 : 200;
     res.set_content(why ? *why + "\n" : std::string("ok\n"), "text/plain; charset=utf-8");
   });
-  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, const std::exception_ptr&) {
     res.status = 500;
     res.set_content("internal error\n", "text/plain; charset=utf-8");
   });
