@@ -3,7 +3,7 @@
 // retry 1 s), read back through its HTTP query API (issue 28's acceptance).
 // The test starts Prometheus itself on 127.0.0.1 at a free port, as the
 // current user, with a scrape and evaluation interval of 1 s and a scratch
-// TSDB, and stops it with SIGTERM at the end, whatever happened.
+// TSDB, and stops it with SIGTERM at the end, whatever happened (exit 0).
 //
 // It finds: `up` 1 for both targets; exactly one replica with
 // forgemeter_lease_leader 1 and sum(forgemeter_lease_leader) 1, sampled over
@@ -117,6 +117,9 @@ class Prometheus {
     }
     REQUIRE_MESSAGE(ready_, "Prometheus did not become ready; its stderr:\n" << read_file(err_));
   }
+
+  // SIGTERM, then its exit code (0: a clean shutdown); the destructor does it too.
+  int stop() { return child_ ? child_->stop() : -1; }
 
   // The instant vector `query` evaluates to now: each series' labels and value.
   std::vector<std::pair<std::map<std::string, std::string>, double>> query(const std::string& q) const {
@@ -245,5 +248,6 @@ TEST_CASE("a real Prometheus scraping two lease run replicas: one leader at a ti
     std::this_thread::sleep_for(300ms);  // spacing the samples, not a synchronisation
   }
   CHECK(b.stop() == 0);
+  CHECK(prom.stop() == 0);
 }
 #endif
