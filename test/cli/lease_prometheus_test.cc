@@ -96,7 +96,8 @@ class Prometheus {
                "scrape_configs:\n  - job_name: lease\n    static_configs:\n      - targets: [" +
                    list + "]\n");
     for (int attempt = 0; attempt < 3 && !ready_; ++attempt) {
-      port_ = free_loopback_port();
+      do port_ = free_loopback_port();  // not a target's port: they are not bound yet
+      while (port_ > 0 && list.find(":" + std::to_string(port_) + "'") != std::string::npos);
       REQUIRE(port_ > 0);
       err_ = dir.file("prometheus-" + std::to_string(attempt) + ".err");
       child_.emplace(spawn_process({find_on_path("prometheus"), "--config.file=" + dir.file("prometheus.yml"),
