@@ -84,8 +84,8 @@ int run(int argc, char** argv) {
                  "'replica') at HOST:PORT while the demo runs, e.g. 127.0.0.1:9464 (docs/demo.md)")
       ->option_text("HOST:PORT");
   auto* linger = app.add_option("--linger", a.linger,
-                                "with --metrics-addr: go on serving the final numbers this many seconds once the "
-                                "demo has ended, so a Prometheus scraping every 15 s gets them (default 0)")
+                                "with --metrics-addr: go on serving the final numbers this many seconds once the demo\n"
+                                "has ended, so a Prometheus scraping every 15 s gets them (default 0)")
                      ->option_text("SECONDS")
                      ->check(whole_number(0, 3600, "a number of seconds"));
   try {
