@@ -3,39 +3,21 @@
 
 #include <httplib.h>
 
-#include <charconv>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "cli/errors.h"
+#include "cli/host_port.h"
 
 namespace forgemeter::cli {
 namespace {
 
-struct HostPort {
-  std::string host;
-  int port = 0;
-};
-
 HostPort parse_addr(const std::string& addr) {
-  const auto bad = [&](std::string_view why) {
-    return UsageError(fmt::format("--metrics-addr '{}': {}; give HOST:PORT, e.g. 127.0.0.1:9464", addr, why));
-  };
-  const std::size_t colon = addr.rfind(':');
-  if (colon == std::string::npos) return throw bad("no port"), HostPort{};
-  HostPort hp{addr.substr(0, colon), 0};
-  if (hp.host.size() >= 2 && hp.host.front() == '[' && hp.host.back() == ']')
-    hp.host = hp.host.substr(1, hp.host.size() - 2);
-  if (hp.host.empty()) throw bad("no host");
-  if (hp.host.find_first_of("[]/ ") != std::string::npos ||
-      (hp.host.find(':') != std::string::npos && addr.front() != '['))
-    throw bad("not a host name or address");
-  const std::string_view p = std::string_view(addr).substr(colon + 1);
-  const auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), hp.port);
-  if (p.empty() || ec != std::errc() || end != p.data() + p.size() || hp.port < 1 || hp.port > 65535)
-    throw bad("the port must be a number from 1 to 65535");
-  return hp;
+  auto parsed = parse_host_port(addr);
+  if (const auto* why = std::get_if<std::string>(&parsed))
+    throw UsageError(fmt::format("--metrics-addr '{}': {}; give HOST:PORT, e.g. 127.0.0.1:9464", addr, *why));
+  return std::get<HostPort>(std::move(parsed));
 }
 
 }  // namespace
