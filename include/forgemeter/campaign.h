@@ -35,6 +35,7 @@
 
 #include "forgemeter/clock.h"
 #include "forgemeter/lease.h"
+#include "forgemeter/lease_metrics.h"
 
 namespace forgemeter {
 
@@ -112,6 +113,8 @@ struct FORGEMETER_API CampaignSpec {
   // A second stop, for an immediate exit (a second SIGTERM): it cuts short the
   // release that follows a stop, which otherwise has T/3 to land.
   std::stop_token exit_now{};
+  // Borrowed; nullptr: none. Fed with the campaign's live figures (lease_metrics.h).
+  LeaseMetrics* metrics = nullptr;
 };
 
 // Why `spec` is unusable, or nullopt when campaign() would accept it.

@@ -35,6 +35,7 @@
 #include "forgemeter/clock.h"
 #include "forgemeter/lane.h"
 #include "forgemeter/lines.h"  // AnswerClass, WaitCause
+#include "forgemeter/meter_metrics.h"
 #include "forgemeter/url.h"
 
 namespace forgemeter {
@@ -102,6 +103,12 @@ struct FORGEMETER_API MeterOptions {
   // distinct keys (only a forge redirecting to host after host gets there)
   // new ones are folded at once.
   std::size_t max_hosts = 64;
+  // Distinct installations (other than 0, none) the cumulative counters of
+  // prometheus() and metrics() name (>= 1); later new ones are counted under
+  // installation="other", so a GitHub App on 10 000 installations exports
+  // about 5 series per installation and resource up to this bound, not past
+  // it (docs/metrics.md). The hourly lines are not affected.
+  std::size_t max_installations = 1000;
 };
 
 class FORGEMETER_API Meter {
@@ -148,13 +155,20 @@ class FORGEMETER_API Meter {
   void flush() noexcept;
 
   // Cumulative counters since construction, in the Prometheus text exposition
-  // format (version 0.0.4): forgemeter_requests_total, forgemeter_answers_total,
-  // forgemeter_rate_limit_remaining and forgemeter_rate_limit_lowest_remaining
-  // (labels host, api, installation, resource; installation="0" means none),
-  // forgemeter_cache_saved_total (labels host, api, lane, kind) and
-  // forgemeter_wait_seconds_total (labels host, api, lane, cause).
-  // Includes the hour being counted.
+  // format (version 0.0.4): the families docs/metrics.md lists for a Meter —
+  // forgemeter_requests_total, forgemeter_answers_total (with lane),
+  // forgemeter_cache_saved_total, forgemeter_wait_seconds_total and the
+  // forgemeter_rate_limit_* gauges (remaining, lowest_remaining, limit,
+  // reset_timestamp_seconds, exhaustion_timestamp_seconds while the budget is
+  // projected to run out before its reset). installation="0" means none;
+  // past MeterOptions::max_installations, "other". Includes the hour being
+  // counted. A host, API and lane with any answer has its `limited` and
+  // `secondary` answers from 0 (docs/metrics.md says why).
   std::string prometheus() const;
+
+  // The families prometheus() writes, as data (forgemeter/meter_metrics.h),
+  // the same numbers: what forgemeter::MeterCollectable hands prometheus-cpp.
+  MeterMetrics metrics() const;
 
   const Clock& clock() const noexcept;
 

@@ -15,6 +15,7 @@
 #include "demo/demo_fleet.h"
 #include "demo/demo_report.h"
 #include "demo/fleet_log.h"
+#include "demo/fleet_metrics.h"
 #include "forgemeter/memory_store.h"
 #include "meter/civil.h"
 #include "report/output.h"
@@ -145,6 +146,14 @@ void start_hour(std::vector<std::jthread>& threads, Replica& r, int h, const Dem
   threads.emplace_back([&r, from, until, stop, burst] { r.searches(from, until, stop, from + kBurstAfter, burst); });
 }
 
+// --metrics-addr: each replica's Meter on /metrics (null without the option).
+std::unique_ptr<FleetMetrics> serve_metrics(const DemoArgs& a, const std::vector<std::unique_ptr<Replica>>& fleet) {
+  if (a.metrics_addr.empty()) return nullptr;
+  std::vector<std::pair<std::string, const Meter*>> meters;
+  for (const auto& r : fleet) meters.emplace_back(r->name(), &r->meter());
+  return std::make_unique<FleetMetrics>(a.metrics_addr, meters);
+}
+
 }  // namespace
 
 int run_demo(const DemoArgs& a) {
@@ -180,6 +189,8 @@ int run_demo(const DemoArgs& a) {
   fmt::print(out, "installation {}: {} requests an hour; modelled sweep demand, unelected: {} an hour\n",
              plan.installation, plan.budget, plan.sweep_per_replica_hour() * static_cast<std::uint64_t>(plan.replicas));
   fmt::print(out, "{}\n", plan_text(plan));
+  const std::unique_ptr<FleetMetrics> served = serve_metrics(a, fleet);  // before the fleet goes
+  if (served) fmt::print(out, "the fleet's meters (label replica): {}\n\n", served->url());
   std::fflush(out);
 
   // Each boundary counted at the forge: time stops just before it, every request of the hour lands, count, go on.
@@ -229,6 +240,11 @@ int run_demo(const DemoArgs& a) {
   if (!a.html.empty()) {
     write_output(a.html, render_html(data));
     if (a.html != "-") fmt::print(out, "report page: {}\n", a.html);
+  }
+  if (served && a.linger > 0) {
+    fmt::print(out, "serving the final numbers at {} for {} s more\n", served->url(), a.linger);
+    std::fflush(out);
+    std::this_thread::sleep_for(std::chrono::seconds(a.linger));
   }
   std::fflush(out);
   if (!c.agree) throw DemoFailed("the fleet report and the forge's own count differ (see above)");

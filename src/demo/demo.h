@@ -25,6 +25,8 @@ struct DemoArgs {
   // A replica whose log is lost before the report (its lines left out): the
   // report then falls short of the forge, which the demo must say.
   std::optional<int> lose_log;
+  std::string metrics_addr;  // HOST:PORT: serve the fleet's meters on /metrics while the demo runs
+  int linger = 0;            // with metrics_addr: seconds to go on serving once the demo has ended
 };
 
 struct DemoFailed : std::runtime_error {

@@ -69,6 +69,7 @@ class Replica {
           LineSink sink);
 
   const std::string& name() const { return name_; }
+  const Meter& meter() const { return meter_; }
 
   // Hours 1 and 3: passes at each minute (plus this replica's offset) from
   // `from` while before `until` and not stopped; a pass late (a slow machine,

@@ -8,10 +8,12 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "cli/host_port.h"
 #include "cli/number_arg.h"
 #include "cli/words.h"
 #include "core/terminal_text.h"
 #include "demo/demo.h"
+#include "demo/fleet_metrics.h"
 #include "forgemeter/version.h"
 
 namespace {
@@ -22,6 +24,21 @@ using forgemeter::cli::whole_number;
 using forgemeter::core_detail::terminal_text;
 
 constexpr std::uint64_t kMaxReplicas = 50;
+
+// --metrics-addr: HOST:PORT, and a build that can serve it; --linger only with it.
+void check_metrics_options(const forgemeter::demo::DemoArgs& a, bool lingers) {
+  if (lingers && a.metrics_addr.empty())
+    throw CLI::ValidationError("--linger", "goes with --metrics-addr (it keeps /metrics served); give both");
+  if (a.metrics_addr.empty()) return;
+  if (!forgemeter::demo::FleetMetrics::available())
+    throw CLI::ValidationError("--metrics-addr",
+                               "this forgemeter-demo was built without the prometheus component (prometheus-cpp; "
+                               "configure with -DFORGEMETER_PROMETHEUS=ON)");
+  if (const auto parsed = forgemeter::cli::parse_host_port(a.metrics_addr);
+      const auto* why = std::get_if<std::string>(&parsed))
+    throw CLI::ValidationError("--metrics-addr",
+                               fmt::format("'{}': {}; give HOST:PORT, e.g. 127.0.0.1:9464", a.metrics_addr, *why));
+}
 
 int run(int argc, char** argv) {
   forgemeter::demo::DemoArgs a;
@@ -62,8 +79,18 @@ int run(int argc, char** argv) {
              "failing (exit 1)")
           ->option_text("N")
           ->check(whole_number(0, kMaxReplicas - 1, "a replica number"));
+  app.add_option("--metrics-addr", a.metrics_addr,
+                 "serve the fleet's meters on GET /metrics (Prometheus text, one series per replica by the label\n"
+                 "'replica') at HOST:PORT while the demo runs, e.g. 127.0.0.1:9464 (docs/demo.md)")
+      ->option_text("HOST:PORT");
+  auto* linger = app.add_option("--linger", a.linger,
+                                "with --metrics-addr: go on serving the final numbers this many seconds once the demo\n"
+                                "has ended, so a Prometheus scraping every 15 s gets them (default 0)")
+                     ->option_text("SECONDS")
+                     ->check(whole_number(0, 3600, "a number of seconds"));
   try {
     app.parse(argc, argv);
+    check_metrics_options(a, linger->count() > 0);
     if (lose->count() > 0) a.lose_log = lose_log;
     if (a.html == "-" && a.forge_counts == "-")
       throw CLI::ValidationError("--forge-counts", "'-' is stdout, which --html - already takes; give one a file");

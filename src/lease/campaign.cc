@@ -13,6 +13,7 @@
 #include "lease/event_pump.h"
 #include "lease/event_text.h"
 #include "lease/holder_id.h"
+#include "lease/metrics_state.h"
 #include "lease/term_state.h"
 
 namespace forgemeter {
@@ -58,6 +59,7 @@ class Campaign {
         t_(spec),
         text_(spec.name, spec.owner),
         changes_(dynamic_cast<LeaseChanges*>(&store)),
+        metrics_(spec.metrics, spec.name, t_.ttl, clock_),
         events_(spec.on_event) {}
 
   CampaignEnd run() {
@@ -70,7 +72,8 @@ class Campaign {
       const Sent sent = stamp();
       next = sent.steady + t_.retry;
       LeaseResult r = store_.acquire(spec_.name, id_, sent.wall, t_.ttl, bound(sent.steady + t_.third, stop_));
-      heard(r, /*decides=*/true, stop_, sent.steady);
+      heard(LeaseOp::acquire, r, /*decides=*/true, stop_, sent.steady);
+      if (r.status == LeaseStatus::granted) metrics_->proven(sent.wall);
       if (r.status == LeaseStatus::no_answer) {
         release(/*after_unanswered_attempt=*/true);  // it may have taken the lease; after a stop too
         continue;
@@ -142,7 +145,11 @@ class Campaign {
   // acquire or renewal) closes it: a store can answer releases while every
   // acquire hangs (a row lock), and that is one outage, not one per attempt.
   // The outage is measured from the sending of its first unanswered call.
-  void heard(const LeaseResult& r, bool decides, const std::stop_token& cut, SteadyTime sent) {
+  // Each call is also a figure: its round trip, or an error; who holds the lease.
+  void heard(LeaseOp op, const LeaseResult& r, bool decides, const std::stop_token& cut, SteadyTime sent) {
+    metrics_->call(op, sent, r, cut.stop_requested());
+    if (r.status == LeaseStatus::granted) metrics_->held_by(id_);
+    if (r.status == LeaseStatus::refused) metrics_->held_by(r.holder);
     const SteadyTime now = clock_.steady_now();
     const bool failed = !r.answered();
     if (failed && !outage_ && !cut.stop_requested()) {
@@ -189,7 +196,7 @@ class Campaign {
   void release(bool after_unanswered_attempt) {
     const SteadyTime sent = clock_.steady_now();
     LeaseResult r = store_.release(spec_.name, id_, bound(sent + t_.third, spec_.exit_now));
-    heard(r, /*decides=*/false, {}, sent);
+    heard(LeaseOp::release, r, /*decides=*/false, {}, sent);
     if (r.status == LeaseStatus::released) events_.post(text_.released(r.term, after_unanswered_attempt));
   }
 
@@ -202,6 +209,7 @@ class Campaign {
     std::stop_callback on_stop(stop_, [&wake] { wake.request_stop(); });
     std::atomic<bool> done{false};
     std::exception_ptr failure;
+    metrics_->term_began(state);
     events_.post(text_.elected(number, t_.ttl));
     std::thread worker;
     try {
@@ -217,6 +225,7 @@ class Campaign {
       });
     } catch (...) {  // no thread: give the term back before reporting the failure
       state->end();
+      metrics_->term_ended();
       release(false);
       throw;
     }
@@ -225,10 +234,12 @@ class Campaign {
       held = hold(*state, sent.steady, seen, wake.get_token(), done);
     } catch (...) {  // a store that throws (it should not): end the term, keep no thread behind
       state->end();
+      metrics_->term_ended();
       worker.join();
       throw;
     }
-    state->end();                                                                    // stop first ...
+    state->end();  // stop first ...
+    metrics_->term_ended();
     if (held.how == Ending::refused) events_.post(text_.lost(number, held.holder));  // ... log after
     if (held.how == Ending::stepped_down) events_.post(text_.stepped_down(number, t_.window));
     if (held.how == Ending::resigned) events_.post(text_.resigned(number, t_.ttl));
@@ -256,7 +267,7 @@ class Campaign {
       next_renew = sent.steady + t_.third;
       // `wake`: a stop, or work's return, abandons the renewal at once.
       LeaseResult r = store_.renew(spec_.name, id_, sent.wall, t_.ttl, bound(std::min(next_renew, deadline), wake));
-      heard(r, /*decides=*/true, wake, sent.steady);
+      heard(LeaseOp::renew, r, /*decides=*/true, wake, sent.steady);
       if (r.status == LeaseStatus::refused) return {Ending::refused, std::move(r.holder)};
       if (r.status == LeaseStatus::granted && r.resign_requested) return {Ending::resigned, {}};
       if (r.status != LeaseStatus::granted) {
@@ -266,6 +277,7 @@ class Campaign {
       check_clock(r.store_now, sent.wall);
       if (clock_.steady_now() >= deadline) return {Ending::stepped_down, {}};  // proven too late
       st.extend(sent.steady + t_.proof_window());
+      metrics_->proven(sent.wall);
       if (unanswered > 0) events_.post(text_.renewed_late(st.number, unanswered));
       unanswered = 0;
     }
@@ -284,8 +296,9 @@ class Campaign {
   std::string told_holder_;  // the last same-named holder reported by owner_in_use
   bool told_exhausted_ = false;
   bool told_clock_ = false;
-  LeaseChanges* const changes_;  // nullptr: the store hears of no changes; candidates poll
-  EventPump events_;             // last: destroyed (drained) first, before what its events describe
+  LeaseChanges* const changes_;        // nullptr: the store hears of no changes; candidates poll
+  lease_detail::MetricsFeed metrics_;  // spec.metrics, or a sink
+  EventPump events_;                   // last: destroyed (drained) first, before what its events describe
 };
 
 }  // namespace

@@ -73,7 +73,7 @@ struct Meter::Impl {
         max_hosts(o.max_hosts),
         max_keys(std::max<std::size_t>(4096, std::min<std::size_t>(o.max_hosts, 1 << 20) * 64)),
         slow(max_keys),
-        cumulative(o.max_hosts) {
+        cumulative(o.max_hosts, o.max_installations) {
     const UtcMillis start = clock->now();
     current = meter::hour_index(start);
     if (start > UtcMillis{meter::hour_start(current)}) counted_from = meter::time_of_day(start);
@@ -160,6 +160,7 @@ struct Meter::Impl {
 
 Meter::Meter(MeterOptions options) {
   if (options.max_hosts == 0) throw std::invalid_argument("MeterOptions::max_hosts must be at least 1");
+  if (options.max_installations == 0) throw std::invalid_argument("MeterOptions::max_installations must be at least 1");
   impl_ = std::make_unique<Impl>(options);
 }
 
@@ -191,14 +192,15 @@ void Meter::record_answer(const AnswerRecord& a) noexcept {
     reading = meter::read_budget(a.headers, a.seen);
   const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
   impl_->with_slow(meter::hour_index(a.seen), [&](meter::HourTally& t) {
-    t.add_answer_reading(a.key.host, a.key.api, cls, a.key.installation, resource.view(), reading ? &*reading : nullptr,
-                         first);
+    t.add_answer_reading(a.key.host, a.key.api, a.key.lane, cls, a.key.installation, resource.view(),
+                         reading ? &*reading : nullptr, first);
   });
 }
 
 void Meter::record_unsent(const RequestKey& key, UtcMillis at, AnswerClass c) noexcept {
   const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
-  impl_->with_slow(meter::hour_index(at), [&](meter::HourTally& t) { t.add_answer(key.host, key.api, c, 1, first); });
+  impl_->with_slow(meter::hour_index(at),
+                   [&](meter::HourTally& t) { t.add_answer(key.host, key.api, key.lane, c, 1, first); });
 }
 
 void Meter::record_refused(const RequestKey& key, UtcMillis at) noexcept {
@@ -243,7 +245,9 @@ void Meter::flush() noexcept {
   m.write(tally, hour, note);
 }
 
-std::string Meter::prometheus() const {
+std::string Meter::prometheus() const { return meter::exposition(metrics()); }
+
+MeterMetrics Meter::metrics() const {
   auto& m = *impl_;
   core_detail::MutexLock turn(m.turn_mu);
   core_detail::MutexLock in_order(m.sink_mu);  // an hour being written is in `cumulative` by now
@@ -262,7 +266,7 @@ std::string Meter::prometheus() const {
   }
   meter::Cumulative view = m.cumulative;
   view.add(live.fold(meter::hour_start(m.current + 1), {}, m.max_hosts));
-  return view.render();
+  return view.metrics(m.clock->now());
 }
 
 }  // namespace forgemeter

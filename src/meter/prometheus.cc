@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "meter/window.h"
+
 namespace forgemeter::meter {
 
 const std::string& Cumulative::name_for(const std::string& host) {
@@ -11,6 +13,13 @@ const std::string& Cumulative::name_for(const std::string& host) {
   if (named_.contains(host)) return host;
   if (host == kOtherHosts || named_.size() >= max_hosts_) return other;
   return *named_.insert(host).first;
+}
+
+std::uint64_t Cumulative::installation_for(std::uint64_t installation) {
+  if (installation == 0 || installations_.contains(installation)) return installation;
+  if (installations_.size() >= max_installations_) return kOtherInstallation;
+  installations_.insert(installation);
+  return installation;
 }
 
 namespace {
@@ -22,9 +31,10 @@ void add_saturating(std::uint64_t& to, std::uint64_t n) {
 }  // namespace
 
 void Cumulative::add(const HourLines& hour) {
-  for (const auto& e : hour.count.entries) requests_[{name_for(e.host), e.api, e.installation, e.lane}] += e.count;
-  for (const auto& e : hour.answers.entries) {
-    auto& sum = answers_[{name_for(e.host), e.api}];
+  for (const auto& e : hour.count.entries)
+    requests_[{name_for(e.host), e.api, installation_for(e.installation), e.lane}] += e.count;
+  for (const auto& e : hour.lane_answers) {
+    auto& sum = answers_[{name_for(e.host), e.api, e.lane}];
     for (std::size_t c = 0; c < kAnswerClasses; ++c) sum[c] += e.counts[c];
   }
   for (const auto& e : hour.lanes.entries) {
@@ -36,10 +46,137 @@ void Cumulative::add(const HourLines& hour) {
   for (std::size_t i = 0; i < hour.budget.entries.size(); ++i) {
     const auto& e = hour.budget.entries[i];
     const std::string resource = e.resource.empty() ? std::string(default_resource(e.api)) : e.resource;
-    auto [it, fresh] = gauges_.try_emplace({name_for(e.host), e.api, e.installation, resource}, Gauge{0, e.remaining});
-    it->second.last = hour.last_remaining[i];
+    auto [it, fresh] = gauges_.try_emplace({name_for(e.host), e.api, installation_for(e.installation), resource},
+                                           Gauge{{}, e.remaining});
+    it->second.last = hour.last[i];
     if (!fresh) it->second.lowest = std::min(it->second.lowest, e.remaining);
   }
+}
+
+namespace {
+
+MetricFamilySnapshot& family(MeterMetrics& m, std::string name, MetricType type, std::string help) {
+  m.families.push_back({std::move(name), std::move(help), type, false, {}});
+  return m.families.back();
+}
+
+std::string api_text(Api api) { return std::string(to_string(api)); }
+
+std::string installation_text(std::uint64_t installation) {
+  return installation == Cumulative::kOtherInstallation ? "other" : std::to_string(installation);
+}
+
+}  // namespace
+
+namespace {
+
+// When the hourly budget of `r` runs out at its window's rate (meter/window.h,
+// the report's model), while that is before its reset and the reset is after
+// `now`; a reading of 0 ran out when it was seen.
+std::optional<std::chrono::sys_seconds> runs_out_at(const Reading& r, std::string_view resource, UtcMillis now) {
+  using std::chrono::floor;
+  using std::chrono::seconds;
+  if ((resource != "core" && resource != "graphql") || !r.limit || !r.reset || *r.reset <= now) return std::nullopt;
+  const auto at = floor<seconds>(r.seen);
+  if (at >= *r.reset || at <= *r.reset - kHourlyWindow) return std::nullopt;  // not this hourly window
+  if (r.remaining == 0) return at;
+  return project_window(r.remaining, *r.limit, at, *r.reset).runs_out_at;
+}
+
+}  // namespace
+
+// The latest reading's limit and reset (Unix seconds), where it said them,
+// and when its hourly budget runs out, while that is before its reset.
+void Cumulative::add_limits(MeterMetrics& m, UtcMillis now) const {
+  family(m, "forgemeter_rate_limit_limit", MetricType::gauge,
+         "Limit of the latest reading, by host, API, installation and resource.");
+  family(m, "forgemeter_rate_limit_reset_timestamp_seconds", MetricType::gauge,
+         "Reset of the latest reading as Unix time, by host, API, installation and resource.");
+  family(m, "forgemeter_rate_limit_exhaustion_timestamp_seconds", MetricType::gauge,
+         "When an hourly budget runs out at the rate seen so far in its window, as Unix time; only while that is "
+         "before its reset.");
+  auto& limit = m.families[m.families.size() - 3];  // all made first: a push_back moves the families
+  auto& reset = m.families[m.families.size() - 2];
+  auto& exhaustion = m.families.back();
+  for (const auto& [k, g] : gauges_) {
+    const auto& [host, api, installation, resource] = k;
+    std::vector<std::pair<std::string, std::string>> labels{{"host", host},
+                                                            {"api", api_text(api)},
+                                                            {"installation", installation_text(installation)},
+                                                            {"resource", resource}};
+    if (g.last.limit) limit.samples.push_back({labels, *g.last.limit});
+    if (g.last.reset && g.last.reset->time_since_epoch().count() >= 0)
+      reset.samples.push_back({labels, static_cast<std::uint64_t>(g.last.reset->time_since_epoch().count())});
+    if (const auto out = runs_out_at(g.last, resource, now); out && out->time_since_epoch().count() >= 0)
+      exhaustion.samples.push_back({std::move(labels), static_cast<std::uint64_t>(out->time_since_epoch().count())});
+  }
+}
+
+MeterMetrics Cumulative::metrics(UtcMillis now) const {
+  MeterMetrics m;
+  auto& requests = family(m, "forgemeter_requests_total", MetricType::counter,
+                          "Requests put on the wire since start, by host, API, installation (0 = none) and lane.");
+  for (const auto& [k, n] : requests_) {
+    const auto& [host, api, installation, lane] = k;
+    requests.samples.push_back(
+        {{{"host", host}, {"api", api_text(api)}, {"installation", installation_text(installation)}, {"lane", lane}},
+         n});
+  }
+  auto& answers =
+      family(m, "forgemeter_answers_total", MetricType::counter,
+             "Answers since start, by host, API, lane and class (2xx 304 3xx limited secondary 4xx 5xx none "
+             "refused coalesced revalidated).");
+  for (const auto& [k, classes] : answers_) {
+    for (std::size_t c = 0; c < kAnswerClasses; ++c) {
+      const auto cls = static_cast<AnswerClass>(c);
+      // limited and secondary from 0: increase() cannot see a counter's first increment
+      if (classes[c] == 0 && cls != AnswerClass::limited && cls != AnswerClass::secondary) continue;
+      const auto& [host, api, lane] = k;
+      answers.samples.push_back(
+          {{{"host", host}, {"api", api_text(api)}, {"lane", lane}, {"class", std::string(to_string(cls))}},
+           classes[c]});
+    }
+  }
+  auto& saved = family(m, "forgemeter_cache_saved_total", MetricType::counter,
+                       "Requests a Transport cache spared since start, by host, API, lane and kind (revalidated "
+                       "coalesced).");
+  for (const auto& [k, sums] : lanes_) {
+    const auto& [host, api, lane] = k;
+    for (const auto& [kind, n] : {std::pair{"revalidated", sums.revalidated}, std::pair{"coalesced", sums.coalesced}}) {
+      if (n == 0) continue;
+      saved.samples.push_back({{{"host", host}, {"api", api_text(api)}, {"lane", lane}, {"kind", kind}}, n});
+    }
+  }
+  auto& waited = family(m, "forgemeter_wait_seconds_total", MetricType::counter,
+                        "Time requests waited before the wire since start, by host, API, lane and cause (pause pacing "
+                        "secondary).");
+  waited.thousandths = true;
+  constexpr std::string_view kCauses[kWaitCauses] = {"pause", "pacing", "secondary"};
+  for (const auto& [k, sums] : lanes_) {
+    const auto& [host, api, lane] = k;
+    for (std::size_t c = 0; c < kWaitCauses; ++c) {
+      if (sums.waited_ms[c] == 0) continue;
+      waited.samples.push_back(
+          {{{"host", host}, {"api", api_text(api)}, {"lane", lane}, {"cause", std::string(kCauses[c])}},
+           sums.waited_ms[c]});
+    }
+  }
+  for (const bool lowest : {false, true}) {
+    auto& f = family(m, lowest ? "forgemeter_rate_limit_lowest_remaining" : "forgemeter_rate_limit_remaining",
+                     MetricType::gauge,
+                     lowest ? "Lowest remaining budget read since start, by host, API, installation and resource."
+                            : "Remaining budget of the latest reading, by host, API, installation and resource.");
+    for (const auto& [k, g] : gauges_) {
+      const auto& [host, api, installation, resource] = k;
+      f.samples.push_back({{{"host", host},
+                            {"api", api_text(api)},
+                            {"installation", installation_text(installation)},
+                            {"resource", resource}},
+                           lowest ? g.lowest : g.last.remaining});
+    }
+  }
+  add_limits(m, now);
+  return m;
 }
 
 namespace {
@@ -60,65 +197,26 @@ std::string label(std::string_view v) {
   return out;
 }
 
-void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
-  fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
-}
-
 }  // namespace
 
-std::string Cumulative::render() const {
+std::string exposition(const MeterMetrics& metrics) {
   std::string out;
-  header(out, "forgemeter_requests_total", "counter",
-         "Requests put on the wire since start, by host, API, installation (0 = none) and lane.");
-  for (const auto& [k, n] : requests_) {
-    const auto& [host, api, installation, lane] = k;
-    fmt::format_to(std::back_inserter(out),
-                   "forgemeter_requests_total{{host=\"{}\",api=\"{}\",installation=\"{}\",lane=\"{}\"}} {}\n",
-                   label(host), to_string(api), installation, label(lane), n);
-  }
-  header(out, "forgemeter_answers_total", "counter",
-         "Answers since start, by host, API and class (2xx 304 3xx limited secondary 4xx 5xx none refused coalesced "
-         "revalidated).");
-  for (const auto& [k, classes] : answers_) {
-    for (std::size_t c = 0; c < kAnswerClasses; ++c) {
-      if (classes[c] == 0) continue;
-      fmt::format_to(std::back_inserter(out), "forgemeter_answers_total{{host=\"{}\",api=\"{}\",class=\"{}\"}} {}\n",
-                     label(k.first), to_string(k.second), to_string(static_cast<AnswerClass>(c)), classes[c]);
-    }
-  }
-  header(out, "forgemeter_cache_saved_total", "counter",
-         "Requests a Transport cache spared since start, by host, API, lane and kind (revalidated coalesced).");
-  for (const auto& [k, sums] : lanes_) {
-    const auto& [host, api, lane] = k;
-    for (const auto& [kind, n] : {std::pair{"revalidated", sums.revalidated}, std::pair{"coalesced", sums.coalesced}}) {
-      if (n == 0) continue;
-      fmt::format_to(std::back_inserter(out),
-                     "forgemeter_cache_saved_total{{host=\"{}\",api=\"{}\",lane=\"{}\",kind=\"{}\"}} {}\n", label(host),
-                     to_string(api), label(lane), kind, n);
-    }
-  }
-  header(out, "forgemeter_wait_seconds_total", "counter",
-         "Time requests waited before the wire since start, by host, API, lane and cause (pause pacing secondary).");
-  constexpr std::string_view kCauses[kWaitCauses] = {"pause", "pacing", "secondary"};
-  for (const auto& [k, sums] : lanes_) {
-    const auto& [host, api, lane] = k;
-    for (std::size_t c = 0; c < kWaitCauses; ++c) {
-      const std::uint64_t ms = sums.waited_ms[c];
-      if (ms == 0) continue;
-      fmt::format_to(std::back_inserter(out),
-                     "forgemeter_wait_seconds_total{{host=\"{}\",api=\"{}\",lane=\"{}\",cause=\"{}\"}} {}.{:03}\n",
-                     label(host), to_string(api), label(lane), kCauses[c], ms / 1000, ms % 1000);
-    }
-  }
-  for (const bool lowest : {false, true}) {
-    const std::string_view name = lowest ? "forgemeter_rate_limit_lowest_remaining" : "forgemeter_rate_limit_remaining";
-    header(out, name, "gauge",
-           lowest ? "Lowest remaining budget read since start, by host, API, installation and resource."
-                  : "Remaining budget of the latest reading, by host, API, installation and resource.");
-    for (const auto& [k, g] : gauges_) {
-      const auto& [host, api, installation, resource] = k;
-      fmt::format_to(std::back_inserter(out), "{}{{host=\"{}\",api=\"{}\",installation=\"{}\",resource=\"{}\"}} {}\n",
-                     name, label(host), to_string(api), installation, label(resource), lowest ? g.lowest : g.last);
+  auto to = std::back_inserter(out);
+  for (const auto& f : metrics.families) {
+    const std::string_view type = f.type == MetricType::counter ? "counter" : "gauge";
+    fmt::format_to(to, "# HELP {} {}\n# TYPE {} {}\n", f.name, f.help, f.name, type);
+    for (const auto& s : f.samples) {
+      out += f.name;
+      char sep = '{';
+      for (const auto& [name, value] : s.labels) {
+        fmt::format_to(to, "{}{}=\"{}\"", sep, name, label(value));
+        sep = ',';
+      }
+      if (!s.labels.empty()) out += '}';
+      if (f.thousandths)
+        fmt::format_to(to, " {}.{:03}\n", s.value / 1000, s.value % 1000);
+      else
+        fmt::format_to(to, " {}\n", s.value);
     }
   }
   return out;

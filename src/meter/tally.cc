@@ -42,8 +42,9 @@ void HourTally::add_reading(Host& h, const BudgetKeyView& key, const Reading& r)
     h.named.emplace(BudgetKey{key.api, key.installation, std::string(key.resource)}, Budget{r, r});
 }
 
-void HourTally::add_answer(std::string_view name, Api api, AnswerClass c, std::uint64_t n, std::uint64_t first_seen) {
-  host(name, first_seen, false, true).answers[api][static_cast<std::size_t>(c)] += n;
+void HourTally::add_answer(std::string_view name, Api api, Lane lane, AnswerClass c, std::uint64_t n,
+                           std::uint64_t first_seen) {
+  host(name, first_seen, false, true).answers[{api, lane}][static_cast<std::size_t>(c)] += n;
 }
 
 namespace {
@@ -63,7 +64,7 @@ void HourTally::LaneSums::add(const LaneSums& o) {
 void HourTally::add_saved(std::string_view name, Api api, std::uint64_t installation, Lane lane, AnswerClass c,
                           std::uint64_t first_seen) {
   Host& h = host(name, first_seen, false, true);
-  h.answers[api][static_cast<std::size_t>(c)] += 1;
+  h.answers[{api, lane}][static_cast<std::size_t>(c)] += 1;
   LaneSums& sums = h.lanes[CountKey{api, installation, lane}];
   add_saturating(c == AnswerClass::coalesced ? sums.coalesced : sums.revalidated, 1);
 }
@@ -74,10 +75,10 @@ void HourTally::add_wait(std::string_view name, Api api, std::uint64_t installat
   add_saturating(h.lanes[CountKey{api, installation, lane}].waited_ms[static_cast<std::size_t>(cause)], ms);
 }
 
-void HourTally::add_answer_reading(std::string_view name, Api api, AnswerClass c, std::uint64_t installation,
+void HourTally::add_answer_reading(std::string_view name, Api api, Lane lane, AnswerClass c, std::uint64_t installation,
                                    std::string_view resource, const Reading* r, std::uint64_t first_seen) {
   Host& h = host(name, first_seen, false, true);
-  h.answers[api][static_cast<std::size_t>(c)] += 1;
+  h.answers[{api, lane}][static_cast<std::size_t>(c)] += 1;
   if (r) add_reading(h, BudgetKeyView{api, installation, resource}, *r);
 }
 
@@ -113,6 +114,7 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
   std::map<std::tuple<std::string_view, Api, std::uint64_t, Lane>, std::uint64_t> counts;
   std::map<std::tuple<std::string_view, Api, std::uint64_t, std::string>, Budget> budgets;
   std::map<std::pair<std::string_view, Api>, Classes> answers;
+  std::map<std::tuple<std::string_view, Api, Lane>, Classes> lane_answers;
   std::map<std::tuple<std::string_view, Api, std::uint64_t, Lane>, LaneSums> lanes;
   for (std::size_t i = 0; i <= order.size(); ++i) {
     const bool last = i == order.size();  // the hosts folded before this fold: (other hosts)
@@ -130,9 +132,13 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
       };
       for (const auto& [k, b] : h->budgets) merge(k.first, k.second, "", b);
       for (const auto& [k, b] : h->named) merge(k.api, k.installation, display_resource(k.resource), b);
-      for (const auto& [api, classes] : h->answers) {
-        auto& sum = answers[{name, api}];
-        for (std::size_t c = 0; c < kAnswerClasses; ++c) sum[c] += classes[c];
+      for (const auto& [k, classes] : h->answers) {
+        auto& sum = answers[{name, k.first}];
+        auto& by_lane = lane_answers[{name, k.first, k.second}];
+        for (std::size_t c = 0; c < kAnswerClasses; ++c) {
+          sum[c] += classes[c];
+          by_lane[c] += classes[c];
+        }
       }
       for (const auto& [k, sums] : h->lanes) lanes[{name, k.api, k.installation, k.lane}].add(sums);
     }
@@ -154,13 +160,13 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
     return a.installation < b.installation;
   });
 
-  std::vector<std::pair<BudgetEntry, std::uint64_t>> readings;
+  std::vector<std::pair<BudgetEntry, Reading>> readings;
   for (const auto& [k, b] : budgets) {
     const auto& [host, api, installation, resource] = k;
     BudgetEntry e{std::string(host),          api, installation, resource, b.lowest.remaining, b.lowest.limit,
                   time_of_day(b.lowest.seen), {}};
     if (b.lowest.reset) e.resets = time_of_day(*b.lowest.reset);
-    readings.emplace_back(std::move(e), b.last.remaining);
+    readings.emplace_back(std::move(e), b.last);
   }
   std::sort(readings.begin(), readings.end(), [](const auto& x, const auto& y) {
     const BudgetEntry &a = x.first, &b = y.first;
@@ -171,10 +177,14 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
   });
   for (auto& [e, last] : readings) {
     out.budget.entries.push_back(std::move(e));
-    out.last_remaining.push_back(last);
+    out.last.push_back(last);
   }
 
   for (const auto& [k, classes] : answers) out.answers.entries.push_back({std::string(k.first), k.second, classes});
+  for (const auto& [k, classes] : lane_answers) {
+    const auto& [host, api, lane] = k;
+    out.lane_answers.push_back({std::string(host), api, std::string(lane.name()), classes});
+  }
   std::sort(out.answers.entries.begin(), out.answers.entries.end(), [](const AnswersEntry& a, const AnswersEntry& b) {
     if (a.host != b.host) return a.host < b.host;
     return api_less(a.api, b.api);

@@ -21,9 +21,18 @@ namespace forgemeter::meter {
 struct HourLines {
   CountLine count;
   BudgetLine budget;
-  std::vector<std::uint64_t> last_remaining;  // per budget entry: the latest reading's remaining
+  std::vector<Reading> last;  // per budget entry: the latest reading (remaining, limit, reset)
   AnswersLine answers;
   LanesLine lanes;
+  // Answers by host, API and lane (the answers line sums the lanes): for the
+  // cumulative counters (forgemeter_answers_total's `lane`).
+  struct LaneAnswers {
+    std::string host;
+    Api api;
+    std::string lane;
+    std::array<std::uint64_t, kAnswerClasses> counts;
+  };
+  std::vector<LaneAnswers> lane_answers;
 
   // The non-empty lines: count, budget, lanes, then answers (the hour's last
   // line whenever it has answers, as before the lanes line was added).
@@ -41,12 +50,12 @@ class HourTally {
   // `first_seen` orders hosts for folding: lower was seen earlier.
   void add_requests(std::string_view name, Api api, std::uint64_t installation, Lane lane, std::uint64_t n,
                     std::uint64_t first_seen, bool folded = false);
-  void add_answer(std::string_view name, Api api, AnswerClass c, std::uint64_t n, std::uint64_t first_seen);
+  void add_answer(std::string_view name, Api api, Lane lane, AnswerClass c, std::uint64_t n, std::uint64_t first_seen);
   // One answer of class `c` and, when `r`, its budget reading for (api,
   // installation, resource): the host is looked up once for both. A host
   // keeps at most kMaxResources named resources an hour; readings of more
   // are not kept (the answer still is).
-  void add_answer_reading(std::string_view name, Api api, AnswerClass c, std::uint64_t installation,
+  void add_answer_reading(std::string_view name, Api api, Lane lane, AnswerClass c, std::uint64_t installation,
                           std::string_view resource, const Reading* r, std::uint64_t first_seen);
   static constexpr std::size_t kMaxResources = 32;
   // What a cache spared a lane (`c` is coalesced or revalidated): counted on
@@ -108,7 +117,7 @@ class HourTally {
     // (at most kMaxResources): the usual record never compares a name.
     std::map<std::pair<Api, std::uint64_t>, Budget> budgets;
     std::map<BudgetKey, Budget, BudgetLess> named;
-    std::map<Api, Classes> answers;
+    std::map<std::pair<Api, Lane>, Classes> answers;  // by lane
     std::map<CountKey, LaneSums> lanes;
   };
   Host& host(std::string_view name, std::uint64_t first_seen, bool folded, bool capped);

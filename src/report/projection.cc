@@ -3,25 +3,13 @@
 #include <fmt/format.h>
 
 #include "meter/civil.h"
+#include "meter/window.h"
 
 namespace forgemeter::report {
 
 namespace {
 
 using std::chrono::seconds;
-
-// GitHub's hourly budgets (core, graphql) refill an hour after their window began.
-constexpr seconds kWindow = std::chrono::hours(1);
-
-// Products of a budget (< 2^64) and seconds (<= an hour) do not fit 64 bits; GCC and Clang's 128-bit integer
-// holds them (`__extension__`: not ISO C++, said once here).
-__extension__ using Wide = unsigned __int128;
-
-// `a × b / c`, rounded up or down.
-Wide mul_div(std::uint64_t a, std::uint64_t b, std::uint64_t c, bool up) {
-  const Wide p = static_cast<Wide>(a) * b;
-  return (up ? p + c - 1 : p) / c;
-}
 
 // Projects `p` (its reading filled in) at the window's rate; says why not when it cannot.
 void project_reading(Projection& p, Instant now) {
@@ -47,26 +35,16 @@ void project_reading(Projection& p, Instant now) {
         fmt::format("its window reset at {}, and no reading of the next window is lower", clock_text(*p.resets));
     return;
   }
-  p.elapsed = p.at - (*p.resets - kWindow);
+  p.elapsed = p.at - (*p.resets - meter::kHourlyWindow);
   if (p.elapsed <= seconds(0)) {
     p.no_projection = fmt::format("its reset ({}) is more than an hour after the reading: not an hourly window",
                                   clock_text(*p.resets));
     return;
   }
-  p.spent = *p.limit > *p.remaining ? *p.limit - *p.remaining : 0;
-  const auto to_reset = static_cast<std::uint64_t>((*p.resets - p.at).count());
-  const auto elapsed = static_cast<std::uint64_t>(p.elapsed.count());
-  if (p.spent == 0) {
-    p.left_at_reset = p.remaining;
-    return;
-  }
-  const Wide lasts = mul_div(*p.remaining, elapsed, p.spent, true);  // seconds
-  if (lasts < to_reset) {
-    p.runs_out_at = p.at + seconds(static_cast<std::int64_t>(lasts));
-    return;
-  }
-  const Wide spends = mul_div(p.spent, to_reset, elapsed, false);
-  p.left_at_reset = spends >= *p.remaining ? 0 : *p.remaining - static_cast<std::uint64_t>(spends);
+  const meter::WindowRate w = meter::project_window(*p.remaining, *p.limit, p.at, *p.resets);
+  p.spent = w.spent;
+  p.runs_out_at = w.runs_out_at;
+  p.left_at_reset = w.left_at_reset;
 }
 
 }  // namespace
@@ -101,7 +79,7 @@ std::vector<Burst> startup_bursts(const FleetHour& h, seconds within) {
   std::vector<Burst> out;
   for (const auto& [key, b] : h.budgets) {
     if (!b.hourly() || !b.exhausted_at || !b.resets) continue;
-    const Instant start = *b.resets - kWindow;
+    const Instant start = *b.resets - meter::kHourlyWindow;
     if (start <= *b.exhausted_at && *b.exhausted_at - start <= within)
       out.push_back(Burst{key, start, *b.exhausted_at});
   }

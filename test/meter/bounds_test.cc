@@ -41,7 +41,7 @@ TEST_CASE("an hour's tally keeps at most its bound of hosts by name; answers pas
   constexpr std::size_t kBound = 4096;
   meter::HourTally tally(kBound);
   for (int i = 0; i < 9000; ++i)
-    tally.add_answer(host_no(i), Api::rest, AnswerClass::ok2xx, 1, static_cast<std::uint64_t>(i));
+    tally.add_answer(host_no(i), Api::rest, Lane::other(), AnswerClass::ok2xx, 1, static_cast<std::uint64_t>(i));
   CHECK(tally.host_count() == kBound);
   CHECK_FALSE(tally.empty());
 }

@@ -102,9 +102,9 @@ TEST_CASE("prometheus: cumulative counters across hours, the live hour included,
            "forgemeter_requests_total{host=\"api.github.com\",api=\"rest\",installation=\"101\",lane=\"l\"} 2\n",
            "forgemeter_requests_total{host=\"h\",api=\"rest\",installation=\"0\",lane=\"other\"} 1\n",
            "# TYPE forgemeter_answers_total counter\n",
-           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"2xx\"} 2\n",
-           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"304\"} 1\n",
-           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"refused\"} 1\n",
+           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",lane=\"l\",class=\"2xx\"} 2\n",
+           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",lane=\"l\",class=\"304\"} 1\n",
+           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",lane=\"l\",class=\"refused\"} 1\n",
            "# TYPE forgemeter_rate_limit_remaining gauge\n",
            "forgemeter_rate_limit_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\",resource="
            "\"core\"} 45\n",
@@ -114,7 +114,7 @@ TEST_CASE("prometheus: cumulative counters across hours, the live hour included,
            "\"search\"} 0\n",
            "forgemeter_rate_limit_lowest_remaining{host=\"api.github.com\",api=\"rest\",installation=\"101\",resource="
            "\"search\"} 0\n",
-           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",class=\"secondary\"} 1\n",
+           "forgemeter_answers_total{host=\"api.github.com\",api=\"rest\",lane=\"l\",class=\"secondary\"} 1\n",
        }) {
     CHECK_MESSAGE(text.find(want) != std::string::npos, want);
   }
@@ -147,6 +147,7 @@ TEST_CASE("prometheus: label values are escaped as the exposition format asks") 
   meter::HourLines hour;
   hour.count.entries.push_back({"a\"b\\c\nd", Api::graphql, 7, "l", 3});
   view.add(hour);
-  CHECK(view.render().find("forgemeter_requests_total{host=\"a\\\"b\\\\c\\nd\",api=\"graphql\",installation=\"7\","
-                           "lane=\"l\"} 3\n") != std::string::npos);
+  CHECK(meter::exposition(view.metrics(UtcMillis{}))
+            .find("forgemeter_requests_total{host=\"a\\\"b\\\\c\\nd\",api=\"graphql\",installation=\"7\","
+                  "lane=\"l\"} 3\n") != std::string::npos);
 }

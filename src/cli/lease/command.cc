@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include "cli/command.h"
 #include "cli/errors.h"
 #include "cli/lease/duration_arg.h"
+#include "cli/lease/metrics_server.h"
 #include "cli/lease/resign.h"
 #include "cli/lease/say.h"
 #include "cli/lease/status.h"
@@ -51,7 +53,7 @@ CLI::Validator lease_name_rule() {
 
 struct RunArgs {
   StoreOptions store;
-  std::string name, owner, ttl = "90s", retry, grace, serve_for;
+  std::string name, owner, ttl = "90s", retry, grace, serve_for, metrics_addr;
   std::vector<std::string> cmd;
 };
 
@@ -88,6 +90,12 @@ int run_lease(const RunArgs& a) {
                     "--grace or a longer --ttl",
                     a.grace, duration_text(spec.ttl / 6)));
   if (auto why = check_campaign_spec(spec)) throw UsageError(*why);
+  LeaseMetrics metrics;
+  std::optional<MetricsServer> served;  // bound before anything else: a bad address or a port in use, up front
+  if (!a.metrics_addr.empty()) {
+    spec.metrics = &metrics;
+    served.emplace(a.metrics_addr, metrics);
+  }
   if (const auto no = unrunnable(a.cmd.at(0))) {  // exit 127 or 126, as env, timeout and shells
     say(fmt::format("cannot run '{}': {}; check the command and PATH", a.cmd[0], no->why));
     return no->code;
@@ -107,6 +115,7 @@ int run_lease(const RunArgs& a) {
   Supervision s;
   spec.exit_now = s.exit_now.get_token();
   SignalWatch signals([&s](int sig) { on_signal(s, sig); });
+  if (served) served->serve();  // after the signal mask: no signal lands on its thread
   const TermPlan plan{a.cmd, spec.name, spec.owner, grace};
   CampaignEnd end = CampaignEnd::stopped;
   for (;;) {
@@ -175,6 +184,9 @@ void add_lease(CLI::App& root, Action& action) {
   run->add_option("--serve-for", a->serve_for,
                   "how long after a renewal was sent CMD may run without a later one proven (default: TTL - TTL/6;\n"
                   "from TTL/3 + 1ms): CMD gets SIGTERM that long after it, less --grace, and SIGKILL by then");
+  run->add_option("--metrics-addr", a->metrics_addr,
+                  "serve GET /metrics (the lease's figures, Prometheus text) and GET /healthz (200 ok, or 503 and\n"
+                  "why the campaign is stuck) on HOST:PORT, e.g. 127.0.0.1:9464 (docs/metrics.md)");
   run->add_option("CMD", a->cmd, "the command and its arguments, after --")->required();
   run->callback([a, &action] { action = [a] { return with_store_errors([&] { return run_lease(*a); }); }; });
 

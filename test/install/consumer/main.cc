@@ -6,6 +6,7 @@
 //   postgres   a PostgresStore asked on a closed port: no answer, no crash
 //   etcd       an EtcdStore from an etcd:// URI, asked the same
 //   elected    elect() stopped before it campaigns: its lane refuses requests
+//   prometheus a MeterCollectable's families (when prometheus-cpp was found)
 // A store's part is compiled when its header is installed (a build without
 // the store installs neither). -DFM_PART_<NAME> compiles that part alone,
 // for linking through one component's .pc (forgemeter-<name>).
@@ -15,7 +16,7 @@
 #include <string>
 
 #if !defined(FM_PART_METER) && !defined(FM_PART_TRANSPORT) && !defined(FM_PART_LEASE) && !defined(FM_PART_POSTGRES) && \
-    !defined(FM_PART_ETCD) && !defined(FM_PART_ELECTED)
+    !defined(FM_PART_ETCD) && !defined(FM_PART_ELECTED) && !defined(FM_PART_PROMETHEUS)
 #define FM_PART_METER
 #define FM_PART_TRANSPORT
 #define FM_PART_LEASE
@@ -26,6 +27,9 @@
 #define FM_PART_ETCD
 #endif
 #define FM_PART_ELECTED
+#if __has_include(<forgemeter/prometheus.h>)
+#define FM_PART_PROMETHEUS
+#endif
 #endif
 
 #include <forgemeter/version.h>
@@ -46,6 +50,9 @@
 #endif
 #ifdef FM_PART_ELECTED
 #include <forgemeter/elected_lane.h>
+#endif
+#ifdef FM_PART_PROMETHEUS
+#include <forgemeter/prometheus.h>
 #endif
 
 namespace {
@@ -126,6 +133,16 @@ int main() {
     const forgemeter::Response late =
         transport.perform({.url = "https://api.github.com/", .lane = forgemeter::Lane{"consumer"}});
     check("elected", !served && late.error.code == forgemeter::TransportErrc::lane_refused);
+  }
+#endif
+#ifdef FM_PART_PROMETHEUS
+  {
+    forgemeter::Meter meter({.sink = [](std::string_view) {}});
+    meter.record_request({.host = "api.github.com"});
+    const forgemeter::MeterCollectable collectable(meter);
+    bool requests = false;
+    for (const auto& family : collectable.Collect()) requests = requests || family.name == "forgemeter_requests_total";
+    check("prometheus", requests);
   }
 #endif
   return failures == 0 ? 0 : 1;

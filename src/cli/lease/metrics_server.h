@@ -1,0 +1,33 @@
+// `lease run --metrics-addr HOST:PORT`: GET /metrics (the campaign's
+// LeaseMetrics as Prometheus text) and GET /healthz (200 "ok", or 503 and why
+// the campaign is stuck), served with cpp-httplib on a thread of its own that
+// lets no exception out. Small and apart, so a later exposer can replace it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "forgemeter/lease_metrics.h"
+
+namespace forgemeter::cli {
+
+class MetricsServer {
+ public:
+  // Bound before it returns. UsageError for an address that is not HOST:PORT
+  // (port 1 to 65535; an IPv6 host in brackets), CommandError when it cannot
+  // be bound (a port in use). Borrows `metrics`: it must outlive the server.
+  MetricsServer(const std::string& addr, const LeaseMetrics& metrics);
+  // Starts the serving thread: call it once the process's signal mask is set
+  // (SignalWatch), so the thread inherits it and no signal lands there.
+  void serve();
+  ~MetricsServer();  // stops serving and joins
+  MetricsServer(const MetricsServer&) = delete;
+  MetricsServer& operator=(const MetricsServer&) = delete;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace forgemeter::cli
