@@ -188,6 +188,14 @@ int wait_exit(int pid) {
   }
 }
 
+int terminate_process(int pid, std::chrono::milliseconds grace) {
+  kill(pid, SIGTERM);
+  const int code = wait_exit(pid, grace);
+  if (code != -1) return code;
+  kill(pid, SIGKILL);
+  return wait_exit(pid, grace);
+}
+
 LineChild::LineChild(const std::vector<std::string>& argv) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");

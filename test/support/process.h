@@ -61,6 +61,8 @@ Spawned spawn_process(const std::vector<std::string>& argv, const std::string& o
 int wait_exit(int pid, std::chrono::milliseconds timeout);
 // Waits for a child however long it takes: its code by the rule above.
 int wait_exit(int pid);
+// SIGTERM, then its code; SIGKILL when it has not exited after `grace`.
+int terminate_process(int pid, std::chrono::milliseconds grace = std::chrono::seconds(30));
 
 // A child whose stdout lines are collected as they come (stderr is this
 // process's). Thread-safe; one owner. The destructor SIGKILLs a child still
