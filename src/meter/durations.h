@@ -37,7 +37,9 @@ inline constexpr std::array<Duration::rep, kDurationBounds> kDurationBoundsNs = 
   return ns;
 }();
 
-// The bucket of `elapsed` (>= 0): the first whose bound (le) it does not exceed.
+// The bucket of `elapsed` (>= 0): the first whose bound (le) it does not
+// exceed. Forge latencies sit in the first few buckets: a short loop (fewer
+// instructions than nine branch-free comparisons, measured).
 inline Timing timing_of(Duration elapsed) noexcept {
   const Duration::rep ns = elapsed.count();
   std::size_t b = 0;
