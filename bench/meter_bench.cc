@@ -3,6 +3,8 @@
 // by strings built per record). Targets (issue 2): <= 50 ns per record on one
 // thread; >= 3x the baseline's throughput at 2 threads. And the answer path,
 // Meter::record_answer with a budget reading (compared between builds: bench/README.md).
+// And a request and its answer with the request-duration histogram on and
+// off (issue 28: on costs at most 15 ns more than the meter before it).
 //
 //   build/<dir>/bench/meter_bench --benchmark_min_time=1
 #include <benchmark/benchmark.h>
@@ -99,6 +101,45 @@ void BM_RecordAnswer(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// What a request's recording costs in all: record_request, then
+// record_answer of a GitHub answer with its elapsed time (8 durations across
+// the buckets), on a Meter of its own; range(0) = 1: the histogram on, 0: off.
+// Written to compile against the meter before the histogram too (where both
+// are today's meter), so one source compares the builds.
+template <class Options>
+void set_durations(Options& o, bool on) {
+  if constexpr (requires { o.request_durations; }) o.request_durations = on;
+}
+template <class Record>
+void set_elapsed(Record& a, std::chrono::milliseconds d) {
+  if constexpr (requires { a.elapsed; }) a.elapsed = d;
+}
+
+void BM_RequestAndAnswer(benchmark::State& state) {
+  MeterOptions options{.sink = [](std::string_view) {}};
+  set_durations(options, state.range(0) == 1);
+  Meter meter(std::move(options));
+  const RequestKey key{.host = "api.github.com", .installation = 101, .lane = Lane{"merge-gate-sweeper"}};
+  constexpr std::chrono::milliseconds kElapsed[] = {std::chrono::milliseconds{30},  std::chrono::milliseconds{80},
+                                                    std::chrono::milliseconds{180}, std::chrono::milliseconds{320},
+                                                    std::chrono::milliseconds{700}, std::chrono::milliseconds{2'000},
+                                                    std::chrono::milliseconds{140}, std::chrono::milliseconds{40'000}};
+  std::uint64_t n = 0;
+  for (auto _ : state) {
+    meter.record_request(key, kSent);
+    AnswerRecord a{.key = key, .seen = kSent, .status = 200};
+    a.headers.offer("X-RateLimit-Limit", "5000");
+    a.headers.offer("X-RateLimit-Remaining", "4321");
+    a.headers.offer("X-RateLimit-Reset", "1774800000");
+    a.headers.offer("X-RateLimit-Resource", "core");
+    set_elapsed(a, kElapsed[n++ & 7]);
+    meter.record_answer(a);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// Off and on alternate, repeated: a machine's drift falls on both.
+BENCHMARK(BM_RequestAndAnswer)->ArgName("histogram")->Arg(0)->Arg(1);
 // Real time, so items_per_second is the throughput of all threads together.
 BENCHMARK(BM_RecordAnswer)->Arg(0)->Arg(1);
 BENCHMARK(BM_Meter)->Threads(1)->Threads(2)->UseRealTime();

@@ -8,7 +8,8 @@
 // A CurlMeter puts Transport's per-hop counting callbacks on one handle for
 // one perform, which is then counted exactly as Transport counts: one
 // record_request per request on the wire (each redirect hop, each resend),
-// one record_answer each, an attempt that failed before sending counted once.
+// one record_answer each (with its elapsed time, AnswerRecord::elapsed), an
+// attempt that failed before sending counted once.
 // Your own header or prerequest callback goes through chain_*: setting
 // CURLOPT_HEADERFUNCTION or CURLOPT_PREREQFUNCTION yourself while a CurlMeter
 // is attached disables the counting; when it ends it re-installs yours (or

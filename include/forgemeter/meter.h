@@ -71,7 +71,8 @@ struct FORGEMETER_API RateLimitHeaders {
   void offer(std::string_view name, std::string_view value) noexcept;
 };
 
-inline constexpr int kNoAnswer = 0;  // AnswerRecord::status of an attempt with no answer
+inline constexpr int kNoAnswer = 0;             // AnswerRecord::status of an attempt with no answer
+inline constexpr Duration kUnknownElapsed{-1};  // AnswerRecord::elapsed when not measured
 
 struct FORGEMETER_API AnswerRecord {
   RequestKey key{};
@@ -82,6 +83,13 @@ struct FORGEMETER_API AnswerRecord {
   // tell a 403 whose body says "secondary rate limit" from a plain 403, and
   // a GraphQL answer whose errors say RATE_LIMITED (a spent budget).
   std::string_view body{};
+  // How long the hop took, from the request going on the wire to its
+  // answer's status line and headers read, on a steady clock (a Transport
+  // and CurlMeter measure it on the Meter's Clock::steady_now()). Negative
+  // (the default, kUnknownElapsed) = not measured: the answer is counted, its
+  // duration is not. Only answers (status != kNoAnswer) have one; see
+  // forgemeter_request_duration_seconds in docs/metrics.md.
+  Duration elapsed = kUnknownElapsed;
 };
 
 // Receives one finished line at a time, without a trailing newline. A finished
@@ -109,6 +117,10 @@ struct FORGEMETER_API MeterOptions {
   // about 5 series per installation and resource up to this bound, not past
   // it (docs/metrics.md). The hourly lines are not affected.
   std::size_t max_installations = 1000;
+  // Whether answers' elapsed times are kept, as the histogram
+  // forgemeter_request_duration_seconds of prometheus() and metrics(); off,
+  // that family is not exported and record_answer skips the bucket.
+  bool request_durations = true;
 };
 
 class FORGEMETER_API Meter {
@@ -127,8 +139,10 @@ class FORGEMETER_API Meter {
   // One answer (or the lack of one) to a request recorded earlier, counted in
   // the hour of `answer.seen` (it may turn the hour) on the answers line. When
   // key.installation is non-zero and a remaining budget reads, it is also a
-  // reading of the resource the answer names. The views are read before this
-  // returns.
+  // reading of the resource the answer names. An answer with its elapsed
+  // time (>= 0) adds it to the request-duration histogram of its host, API
+  // and class (unless MeterOptions::request_durations is off). The views are
+  // read before this returns.
   void record_answer(const AnswerRecord& answer) noexcept;
 
   // A request refused before sending (an elected lane without a valid term):
@@ -157,7 +171,8 @@ class FORGEMETER_API Meter {
   // Cumulative counters since construction, in the Prometheus text exposition
   // format (version 0.0.4): the families docs/metrics.md lists for a Meter —
   // forgemeter_requests_total, forgemeter_answers_total (with lane),
-  // forgemeter_cache_saved_total, forgemeter_wait_seconds_total and the
+  // forgemeter_cache_saved_total, forgemeter_wait_seconds_total,
+  // forgemeter_request_duration_seconds (a histogram) and the
   // forgemeter_rate_limit_* gauges (remaining, lowest_remaining, limit,
   // reset_timestamp_seconds, exhaustion_timestamp_seconds while the budget is
   // projected to run out before its reset). installation="0" means none;

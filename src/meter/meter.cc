@@ -50,6 +50,7 @@ struct Meter::Impl {
   LineSink sink;
   std::size_t max_hosts;
   std::size_t max_keys;  // distinct keys a shard or the slow tally holds in one hour before folding early
+  bool durations;        // MeterOptions::request_durations
 
   std::array<Shard, kShards> shards;
   std::atomic<std::uint64_t> seq{0};  // first-seen numbers, for folding hosts
@@ -72,8 +73,9 @@ struct Meter::Impl {
         sink(o.sink ? std::move(o.sink) : stderr_sink()),
         max_hosts(o.max_hosts),
         max_keys(std::max<std::size_t>(4096, std::min<std::size_t>(o.max_hosts, 1 << 20) * 64)),
+        durations(o.request_durations),
         slow(max_keys),
-        cumulative(o.max_hosts, o.max_installations) {
+        cumulative(o.max_hosts, o.max_installations, o.request_durations) {
     const UtcMillis start = clock->now();
     current = meter::hour_index(start);
     if (start > UtcMillis{meter::hour_start(current)}) counted_from = meter::time_of_day(start);
@@ -190,10 +192,14 @@ void Meter::record_answer(const AnswerRecord& a) noexcept {
   meter::ResourceName resource;
   if (a.key.installation != 0 && resource.assign(meter::resource_header(a.headers), a.key.api))
     reading = meter::read_budget(a.headers, a.seen);
+  // An answered hop's duration, its bucket found before the lock.
+  const bool timed = impl_->durations && a.elapsed >= Duration::zero() && a.status != kNoAnswer &&
+                     static_cast<std::size_t>(cls) < meter::kTimedClasses;
+  const meter::Timing timing = timed ? meter::timing_of(a.elapsed) : meter::Timing{};
   const auto first = impl_->seq.fetch_add(1, std::memory_order_relaxed);
   impl_->with_slow(meter::hour_index(a.seen), [&](meter::HourTally& t) {
     t.add_answer_reading(a.key.host, a.key.api, a.key.lane, cls, a.key.installation, resource.view(),
-                         reading ? &*reading : nullptr, first);
+                         reading ? &*reading : nullptr, first, timed ? &timing : nullptr);
   });
 }
 

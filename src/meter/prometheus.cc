@@ -43,6 +43,10 @@ void Cumulative::add(const HourLines& hour) {
     add_saturating(sum.coalesced, e.coalesced);
     for (std::size_t c = 0; c < kWaitCauses; ++c) add_saturating(sum.waited_ms[c], e.waited_ms[c]);
   }
+  for (const auto& e : hour.durations) {
+    auto& sum = durations_[{name_for(e.host), e.api}];
+    for (std::size_t c = 0; c < kTimedClasses; ++c) sum[c].add(e.by_class[c]);
+  }
   for (std::size_t i = 0; i < hour.budget.entries.size(); ++i) {
     const auto& e = hour.budget.entries[i];
     const std::string resource = e.resource.empty() ? std::string(default_resource(e.api)) : e.resource;
@@ -112,6 +116,30 @@ void Cumulative::add_limits(MeterMetrics& m, UtcMillis now) const {
   }
 }
 
+// Each host, API and class with an answered hop timed: cumulative buckets.
+void Cumulative::add_durations(MeterMetrics& m) const {
+  if (!durations_on_) return;
+  auto& f = family(m, "forgemeter_request_duration_seconds", MetricType::histogram,
+                   "Answered hops since start, sent to answered, by host, API and class (2xx 304 3xx limited "
+                   "secondary 4xx 5xx).");
+  f.bounds.assign(kDurationBoundsMs.begin(), kDurationBoundsMs.end());
+  for (const auto& [k, by_class] : durations_) {
+    for (std::size_t c = 0; c < kTimedClasses; ++c) {
+      const Durations& d = by_class[c];
+      MetricSample s{{{"host", k.first},
+                      {"api", api_text(k.second)},
+                      {"class", std::string(to_string(static_cast<AnswerClass>(c)))}},
+                     0};
+      s.buckets.reserve(kDurationBounds);
+      for (std::size_t b = 0; b < kDurationBounds; ++b) s.buckets.push_back(s.value += d.counts[b]);
+      s.value += d.counts[kDurationBounds];
+      if (s.value == 0) continue;
+      s.sum = d.sum_micros;
+      f.samples.push_back(std::move(s));
+    }
+  }
+}
+
 MeterMetrics Cumulative::metrics(UtcMillis now) const {
   MeterMetrics m;
   auto& requests = family(m, "forgemeter_requests_total", MetricType::counter,
@@ -161,6 +189,7 @@ MeterMetrics Cumulative::metrics(UtcMillis now) const {
            sums.waited_ms[c]});
     }
   }
+  add_durations(m);
   for (const bool lowest : {false, true}) {
     auto& f = family(m, lowest ? "forgemeter_rate_limit_lowest_remaining" : "forgemeter_rate_limit_remaining",
                      MetricType::gauge,
@@ -199,20 +228,74 @@ std::string label(std::string_view v) {
 
 }  // namespace
 
+namespace {
+
+// A sample's name and labels, `extra` (e.g. `le="0.05"`) last: `name{a="x",le="0.05"}`.
+void series(std::string& out, std::string_view name, const MetricSample& s, std::string_view extra = {}) {
+  auto to = std::back_inserter(out);
+  out += name;
+  char sep = '{';
+  for (const auto& [label_name, value] : s.labels) {
+    fmt::format_to(to, "{}{}=\"{}\"", sep, label_name, label(value));
+    sep = ',';
+  }
+  if (!extra.empty()) {
+    out += sep;
+    out += extra;
+    sep = ',';
+  }
+  if (sep == ',') out += '}';
+}
+
+// Thousandths as a decimal without trailing zeros: 50 -> 0.05, 2500 -> 2.5, 30000 -> 30.
+std::string decimal_thousandths(std::uint64_t v) {
+  std::string out = std::to_string(v / 1000);
+  if (const auto frac = v % 1000; frac != 0) {
+    std::string digits = fmt::format("{:03}", frac);
+    while (digits.back() == '0') digits.pop_back();
+    out += '.';
+    out += digits;
+  }
+  return out;
+}
+
+void histogram(std::string& out, const MetricFamilySnapshot& f, const MetricSample& s) {
+  auto to = std::back_inserter(out);
+  const std::string bucket = f.name + "_bucket";
+  for (std::size_t b = 0; b < f.bounds.size() && b < s.buckets.size(); ++b) {
+    series(out, bucket, s, "le=\"" + decimal_thousandths(f.bounds[b]) + "\"");
+    fmt::format_to(to, " {}\n", s.buckets[b]);
+  }
+  series(out, bucket, s, "le=\"+Inf\"");
+  fmt::format_to(to, " {}\n", s.value);
+  series(out, f.name + "_sum", s);
+  fmt::format_to(to, " {}.{:06}\n", s.sum / 1'000'000, s.sum % 1'000'000);
+  series(out, f.name + "_count", s);
+  fmt::format_to(to, " {}\n", s.value);
+}
+
+std::string_view type_text(MetricType t) {
+  switch (t) {
+    case MetricType::counter: return "counter";
+    case MetricType::gauge: return "gauge";
+    case MetricType::histogram: return "histogram";
+  }
+  return "untyped";
+}
+
+}  // namespace
+
 std::string exposition(const MeterMetrics& metrics) {
   std::string out;
   auto to = std::back_inserter(out);
   for (const auto& f : metrics.families) {
-    const std::string_view type = f.type == MetricType::counter ? "counter" : "gauge";
-    fmt::format_to(to, "# HELP {} {}\n# TYPE {} {}\n", f.name, f.help, f.name, type);
+    fmt::format_to(to, "# HELP {} {}\n# TYPE {} {}\n", f.name, f.help, f.name, type_text(f.type));
     for (const auto& s : f.samples) {
-      out += f.name;
-      char sep = '{';
-      for (const auto& [name, value] : s.labels) {
-        fmt::format_to(to, "{}{}=\"{}\"", sep, name, label(value));
-        sep = ',';
+      if (f.type == MetricType::histogram) {
+        histogram(out, f, s);
+        continue;
       }
-      if (!s.labels.empty()) out += '}';
+      series(out, f.name, s);
       if (f.thousandths)
         fmt::format_to(to, " {}.{:03}\n", s.value / 1000, s.value % 1000);
       else

@@ -22,8 +22,9 @@ class Cumulative {
   // Installations past the first `max_installations` distinct ones (0, none,
   // aside) are counted as kOtherInstallation, written installation="other".
   static constexpr std::uint64_t kOtherInstallation = ~std::uint64_t{0};
-  explicit Cumulative(std::size_t max_hosts, std::size_t max_installations = 1000)
-      : max_hosts_(max_hosts), max_installations_(max_installations) {}
+  // `durations`: whether forgemeter_request_duration_seconds is a family.
+  explicit Cumulative(std::size_t max_hosts, std::size_t max_installations = 1000, bool durations = true)
+      : max_hosts_(max_hosts), max_installations_(max_installations), durations_on_(durations) {}
 
   void add(const HourLines& hour);
   // The exhaustion gauge is projected as seen at `now`.
@@ -32,6 +33,7 @@ class Cumulative {
  private:
   const std::string& name_for(const std::string& host);
   void add_limits(MeterMetrics& m, UtcMillis now) const;
+  void add_durations(MeterMetrics& m) const;
   std::uint64_t installation_for(std::uint64_t installation);
 
   struct Gauge {
@@ -40,6 +42,7 @@ class Cumulative {
   };
   std::size_t max_hosts_;
   std::size_t max_installations_;
+  bool durations_on_;
   std::set<std::string> named_;
   std::set<std::uint64_t> installations_;  // named ones
   std::map<std::tuple<std::string, Api, std::uint64_t, std::string>, std::uint64_t> requests_;
@@ -50,6 +53,7 @@ class Cumulative {
     std::array<std::uint64_t, kWaitCauses> waited_ms{};
   };
   std::map<std::tuple<std::string, Api, std::string>, LaneSums> lanes_;  // installations summed
+  std::map<std::pair<std::string, Api>, ClassDurations> durations_;      // lanes summed
 };
 
 // The text exposition of a snapshot: # HELP and # TYPE per family, label

@@ -76,10 +76,15 @@ void HourTally::add_wait(std::string_view name, Api api, std::uint64_t installat
 }
 
 void HourTally::add_answer_reading(std::string_view name, Api api, Lane lane, AnswerClass c, std::uint64_t installation,
-                                   std::string_view resource, const Reading* r, std::uint64_t first_seen) {
+                                   std::string_view resource, const Reading* r, std::uint64_t first_seen,
+                                   const Timing* t) {
   Host& h = host(name, first_seen, false, true);
   h.answers[{api, lane}][static_cast<std::size_t>(c)] += 1;
   if (r) add_reading(h, BudgetKeyView{api, installation, resource}, *r);
+  if (t) {
+    if (h.durations.empty()) h.durations.resize(kApis);
+    h.durations[static_cast<std::size_t>(api)][static_cast<std::size_t>(c)].add(*t);
+  }
 }
 
 namespace {
@@ -116,6 +121,7 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
   std::map<std::pair<std::string_view, Api>, Classes> answers;
   std::map<std::tuple<std::string_view, Api, Lane>, Classes> lane_answers;
   std::map<std::tuple<std::string_view, Api, std::uint64_t, Lane>, LaneSums> lanes;
+  std::map<std::pair<std::string_view, Api>, ClassDurations> durations;
   for (std::size_t i = 0; i <= order.size(); ++i) {
     const bool last = i == order.size();  // the hosts folded before this fold: (other hosts)
     if (last && !folded_used_) break;
@@ -141,6 +147,10 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
         }
       }
       for (const auto& [k, sums] : h->lanes) lanes[{name, k.api, k.installation, k.lane}].add(sums);
+      for (std::size_t a = 0; a < h->durations.size(); ++a) {
+        auto& sum = durations[{name, static_cast<Api>(a)}];
+        for (std::size_t c = 0; c < kTimedClasses; ++c) sum[c].add(h->durations[a][c]);
+      }
     }
   }
 
@@ -195,6 +205,8 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
     out.lanes.entries.push_back({std::string(host), api, installation, std::string(lane.name()), sums.revalidated,
                                  sums.coalesced, sums.waited_ms});
   }
+  for (const auto& [k, by_class] : durations) out.durations.push_back({std::string(k.first), k.second, by_class});
+
   std::sort(out.lanes.entries.begin(), out.lanes.entries.end(), [](const LanesEntry& a, const LanesEntry& b) {
     if (a.host != b.host) return a.host < b.host;
     if (a.api != b.api) return api_less(a.api, b.api);

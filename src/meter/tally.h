@@ -13,6 +13,7 @@
 
 #include "forgemeter/lane.h"
 #include "forgemeter/lines.h"
+#include "meter/durations.h"
 #include "meter/reading.h"
 
 namespace forgemeter::meter {
@@ -33,6 +34,14 @@ struct HourLines {
     std::array<std::uint64_t, kAnswerClasses> counts;
   };
   std::vector<LaneAnswers> lane_answers;
+  // Durations of answered hops by host and API (lanes summed): for
+  // forgemeter_request_duration_seconds.
+  struct HostDurations {
+    std::string host;
+    Api api;
+    ClassDurations by_class;
+  };
+  std::vector<HostDurations> durations;
 
   // The non-empty lines: count, budget, lanes, then answers (the hour's last
   // line whenever it has answers, as before the lanes line was added).
@@ -54,9 +63,11 @@ class HourTally {
   // One answer of class `c` and, when `r`, its budget reading for (api,
   // installation, resource): the host is looked up once for both. A host
   // keeps at most kMaxResources named resources an hour; readings of more
-  // are not kept (the answer still is).
+  // are not kept (the answer still is). When `t`, the hop's duration too
+  // (`c` must then be one of the kTimedClasses).
   void add_answer_reading(std::string_view name, Api api, Lane lane, AnswerClass c, std::uint64_t installation,
-                          std::string_view resource, const Reading* r, std::uint64_t first_seen);
+                          std::string_view resource, const Reading* r, std::uint64_t first_seen,
+                          const Timing* t = nullptr);
   static constexpr std::size_t kMaxResources = 32;
   // What a cache spared a lane (`c` is coalesced or revalidated): counted on
   // the answers line and the lanes line both.
@@ -119,6 +130,7 @@ class HourTally {
     std::map<BudgetKey, Budget, BudgetLess> named;
     std::map<std::pair<Api, Lane>, Classes> answers;  // by lane
     std::map<CountKey, LaneSums> lanes;
+    std::vector<ClassDurations> durations;  // empty until a duration is kept, then one per Api
   };
   Host& host(std::string_view name, std::uint64_t first_seen, bool folded, bool capped);
   static void add_reading(Host& h, const BudgetKeyView& key, const Reading& r);

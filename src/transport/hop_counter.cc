@@ -145,7 +145,9 @@ void HopCounter::begin_hop(const char* url) {
     return;  // out of memory: this hop goes uncounted rather than crash a C callback
   }
   const Hop& hop = hops_.back();
-  meter_.record_request(RequestKey{hop.host, hop.api, hop_installation_, lane_}, meter_.clock().now());
+  const Clock& clock = meter_.clock();
+  meter_.record_request(RequestKey{hop.host, hop.api, hop_installation_, lane_}, clock.now());
+  sent_at_ = clock.steady_now();
   pending_ = true;
   sent_this_perform_ = true;
   block_status_ = 0;
@@ -193,6 +195,7 @@ void HopCounter::answer(int status) noexcept {
   a.status = status;
   if (status != kNoAnswer) a.headers = rate_headers();
   if (status != kNoAnswer && status == deferred_status_ && body_) a.body = *body_;
+  if (status != kNoAnswer && answered_at_ >= sent_at_) a.elapsed = answered_at_ - sent_at_;
   meter_.record_answer(a);
   pending_ = false;
   deferred_status_ = kNoAnswer;
@@ -227,7 +230,9 @@ void HopCounter::block_line(std::string_view raw) {
     return;
   }
   // The blank line that ends this answer's headers: counted now (even if the
-  // line cannot be kept), or at the end of its body when its class needs it.
+  // line cannot be kept), or at the end of its body when its class needs it;
+  // either way the hop was answered now.
+  answered_at_ = meter_.clock().steady_now();
   if (waits_for_body())
     deferred_status_ = block_status_;
   else

@@ -12,6 +12,10 @@
 //     depends on its body (a 403 that may say "secondary rate limit", a
 //     GraphQL 200 whose errors may say RATE_LIMITED), the
 //     end of the perform is, with the body given to use_body().
+//   * Each answer carries its hop's elapsed time (AnswerRecord::elapsed): the
+//     meter's Clock::steady_now() when the hop went out (the prereq
+//     callback) to when its header block closed (the blank line), also when
+//     the record itself waits for the body.
 //   * finish(): a request sent but never answered gets a kNoAnswer answer; a
 //     perform that failed before anything was sent (resolve, connect, TLS)
 //     is one attempt with no answer, charged to the URL libcurl was trying.
@@ -160,8 +164,10 @@ class HopCounter {
   const std::string* body_ = nullptr;
   bool sent_this_perform_ = false;
   int requests_this_perform_ = 0;
-  int block_status_ = 0;  // status of the header block being read; 0 = none
-  Headers headers_;       // parsed once, as each line arrives
+  SteadyTime sent_at_{};      // the pending hop went on the wire
+  SteadyTime answered_at_{};  // the latest answer block closed
+  int block_status_ = 0;      // status of the header block being read; 0 = none
+  Headers headers_;           // parsed once, as each line arrives
   // The rate-limit fields of headers_ (the last of each name), or npos.
   std::array<std::size_t, meter::kRateFields> rate_at_ = [] {
     std::array<std::size_t, meter::kRateFields> a;

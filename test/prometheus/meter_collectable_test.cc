@@ -11,6 +11,7 @@
 #include <prometheus/registry.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -269,4 +270,74 @@ TEST_CASE("answers are counted per lane; the hourly answers line still sums the 
     return l.starts_with("forge HTTP answers:") && l.find("api.github.com rest 2xx=3") != std::string::npos;
   });
   CHECK_MESSAGE(summed, lines.back());
+}
+
+namespace {
+
+// Each sample line of an exposition ("name{labels} value") starting with `prefix`: series -> value.
+std::map<std::string, double> samples(const std::string& text, std::string_view prefix) {
+  std::map<std::string, double> out;
+  for (std::size_t from = 0; from < text.size();) {
+    std::size_t end = text.find('\n', from);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(from, end - from);
+    from = end + 1;
+    if (!line.starts_with(prefix)) continue;
+    const std::size_t sp = line.rfind(' ');
+    out[line.substr(0, sp)] = std::stod(line.substr(sp + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the request-duration histogram: the scrape's buckets, sum and count are the text's; promtool clean") {
+  ManualClock clock{at(0)};
+  Meter meter{MeterOptions{.clock = &clock, .sink = [](std::string_view) {}}};
+  const std::string hostile = "quo\"te\\new\nline\x01\xff.example";
+  auto timed = [&](const std::string& host, int status, Duration elapsed) {
+    const RequestKey key{.host = host, .installation = 7, .lane = Lane("sweeper")};
+    meter.record_request(key, clock.now());
+    meter.record_answer({.key = key, .seen = clock.now(), .status = status, .elapsed = elapsed});
+  };
+  timed("api.github.com", 200, milliseconds(40));
+  timed("api.github.com", 200, milliseconds(100));  // on the bound: le="0.1"
+  timed("api.github.com", 200, milliseconds(2'600));
+  timed("api.github.com", 200, seconds(31));  // +Inf only
+  timed("api.github.com", 403, milliseconds(90));
+  timed(hostile, 200, milliseconds(300));
+  timed(hostile, kNoAnswer, seconds(10));  // no answer: not timed
+
+  auto collectable = std::make_shared<MeterCollectable>(meter);
+  prometheus::Exposer exposer("127.0.0.1:0");
+  exposer.RegisterCollectable(collectable);
+  const std::string got = scrape(exposer.GetListeningPorts().front());
+  const std::string text = meter.prometheus();
+  CAPTURE(got);
+  CAPTURE(text);
+  REQUIRE(!got.empty());
+  CHECK(got.find("# TYPE forgemeter_request_duration_seconds histogram\n") != std::string::npos);
+  const std::string series = "forgemeter_request_duration_seconds";
+  const auto scraped = samples(got, series);
+  const auto written = samples(text, series);
+  CHECK(scraped.size() == written.size());
+  CHECK(written.size() == 3 * 12);  // 3 host/API/class series: 9 buckets, +Inf, sum, count each
+  for (const auto& [name, value] : written) {
+    CAPTURE(name);
+    REQUIRE(scraped.contains(name));
+    CHECK(scraped.at(name) == doctest::Approx(value).epsilon(1e-9));
+  }
+  const std::string ok = R"(host="api.github.com",api="rest",class="2xx")";
+  const std::pair<const char*, double> want[] = {{"0.05", 1}, {"0.1", 2}, {"0.25", 2}, {"1", 2},
+                                                 {"2.5", 2},  {"5", 3},   {"30", 3},   {"+Inf", 4}};
+  for (const auto& [le, n] : want) {
+    CAPTURE(le);
+    CHECK(scraped.at(series + "_bucket{" + ok + ",le=\"" + le + "\"}") == n);
+  }
+  CHECK(scraped.at(series + "_count{" + ok + "}") == 4);
+  CHECK(scraped.at(series + "_sum{" + ok + "}") == doctest::Approx(33.74));
+  CHECK(scraped.at(series + "_count{host=\"api.github.com\",api=\"rest\",class=\"4xx\"}") == 1);
+  CHECK(got.find("class=\"none\",le=") == std::string::npos);
+  CHECK(promtool_problems(got) == "");
+  CHECK(promtool_problems(text) == "");
 }

@@ -289,3 +289,43 @@ TEST_CASE("a reused handle sends each request's own headers, credential and lane
   CHECK(c.by_host_lane.at({host, "webhooks"}) == 2);
   CHECK(c.by_host_lane.at({host, "other"}) == 2);
 }
+
+namespace {
+
+// The request-duration sample of `cls` in `m`, or nullptr.
+const forgemeter::MetricSample* duration_sample(const forgemeter::MeterMetrics& m, std::string_view cls) {
+  for (const auto& f : m.families) {
+    if (f.name != "forgemeter_request_duration_seconds") continue;
+    for (const auto& s : f.samples)
+      for (const auto& [name, value] : s.labels)
+        if (name == "class" && value == cls) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("each answered hop's time, sent to answered, lands in the meter's duration histogram") {
+  Rig rig;
+  forgemeter::Meter meter{forgemeter::MeterOptions{.sink = [](std::string_view) {}}};  // real time: real durations
+  auto transport = rig.make_transport({.meter = &meter});
+  // A 302 after 150 ms, then a 200 after 100 ms: the forge sleeps after the
+  // request arrived, so each hop took at least that; both within the perform.
+  const auto began = steady_clock::now();
+  const auto res = transport->perform(Rig::get_request(rig.url("api.forge.test", "/slow/150?to=/slow/100")));
+  const auto took = duration_cast<microseconds>(steady_clock::now() - began);
+  REQUIRE(res.ok());
+  REQUIRE(res.hops.size() == 2);
+  const auto m = meter.metrics();
+  const auto* redirect = duration_sample(m, "3xx");
+  const auto* ok = duration_sample(m, "2xx");
+  REQUIRE(redirect != nullptr);
+  REQUIRE(ok != nullptr);
+  CHECK(redirect->value == 1);
+  CHECK(ok->value == 1);
+  CHECK(redirect->buckets.at(1) == 0);  // le=0.1: not under 150 ms
+  CHECK(ok->buckets.at(0) == 0);        // le=0.05: not under 100 ms
+  CHECK(redirect->sum >= 150'000);      // microseconds
+  CHECK(ok->sum >= 100'000);
+  CHECK(redirect->sum + ok->sum <= static_cast<std::uint64_t>(took.count()));
+}
