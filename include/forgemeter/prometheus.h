@@ -7,7 +7,10 @@
 // registers a MeterCollectable there; each scrape calls Collect(), which reads
 // Meter::metrics() — the families and numbers Meter::prometheus() writes as
 // text (docs/metrics.md lists them). Label values go to prometheus-cpp raw:
-// its serializer escapes them, whatever bytes a host or lane holds.
+// its serializer escapes them, whatever bytes a host or lane holds. The same
+// component holds a Transport's (forgemeter/transport_collectable.h) and a
+// campaign's (forgemeter/lease_collectable.h); prometheus-cpp 1.0 takes each
+// at the Exposer (RegisterCollectable), beside the Registry it serves.
 //
 // Ownership: the collectable borrows the Meter, which must outlive it and
 // every scrape that may still call Collect() (unregister it from the

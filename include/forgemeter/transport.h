@@ -19,19 +19,22 @@
 // TransportOptions::cache, repeated GETs are revalidated and identical
 // concurrent ones share one request: docs/cache.md.
 //
-// Thread-safety: perform() and the gate methods may be called from any number
-// of threads at once. Ownership: the Transport owns its libcurl handles; the
-// Meter and Clock in TransportOptions are borrowed and must outlive it.
-// Errors: perform() never throws (but std::bad_alloc); the constructor throws
-// std::invalid_argument for unusable options (no meter, a malformed resolve
-// entry, max_redirects < 0, a timeout outside 0-100000h, cache.poll <= 0, a
-// pacing or secondary-limit value out of range) and std::runtime_error if
-// libcurl (or, with a cache, its random key) cannot start. A request timeout
-// past 100000h (or a negative per-hop one) is TransportErrc::invalid_request.
+// Thread-safety: perform(), figures() (the requests on the wire and waiting,
+// now) and the gate methods may be called from any number of threads at once;
+// figures() never waits on the wire. Ownership: the Transport owns its libcurl
+// handles; the Meter and Clock in TransportOptions are borrowed and must
+// outlive it. Errors: perform() never throws (but std::bad_alloc); the
+// constructor throws std::invalid_argument for unusable options (no meter, a
+// malformed resolve entry, max_redirects < 0, a timeout outside 0-100000h,
+// cache.poll <= 0, a pacing or secondary-limit value out of range,
+// max_installations 0) and std::runtime_error if libcurl (or, with a cache,
+// its random key) cannot start. A request timeout past 100000h (or a negative
+// per-hop one) is TransportErrc::invalid_request.
 #pragma once
 
 #include "forgemeter/export.h"
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -262,6 +265,20 @@ struct FORGEMETER_API CacheStats {
   std::size_t following = 0;  // requests waiting now for an identical one in flight
 };
 
+// One installation's requests at the moment of Transport::figures().
+struct FORGEMETER_API InstallationLoad {
+  std::uint64_t installation = 0;  // what the requests are charged to; 0 = none
+  bool other = false;              // the installations past TransportOptions::max_installations, folded
+  std::uint64_t in_flight = 0;     // hops on the wire (admitted, exchange not over)
+  std::array<std::uint64_t, kWaitCauses> waiting{};  // by WaitCause: held by a pause, pacing, a secondary limit
+};
+
+// Transport::figures(): every installation seen so far (an idle one stays, at
+// 0), installation 0 first if seen, ascending, the folded `other` last.
+struct FORGEMETER_API TransportFigures {
+  std::vector<InstallationLoad> installations;
+};
+
 struct FORGEMETER_API TransportOptions {
   Meter* meter = nullptr;        // required
   const Clock* clock = nullptr;  // retry waits and refusal stamps; nullptr: the meter's clock
@@ -299,6 +316,9 @@ struct FORGEMETER_API TransportOptions {
   std::vector<PacedLane> pacing{};
   PacingTuning pacing_tuning{};
   SecondaryLimitOptions secondary_limits{};
+  // figures() keeps the first this many distinct installations (0 aside)
+  // apart and folds later ones into one `other` (MeterOptions' bound's name).
+  std::size_t max_installations = 1000;
 };
 
 class FORGEMETER_API Transport {
@@ -322,6 +342,9 @@ class FORGEMETER_API Transport {
 
   const TransportOptions& options() const noexcept;
   CacheStats cache_stats() const;
+  // Requests in flight and waiting now, per installation (plain data; a few
+  // locks held briefly, never across a wait or an exchange).
+  TransportFigures figures() const;
 
  private:
   struct Impl;

@@ -25,12 +25,15 @@ std::string budget_text(std::uint64_t installation, std::string_view resource) {
 
 void InFlightSlot::release() noexcept {
   if (limits_ != nullptr) limits_->release(installation_);
+  if (mark_ != nullptr) mark_->fetch_sub(1, std::memory_order_relaxed);
   limits_ = nullptr;
+  mark_ = nullptr;
 }
 
 Admission::Admission(const TransportOptions& options, const Clock& clock)
     : options_(options),
       clock_(clock),
+      board_(options.max_installations),
       reserves_(options.reserves),
       governor_(options.pacing, clock, options.pacing_tuning),
       limits_(options.secondary_limits, clock),
@@ -88,6 +91,7 @@ TransportError Admission::wait_out_pause(const HopAsk& hop) {
   const SteadyTime began = clock_.steady_now();
   TransportError end;
   bool held = false;  // only a hop that was held has waited: admitting one takes time too
+  WaitingMark waiting(board_, hop.installation, WaitCause::pause);
   while (const auto p = pauses_.active(hop.installation, clock_.steady_now())) {
     held = true;
     if (p->until - clock_.steady_now() > most || p->until > hop.deadline) {
@@ -98,6 +102,7 @@ TransportError Admission::wait_out_pause(const HopAsk& hop) {
                                                      ", longer than this request may wait: not sent"};
       break;
     }
+    waiting.begin();
     if (!clock_.wait_until(p->until, hop.req.stop)) {
       end = {TransportErrc::cancelled,
              "cancelled while installation " + installation + " was paused by a secondary rate limit"};
@@ -115,6 +120,7 @@ TransportError Admission::wait_for_pace(const HopAsk& hop, SteadyTime limit) {
   const Lane lane = hop.counter.lane();
   const std::string_view resource = resource_of_path(path_of(hop.url));
   const SteadyTime began = clock_.steady_now();
+  WaitingMark waiting(board_, hop.installation, WaitCause::pacing);
   for (bool held = false;; held = true) {  // only a hop that was held has waited
     const PaceVerdict v = governor_.admit(lane, hop.installation, resource);
     const Duration waited = held ? clock_.steady_now() - began : Duration::zero();
@@ -129,6 +135,7 @@ TransportError Admission::wait_for_pace(const HopAsk& hop, SteadyTime limit) {
                                         budget_text(hop.installation, resource) +
                                         ", past the request's timeout: not sent"};
     }
+    waiting.begin();
     if (!clock_.wait_until(v.retry_at, hop.req.stop)) {
       hop.counter.record_wait(hop.url, WaitCause::pacing, clock_.steady_now() - began, clock_.now());
       return {TransportErrc::cancelled, "cancelled while lane " + std::string(lane.name()) +
@@ -143,11 +150,13 @@ TransportError Admission::wait_for_limits(const HopAsk& hop, SteadyTime limit, I
   const Api api = api_of_url(hop.url);
   const RequestKind kind = kind_of(hop.method, api, hop.with_body ? std::string_view(hop.req.body) : "");
   const SteadyTime began = clock_.steady_now();
+  WaitingMark waiting(board_, hop.installation, WaitCause::secondary);
   for (bool held = false;; held = true) {  // only a hop that was held has waited
     const SecondaryVerdict v = limits_.admit(hop.installation, kind);
     const Duration waited = held ? clock_.steady_now() - began : Duration::zero();
     if (v.go) {
       slot.hold(&limits_, hop.installation);
+      if (v.fresh) board_.counts(hop.installation);  // seen: its series from now on (in flight is the limits')
       if (waited > Duration::zero()) hop.counter.record_wait(hop.url, WaitCause::secondary, waited, clock_.now());
       return {};
     }
@@ -157,6 +166,7 @@ TransportError Admission::wait_for_limits(const HopAsk& hop, SteadyTime limit, I
       return {TransportErrc::paced, "held by " + held_by + " for " + seconds_text(v.retry_at - began) +
                                         ", past the request's timeout: not sent"};
     }
+    waiting.begin();
     if (!clock_.wait_until(v.retry_at, hop.req.stop)) {
       hop.counter.record_wait(hop.url, WaitCause::secondary, clock_.steady_now() - began, clock_.now());
       return {TransportErrc::cancelled, "cancelled while held by " + held_by};

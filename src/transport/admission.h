@@ -11,7 +11,7 @@
 // (`installation_paused` for a pause, `paced` otherwise). The in-flight slot
 // is taken last, so a request waiting for its pace holds none. With nothing
 // gated, reserved, paused or paced and the secondary limits off, admit() is
-// one branch. After each answer: a secondary limit pauses its installation; a
+// one branch (and the in-flight mark). After each answer: a secondary limit pauses its installation; a
 // budget reading feeds the reserves and the governor. Why and how:
 // docs/rate-limits.md.
 //
@@ -32,6 +32,7 @@
 #include "transport/installation_pauses.h"
 #include "transport/lane_gates.h"
 #include "transport/lane_reserves.h"
+#include "transport/load_board.h"
 #include "transport/pacing_governor.h"
 #include "transport/retry_policy.h"
 #include "transport/secondary_limits.h"
@@ -40,8 +41,9 @@ namespace forgemeter::transport_detail {
 
 class Admission;
 
-// An admitted hop's place among its installation's requests in flight: given
-// back when it is destroyed (after the hop's exchange).
+// An admitted hop's place among its installation's requests in flight, in
+// the secondary limits' count or else the load board's: given back when it is
+// destroyed (after the hop's exchange).
 class InFlightSlot {
  public:
   InFlightSlot() = default;
@@ -53,11 +55,18 @@ class InFlightSlot {
     limits_ = limits;
     installation_ = installation;
   }
+  void hold(Mark& in_flight) noexcept {
+    release();
+    in_flight.fetch_add(1, std::memory_order_relaxed);
+    mark_ = &in_flight;
+  }
+  bool held() const noexcept { return limits_ != nullptr || mark_ != nullptr; }
   void release() noexcept;
 
  private:
   SecondaryLimits* limits_ = nullptr;
   std::uint64_t installation_ = 0;
+  Mark* mark_ = nullptr;
 };
 
 // The hop admit() decides on.
@@ -84,9 +93,21 @@ class Admission {
   // on ok, `slot` holds the hop's in-flight place when the limits count one.
   TransportError admit(const HopAsk& hop, InFlightSlot& slot) {
     const bool gate_open = gates_.allows(hop.counter.lane());  // asked once: a gate is the caller's code
-    if (gate_open && (hop.installation == 0 || (quiet_ && !pauses_.any()))) return {};  // the usual case
-    return admit_slowly(hop, gate_open, slot);
+    if (gate_open && (hop.installation == 0 || (quiet_ && !pauses_.any()))) {  // the usual case
+      slot.hold(board_.counts(hop.installation).in_flight);
+      return {};
+    }
+    TransportError e = admit_slowly(hop, gate_open, slot);
+    if (!e && !slot.held()) slot.hold(board_.counts(hop.installation).in_flight);
+    return e;
   }
+
+  // A request waiting for `cause` before a hop charged to `installation`
+  // (a retry's wait after a secondary limit is a pause's).
+  WaitingMark waiting(std::uint64_t installation, WaitCause cause) noexcept { return {board_, installation, cause}; }
+
+  // Requests in flight and waiting now (Transport::figures()).
+  TransportFigures figures() const { return board_.figures(limits_.in_flight()); }
 
   // Learns from the answer `counter` holds (status `status`, body `body`) to
   // a hop charged to `installation`; returns what the retry policy reads of it.
@@ -102,6 +123,7 @@ class Admission {
 
   const TransportOptions& options_;
   const Clock& clock_;
+  LoadBoard board_;
   LaneGates gates_;
   LaneReserves reserves_;
   InstallationPauses pauses_;

@@ -95,9 +95,11 @@ SecondaryVerdict SecondaryLimits::admit(std::uint64_t installation, const Reques
   const SteadyTime now = clock_.steady_now();
   core_detail::MutexLock lock(mu_);
   if (loads_.size() > kKeepIdle) forget_idle(now);
-  Load& load = loads_.try_emplace(installation, options_).first->second;
-  const SecondaryVerdict v = held(load, k, now);
+  const auto [it, fresh] = loads_.try_emplace(installation, options_);
+  Load& load = it->second;
+  SecondaryVerdict v = held(load, k, now);
   if (!v.go) return v;
+  v.fresh = fresh;
   ++load.in_flight;
   const unsigned points = k.write ? options_.write_points : options_.read_points;
   (k.api == Api::graphql ? load.graphql_points : load.rest_points).add(now, points);
@@ -114,6 +116,14 @@ void SecondaryLimits::release(std::uint64_t installation) {
   core_detail::MutexLock lock(mu_);
   auto it = loads_.find(installation);
   if (it != loads_.end() && it->second.in_flight > 0) --it->second.in_flight;
+}
+
+std::vector<std::pair<std::uint64_t, unsigned>> SecondaryLimits::in_flight() const {
+  std::vector<std::pair<std::uint64_t, unsigned>> out;
+  core_detail::MutexLock lock(mu_);
+  for (const auto& [installation, load] : loads_)
+    if (load.in_flight != 0) out.emplace_back(installation, load.in_flight);
+  return out;
 }
 
 void SecondaryLimits::forget_idle(SteadyTime now) {

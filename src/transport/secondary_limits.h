@@ -22,6 +22,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/mutex.h"
 #include "forgemeter/clock.h"
@@ -51,6 +53,7 @@ struct SecondaryVerdict {
   bool go = true;
   SteadyTime retry_at{};
   std::string_view limit{};  // which one held it: "max_in_flight", "rest_points_per_minute", …
+  bool fresh = false;        // go, and the first request of the installation counted since it was idle
 };
 
 class SecondaryLimits {
@@ -62,6 +65,8 @@ class SecondaryLimits {
   // go it is counted (and in flight until release()).
   SecondaryVerdict admit(std::uint64_t installation, const RequestKind& k);
   void release(std::uint64_t installation);
+  // Each installation's admitted requests not yet released (those with any).
+  std::vector<std::pair<std::uint64_t, unsigned>> in_flight() const;
 
  private:
   struct Load {
@@ -79,7 +84,7 @@ class SecondaryLimits {
 
   SecondaryLimitOptions options_;
   const Clock& clock_;
-  core_detail::Mutex mu_;
+  mutable core_detail::Mutex mu_;
   std::map<std::uint64_t, Load> loads_ GUARDED_BY(mu_);
 };
 

@@ -169,6 +169,8 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
     if (!d.retry) return r.failure ? std::move(r.failure) : std::move(d.error);
     x.tap().drop();  // a retried attempt's held body never reaches the sink
     const SteadyTime began = clock.steady_now();
+    WaitingMark paused = admission.waiting(installation, WaitCause::pause);
+    if (r.outcome.secondary) paused.begin();
     const bool waited = clock.wait_until(began + d.wait, x.req.stop);
     // The forge said to wait (a secondary limit): a pause, recorded as one.
     if (r.outcome.secondary) x.counter.record_wait(url, WaitCause::pause, clock.steady_now() - began, clock.now());
@@ -202,6 +204,7 @@ Transport::Transport(TransportOptions options) {
     throw std::invalid_argument("Transport: timeout and connect_timeout must be 0 (none) to 100000h");
   if (CacheFront::wanted(options.cache) && options.cache.poll <= std::chrono::milliseconds::zero())
     throw std::invalid_argument("Transport: cache.poll must be > 0");
+  if (options.max_installations == 0) throw std::invalid_argument("Transport: max_installations must be at least 1");
   if (options.retry.max_retries < 0) throw std::invalid_argument("Transport: retry.max_retries must be >= 0");
   for (const auto& e : options.resolve)
     if (auto why = check_resolve_entry(e); !why.empty()) throw std::invalid_argument("Transport: " + why);
@@ -216,6 +219,8 @@ const TransportOptions& Transport::options() const noexcept { return impl_->opti
 
 void Transport::gate_lane(Lane lane, std::function<bool()> valid) { impl_->admission.gate(lane, std::move(valid)); }
 void Transport::ungate_lane(Lane lane) { impl_->admission.ungate(lane); }
+
+TransportFigures Transport::figures() const { return impl_->admission.figures(); }
 
 CacheStats Transport::cache_stats() const { return impl_->cache ? impl_->cache->stats() : CacheStats{}; }
 
