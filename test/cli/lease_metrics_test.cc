@@ -22,7 +22,9 @@
 #include "forgemeter_bin.h"
 #include "support/eventually.h"
 #include "support/free_port.h"
+#include "support/silent_listener.h"
 #include "support/skips.h"
+#include "support/temp_files.h"
 
 using namespace fmtest;
 using namespace std::chrono;
@@ -145,5 +147,33 @@ TEST_CASE("lease run --metrics-addr on PostgreSQL: one leader at a time, the val
   CHECK(r.err.find("cannot listen there (the port is in use") != std::string::npos);
   kill(b.proc.pid, SIGTERM);
   CHECK(wait_exit(b.proc.pid, seconds(20)) == 0);
+}
+#endif
+
+#if FORGEMETER_HAS_POSTGRES
+TEST_CASE("lease run --metrics-addr against a frozen store: /healthz says 503 and why, after a TTL") {
+  SilentListener frozen;  // connects, never answers: a store that froze
+  const std::string store = "host=127.0.0.1 port=" + std::to_string(frozen.port()) + " user=postgres dbname=postgres";
+  const int port = free_loopback_port();
+  REQUIRE(port > 0);
+  TempDir dir;
+  Spawned p = spawn_process({forgemeter_bin(), "lease", "run", "--store", store, "--name", "frozen", "--ttl", "2s",
+                             "--metrics-addr", "127.0.0.1:" + std::to_string(port), "--", "true"},
+                            dir.file("out"), dir.file("err"));
+  // healthy while the first TTL runs (served within 10 s: process start on a loaded machine)
+  REQUIRE(eventually([&] { return get(port, "/healthz").has_value(); }, seconds(10)));
+  // then unhealthy: no store answer for a TTL (2 s; 10 s more for a loaded machine)
+  std::optional<httplib::Result> health;
+  REQUIRE(eventually(
+      [&] {
+        health = get(port, "/healthz");
+        return health && (*health)->status == 503;
+      },
+      seconds(12)));
+  CHECK((*health)->body.rfind("no answer from the lease store for ", 0) == 0);
+  CHECK((*health)->body.find("(TTL 2.000s)\n") != std::string::npos);
+  CHECK(leader(port) == 0);
+  kill(p.pid, SIGTERM);
+  CHECK(wait_exit(p.pid, seconds(20)) == 128 + SIGTERM);  // stopped before any term: 128 + the signal
 }
 #endif

@@ -1,7 +1,9 @@
-// `lease run --metrics-addr HOST:PORT`: GET /metrics (the campaign's
-// LeaseMetrics as Prometheus text) and GET /healthz (200 "ok", or 503 and why
-// the campaign is stuck), served with cpp-httplib on a thread of its own that
-// lets no exception out. Small and apart, so a later exposer can replace it.
+// `lease run --metrics-addr HOST:PORT`: /metrics (the campaign's LeaseMetrics
+// through forgemeter::LeaseCollectable) and /healthz (200 "ok", or 503 and why
+// the campaign is stuck), served by prometheus-cpp's Exposer on threads of
+// its own that let no exception out. One per process. Without the
+// prometheus component (metrics_server_absent.cc) the constructor refuses
+// with a UsageError.
 #pragma once
 
 #include <memory>
