@@ -34,3 +34,8 @@ set(FM_PC_LIBS_PRIVATE "")
 file(RELATIVE_PATH FM_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/forgemeter.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/forgemeter.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/forgemeter.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The alert rules docs/metrics.md documents, for an operator to copy beside
+# Prometheus' configuration (share/forgemeter/alerts/forgemeter.rules.yml).
+install(FILES ${PROJECT_SOURCE_DIR}/docs/alerts/forgemeter.rules.yml
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/forgemeter/alerts)

@@ -11,13 +11,10 @@
 // and retry, and an attempt that failed before sending — is one
 // Meter::record_request charged to that request's host and API, and one
 // Meter::record_answer (its status, or kNoAnswer); a request a lane gate or
-// reserve refuses is Meter::record_refused. Redirects are followed here, the
-// credential kept to the request's own origin; TLS is always verified. How it
-// counts on libcurl, redirects, TLS, reuse, bodies streamed to Request::on_body:
-// docs/transport-internals.md. Retries, secondary-limit pauses and their
-// avoidance, lane reserves, paced lanes: docs/rate-limits.md. With
-// TransportOptions::cache, repeated GETs are revalidated and identical
-// concurrent ones share one request: docs/cache.md.
+// reserve refuses is Meter::record_refused. Redirects are followed, the
+// credential kept to its origin; TLS is always verified. How, on libcurl:
+// docs/transport-internals.md. Retries, pauses, secondary limits, reserves,
+// pacing: docs/rate-limits.md. The cache (revalidation, coalescing): docs/cache.md.
 //
 // Thread-safety: perform(), figures() (the requests on the wire and waiting,
 // now) and the gate methods may be called from any number of threads at once;

@@ -10,7 +10,8 @@
 # The installed headers are those of the components built (HEADERS_IN), and
 # none of the others' (HEADERS_OUT).
 # The static run installs the build under test, program included: `man
-# forgemeter` must work and the bash completion be in place.
+# forgemeter` must work and the bash completion be in place. Both runs find
+# the alert rules in share/forgemeter/alerts.
 # With SHARED=ON the build is configured here first (BUILD_SHARED_LIBS=ON, the
 # library alone, the same OPTIONS), and the libraries' SONAMEs and exported
 # symbols are checked.
@@ -48,6 +49,9 @@ if(NOT SHARED)  # this build has the program: its man page and completion where 
   if(NOT EXISTS ${prefix}/share/bash-completion/completions/forgemeter)
     message(FATAL_ERROR "no bash completion installed in ${prefix}/share/bash-completion/completions")
   endif()
+endif()
+if(NOT EXISTS ${prefix}/share/forgemeter/alerts/forgemeter.rules.yml)
+  message(FATAL_ERROR "the alert rules are not installed in ${prefix}/share/forgemeter/alerts")
 endif()
 
 foreach(h IN LISTS HEADERS_IN)
