@@ -1,7 +1,7 @@
 // forgemeter-demo --metrics-addr: the fleet's meters scraped over HTTP while
 // the demo runs — the sweep's requests counted per replica, told apart by the
 // `replica` label, and promtool (Debian package prometheus) finding the
-// exposition clean (or Skipped without it, support/skips.h). An address that
+// exposition clean (Skipped without it, support/promtool.h). An address that
 // is not HOST:PORT, and --linger alone, are refused with exit 2; a build
 // without the prometheus component refuses the option itself.
 #include <doctest/doctest.h>
@@ -13,7 +13,7 @@
 #include "support/eventually.h"
 #include "support/free_port.h"
 #include "support/process.h"
-#include "support/skips.h"
+#include "support/promtool.h"
 
 using namespace fmtest;
 
@@ -64,15 +64,7 @@ TEST_CASE("demo --metrics-addr: each replica's sweep on /metrics while it runs, 
   CHECK(text.find("# TYPE forgemeter_requests_total counter\n") != std::string::npos);
   CHECK(text.find("# TYPE forgemeter_requests_total") == text.rfind("# TYPE forgemeter_requests_total"));  // once
 
-  const std::string promtool = find_on_path("promtool");
-  if (promtool.empty()) {
-    skipped("no promtool on PATH (Debian package prometheus): the demo's exposition was not checked");
-  } else {
-    const auto check = run_process({promtool, "check", "metrics"}, {.stdin_data = text});
-    const std::string problems = check.out + check.err;
-    CAPTURE(problems);
-    CHECK(check.exit_code == 0);
-  }
+  CHECK(promtool_check_metrics(text) == "");
   CHECK(demo.wait_exit(std::chrono::seconds(60)) == 0);
 }
 

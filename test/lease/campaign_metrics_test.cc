@@ -6,13 +6,8 @@
 // step-down 75 s after a proven call's sending).
 #include <doctest/doctest.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-
 #include "lease/campaign_fixture.h"
-#include "support/skips.h"
-#include "support/temp_files.h"
+#include "support/promtool.h"
 
 namespace forgemeter::testing {
 namespace {
@@ -21,20 +16,6 @@ CampaignSpec with(LeaseMetrics& m) {
   CampaignSpec s = Sim::spec();
   s.metrics = &m;
   return s;
-}
-// promtool check metrics (Debian package prometheus) on `text`: its output, "" when clean.
-std::optional<std::string> promtool_says(const std::string& text) {
-  if (std::system("command -v promtool >/dev/null 2>&1") != 0) {
-    const char* ci = std::getenv("CI");
-    REQUIRE_MESSAGE((ci == nullptr || std::string(ci) != "true"), "CI=true: no promtool on PATH");
-    fmtest::skipped("no promtool on PATH (Debian package prometheus): the exposition was not checked");
-    return std::nullopt;
-  }
-  fmtest::TempDir dir;
-  std::ofstream(dir.file("metrics.txt")) << text;
-  const std::string cmd = "promtool check metrics < '" + dir.file("metrics.txt") + "' > '" + dir.file("out") + "' 2>&1";
-  const int rc = std::system(cmd.c_str());
-  return (rc == 0 ? std::string() : "exit " + std::to_string(rc) + ": ") + fmtest::read_file(dir.file("out"));
 }
 
 const LeaseOpFigures& op(const LeaseFigures& f, LeaseOp o) { return f.ops[static_cast<std::size_t>(o)]; }
@@ -164,7 +145,7 @@ TEST_CASE("lease metrics: the exposition escapes the lease name and lists every 
   CHECK(text.find("forgemeter_lease_last_held_timestamp_seconds{lease=\"a \\\"quoted\\\" \\\\ name\\nwith a "
                   "line%01\"} 1790000000\n") != std::string::npos);
   for (const char c : text) CHECK((c == '\n' || static_cast<unsigned char>(c) >= 0x20));
-  if (const auto says = promtool_says(text)) CHECK(*says == "");
+  CHECK(fmtest::promtool_check_metrics(text) == "");
 }
 
 }  // namespace forgemeter::testing

@@ -1,13 +1,11 @@
-// The rows of the lease store conformance suite (see conformance.h).
-#include "lease/conformance.h"
+// The rows of the lease store conformance suite (see conformance.h) for one
+// caller at a time; the races are in conformance_race.cc.
+#include "lease/conformance_rows.h"
 
-#include <array>
 #include <atomic>
-#include <barrier>
 #include <stop_token>
 #include <string>
 #include <thread>
-#include <vector>
 
 namespace forgemeter::conformance {
 namespace {
@@ -16,12 +14,7 @@ using namespace std::chrono_literals;
 using S = LeaseStatus;
 using H = LeaseState::Status;  // what inspect() answers
 
-// A fixed instant (2026-09-21T11:33:20Z): rows never depend on the time of day.
-const WallTime t0{std::chrono::milliseconds(1'790'000'000'000)};
-
-Deadline ok() { return Deadline::after(system_clock(), 10s); }  // a healthy store answers well within
 Deadline gone() { return Deadline{&system_clock(), system_clock().steady_now() - 1ms}; }
-UtcMillis at(WallTime t) { return std::chrono::floor<std::chrono::milliseconds>(t); }
 
 // Checks status, holder, expiry and term of one answer (a LeaseResult, or
 // inspect's LeaseState) at the caller's line.
@@ -245,78 +238,6 @@ void leases_are_independent_by_name(StoreFactory& f) {
   EXPECT_LEASE(p->inspect("Sweep", ok()), H::held, "b", at(t0 + 20s), 1u);
   EXPECT_LEASE(p->inspect("sweep-2", ok()), H::held, "b", at(t0 + 30s), 1u);
   EXPECT_LEASE(p->inspect("sweep", ok()), H::free, "", kFree, 1u);
-}
-
-namespace {
-
-constexpr int kCandidates = 8;
-constexpr int kRounds = 12;
-
-// Each of 8 threads, each on its own peer(), calls acquire(name(r), now(r))
-// at once in every round; returns the answers, [round][candidate].
-template <class NameOf, class NowOf>
-std::vector<std::array<LeaseResult, kCandidates>> race(StoreFactory& f, NameOf name_of, NowOf now_of) {
-  auto s = f.fresh();
-  std::vector<std::shared_ptr<LeaseStore>> peers;
-  for (int c = 0; c < kCandidates; ++c) peers.push_back(f.peer(s));
-  std::vector<std::array<LeaseResult, kCandidates>> out(kRounds);
-  std::barrier sync(kCandidates);
-  {
-    std::vector<std::jthread> threads;
-    for (int c = 0; c < kCandidates; ++c) {
-      threads.emplace_back([&, c] {
-        const std::string owner = "candidate-" + std::to_string(c);
-        for (int r = 0; r < kRounds; ++r) {
-          sync.arrive_and_wait();
-          out[r][c] = peers[c]->acquire(name_of(r), owner, now_of(r), 5s, ok());
-        }
-      });
-    }
-  }
-  return out;
-}
-
-// Exactly one granted, every other refused naming the winner; returns the winner.
-int one_winner(const std::array<LeaseResult, kCandidates>& round, int r) {
-  int winner = -1, granted = 0;
-  for (int c = 0; c < kCandidates; ++c) {
-    INFO("round " << r << " candidate " << c << ": " << to_string(round[c].status) << " " << round[c].error);
-    CHECK((round[c].status == S::granted || round[c].status == S::refused));
-    if (round[c].status == S::granted) winner = c, ++granted;
-  }
-  CHECK(granted == 1);
-  if (winner < 0) return -1;
-  for (const auto& r2 : round) CHECK(r2.holder == round[winner].holder);
-  for (const auto& r2 : round) CHECK(r2.term == round[winner].term);
-  return winner;
-}
-
-}  // namespace
-
-void race_for_new_lease_elects_one(StoreFactory& f) {
-  auto rounds = race(
-      f, [](int r) { return "race-new-" + std::to_string(r); }, [](int) { return t0; });
-  for (int r = 0; r < kRounds; ++r) {
-    int w = one_winner(rounds[r], r);
-    if (w >= 0) CHECK(rounds[r][w].term == 1u);
-  }
-}
-
-void race_for_expired_lease_elects_one(StoreFactory& f) {
-  // Round r races at t0 + 10s*r with TTL 5s: the previous round's lease has expired.
-  auto rounds = race(
-      f, [](int) { return std::string("race-expired"); }, [](int r) { return t0 + 10s * r; });
-  int prev = -1;
-  std::uint64_t prev_term = 0;
-  for (int r = 0; r < kRounds; ++r) {
-    int w = one_winner(rounds[r], r);
-    if (w < 0) break;
-    // The previous winner re-taking its own expired lease keeps the term.
-    CHECK(rounds[r][w].term == prev_term + (w == prev ? 0u : 1u));
-    CHECK(rounds[r][w].expiry == at(t0 + 10s * r + 5s));
-    prev = w;
-    prev_term = rounds[r][w].term;
-  }
 }
 
 void sub_millisecond_is_its_millisecond(StoreFactory& f) {

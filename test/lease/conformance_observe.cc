@@ -9,15 +9,13 @@
 #include <vector>
 
 #include "forgemeter/observe.h"
-#include "lease/conformance.h"
+#include "lease/conformance_rows.h"
 
 namespace forgemeter::conformance {
 namespace {
 
 using namespace std::chrono_literals;
 using H = LeaseState::Status;
-
-Deadline ok() { return Deadline::after(system_clock(), 10s); }
 
 class Seen {
  public:

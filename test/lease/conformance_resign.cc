@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "forgemeter/campaign.h"
-#include "lease/conformance.h"
+#include "lease/conformance_rows.h"
 #include "lease/handover.h"
 
 namespace forgemeter::conformance {
@@ -18,9 +18,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using S = LeaseStatus;
-
-const WallTime t0{std::chrono::milliseconds(1'790'000'000'000)};  // a fixed instant, as the other rows
-Deadline ok() { return Deadline::after(system_clock(), 10s); }
 
 }  // namespace
 

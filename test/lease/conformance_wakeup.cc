@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "forgemeter/campaign.h"
-#include "lease/conformance.h"
+#include "lease/conformance_rows.h"
 #include "lease/handover.h"
 #include "support/eventually.h"
 
@@ -25,8 +25,6 @@ namespace {
 using testing::handover;
 
 using namespace std::chrono_literals;
-
-Deadline ok() { return Deadline::after(system_clock(), 10s); }
 
 }  // namespace
 

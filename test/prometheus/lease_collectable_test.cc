@@ -18,7 +18,7 @@
 #include "forgemeter/testing/manual_clock.h"
 #include "lease/metrics_state.h"
 #include "lease/term_state.h"
-#include "promtool_check.h"
+#include "support/promtool.h"
 
 using namespace forgemeter;
 using namespace std::chrono;
@@ -116,7 +116,7 @@ TEST_CASE("a LeaseCollectable's families serialized say what LeaseMetrics::prome
     CHECK(std::fabs(it->second - value) <= 1e-15 * std::fabs(value));
   }
   CHECK(want.samples.at("forgemeter_lease_leader{lease=merge \"gate\" \\ sweeper\nsecond line %1B[31m red;}") == 1);
-  CHECK(fmtest::promtool_check(text) == "");
-  CHECK(fmtest::promtool_check(got) == "");
+  CHECK(fmtest::promtool_check_metrics(text) == "");
+  CHECK(fmtest::promtool_check_metrics(got) == "");
   s.detach();
 }

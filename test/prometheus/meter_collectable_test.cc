@@ -4,7 +4,6 @@
 // Meter::prometheus() say, and promtool finds both expositions clean with
 // hostile hosts and resources (quotes, backslashes, newlines, UTF-8, control
 // bytes).
-#include <curl/curl.h>
 #include <doctest/doctest.h>
 #include <prometheus/counter.h>
 #include <prometheus/exposer.h>
@@ -19,8 +18,8 @@
 #include "forgemeter/meter.h"
 #include "forgemeter/prometheus.h"
 #include "forgemeter/testing/manual_clock.h"
-#include "support/process.h"
-#include "support/skips.h"
+#include "support/prometheus_server.h"
+#include "support/promtool.h"
 
 using namespace forgemeter;
 using namespace std::chrono;
@@ -29,35 +28,8 @@ namespace {
 
 UtcMillis at(int mm, int ss = 0) { return UtcMillis{sys_days{2026y / 9 / 30} + hours{14} + minutes{mm} + seconds{ss}}; }
 
-std::size_t collect(char* data, std::size_t size, std::size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
-  return size * n;
-}
-
 // GET http://127.0.0.1:<port>/metrics; "" when it failed.
-std::string scrape(int port) {
-  std::string body;
-  CURL* h = curl_easy_init();
-  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
-  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 10'000L);
-  long status = 0;
-  if (curl_easy_perform(h) == CURLE_OK) curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-  curl_easy_cleanup(h);
-  return status == 200 ? body : std::string();
-}
-
-// promtool check metrics on `text`: "" when clean (or skipped: no promtool).
-std::string promtool_problems(const std::string& text) {
-  if (fmtest::run_process({"/bin/sh", "-c", "command -v promtool"}).exit_code != 0) {
-    fmtest::skipped("no promtool on PATH (Debian package prometheus): the expositions were not checked");
-    return "";
-  }
-  const auto r = fmtest::run_process({"/bin/sh", "-c", "promtool check metrics"}, {.stdin_data = text});
-  return r.exit_code == 0 ? std::string() : "exit " + std::to_string(r.exit_code) + ": " + r.out + r.err;
-}
+std::string scrape(int port) { return fmtest::http_get(port, "/metrics").value_or(""); }
 
 struct Rig {
   ManualClock clock{at(0)};
@@ -127,8 +99,8 @@ TEST_CASE("a scrape of a MeterCollectable served by an Exposer says what Meter::
     if (line[0] != '#') CHECK_MESSAGE(got.find(line) != std::string::npos, line);
     from = end + 1;
   }
-  CHECK(promtool_problems(got) == "");
-  CHECK(promtool_problems(text) == "");
+  CHECK(fmtest::promtool_check_metrics(got) == "");
+  CHECK(fmtest::promtool_check_metrics(text) == "");
 
   rig.answer("api.github.com", 403, "0");  // a spent budget: limited goes 0 -> 1
   const std::string after = scrape(exposer.GetListeningPorts().front());
@@ -152,8 +124,8 @@ TEST_CASE("hostile hosts and resources: promtool finds the scrape and the text c
   CAPTURE(got);
   CAPTURE(text);
   REQUIRE(!got.empty());
-  CHECK(promtool_problems(got) == "");
-  CHECK(promtool_problems(text) == "");
+  CHECK(fmtest::promtool_check_metrics(got) == "");
+  CHECK(fmtest::promtool_check_metrics(text) == "");
   // Eight hosts, each its own series (none lost to escaping).
   std::size_t series = 0;
   for (std::size_t p = 0; (p = got.find("\nforgemeter_requests_total{", p)) != std::string::npos; ++p) ++series;
@@ -187,7 +159,7 @@ TEST_CASE("installations past MeterOptions::max_installations are counted under 
   }
   CHECK(text.find(lane + "13\"") == std::string::npos);
   CHECK(text.find(lane + "14\"") == std::string::npos);
-  CHECK(promtool_problems(text) == "");
+  CHECK(fmtest::promtool_check_metrics(text) == "");
 }
 
 TEST_CASE("what 10 000 installations cost: 5 series each, bounded by max_installations") {
@@ -237,7 +209,7 @@ TEST_CASE("the exhaustion gauge is there while the budget falls fast, gone when 
   const std::string falling = meter.prometheus();
   CAPTURE(falling);
   CHECK(falling.find(gauge + "1790779050\n") != std::string::npos);
-  CHECK(promtool_problems(falling) == "");
+  CHECK(fmtest::promtool_check_metrics(falling) == "");
   clock.advance(minutes{31});  // 15:01Z: that window reset with no later reading: no projection
   CHECK(meter.prometheus().find(gauge) == std::string::npos);
   clock.advance(minutes{9});  // 15:10Z: 100 spent in 10 min of the next window lasts past 16:00Z
@@ -338,6 +310,6 @@ TEST_CASE("the request-duration histogram: the scrape's buckets, sum and count a
   CHECK(scraped.at(series + "_sum{" + ok + "}") == doctest::Approx(33.74));
   CHECK(scraped.at(series + "_count{host=\"api.github.com\",api=\"rest\",class=\"4xx\"}") == 1);
   CHECK(got.find("class=\"none\",le=") == std::string::npos);
-  CHECK(promtool_problems(got) == "");
-  CHECK(promtool_problems(text) == "");
+  CHECK(fmtest::promtool_check_metrics(got) == "");
+  CHECK(fmtest::promtool_check_metrics(text) == "");
 }

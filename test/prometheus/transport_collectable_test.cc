@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "forgemeter/transport_collectable.h"
-#include "promtool_check.h"
 #include "support/eventually.h"
+#include "support/promtool.h"
 #include "transport/transport_rig.h"
 
 using namespace fmtest;
@@ -79,7 +79,7 @@ TEST_CASE("requests held on the wire are in flight, per installation, then 0; wi
     CHECK(has_line(text, R"(forgemeter_requests_in_flight{installation="0"} 2)"));
     CAPTURE(text);
     CHECK(has_line(text, R"(forgemeter_requests_waiting{installation="7",cause="pacing"} 0)"));
-    CHECK(promtool_check(text) == "");
+    CHECK(promtool_check_metrics(text) == "");
     rig.forge().release("w");
     senders.clear();
     const TransportFigures after = t->figures();
@@ -186,7 +186,7 @@ TEST_CASE("installations past max_installations fold into other; promtool finds 
     const std::string text = exposition(*t);
     CHECK(has_line(text, R"(forgemeter_requests_in_flight{installation="other"} 2)"));
     CHECK(has_line(text, R"(forgemeter_requests_in_flight{installation="1"} 0)"));
-    CHECK(promtool_check(text) == "");
+    CHECK(promtool_check_metrics(text) == "");
     rig.forge().release("many");
     senders.clear();
     CHECK(load_of(t->figures(), 0, true).in_flight == 0);

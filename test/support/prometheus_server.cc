@@ -39,18 +39,6 @@ std::optional<std::string> http_get(int port, const std::string& path) {
   return body;
 }
 
-std::string promtool_check_metrics(const std::string& exposition) {
-  if (find_on_path("promtool").empty()) {
-    const char* ci = std::getenv("CI");
-    REQUIRE_MESSAGE((ci == nullptr || std::string(ci) != "true"),
-                    "CI=true: no promtool on PATH (Debian package prometheus); CI runs every test");
-    skipped("no promtool on PATH (Debian package prometheus): an exposition was not checked");
-    return "";
-  }
-  const ProcessResult r = run_process({find_on_path("promtool"), "check", "metrics"}, {.stdin_data = exposition});
-  return r.exit_code == 0 ? std::string() : "exit " + std::to_string(r.exit_code) + ": " + r.out + r.err;
-}
-
 bool prometheus_present() {
   if (!find_on_path("prometheus").empty()) return true;
   const char* ci = std::getenv("CI");

@@ -17,16 +17,13 @@
 #include <utility>
 #include <vector>
 
+#include "support/promtool.h"  // promtool_check_metrics, for the tests that scrape
 #include "support/temp_files.h"
 
 namespace fmtest {
 
 // GET http://127.0.0.1:<port><path> (5 s); nullopt unless it answered 200.
 std::optional<std::string> http_get(int port, const std::string& path);
-
-// `promtool check metrics` on an exposition: "" when clean, else what it
-// said. No promtool on PATH: "" and a skip (under CI=true a failure).
-std::string promtool_check_metrics(const std::string& exposition);
 
 // Whether `prometheus` is on PATH; false is a skip, and under CI=true a failure.
 bool prometheus_present();

@@ -22,14 +22,6 @@ namespace {
 const Lane kSweeper{"sweeper"};
 const Lane kUsers{"users"};
 
-Request post(Rig& rig, std::uint64_t installation) {
-  return {.method = "POST",
-          .url = rig.url("api.forge.test", "/echo"),
-          .body = "{}",
-          .installation = installation,
-          .bearer = "inst-" + std::to_string(installation)};
-}
-
 Request get(Rig& rig, Lane lane) {
   return {.url = rig.url("api.forge.test", "/repos/o/r"), .lane = lane, .installation = 5, .bearer = "inst-5"};
 }

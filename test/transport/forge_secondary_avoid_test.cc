@@ -27,14 +27,6 @@ std::vector<UtcMillis> arrivals(tf::Forge& forge, std::uint64_t installation, st
   return at;
 }
 
-Request post(Rig& rig, std::uint64_t installation) {
-  return {.method = "POST",
-          .url = rig.url("api.forge.test", "/echo"),
-          .body = "{}",
-          .installation = installation,
-          .bearer = "inst-" + std::to_string(installation)};
-}
-
 }  // namespace
 
 TEST_CASE("150 concurrent requests of one installation: at most 100 on the wire at once, by default") {

@@ -165,6 +165,16 @@ class Rig {
   std::unique_ptr<forgemeter::Transport> transport_;
 };
 
+// A POST of "{}" to the forge's /echo, signed as `installation`: a write, as
+// GitHub's secondary limits count them.
+inline forgemeter::Request post(Rig& rig, std::uint64_t installation) {
+  return {.method = "POST",
+          .url = rig.url("api.forge.test", "/echo"),
+          .body = "{}",
+          .installation = installation,
+          .bearer = "inst-" + std::to_string(installation)};
+}
+
 // The forge's received counts by host, in the meter's spelling.
 inline std::map<std::string, std::uint64_t> forge_by_host(tf::Forge& f) { return f.truth().by_host(); }
 
