@@ -31,6 +31,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "forgemeter/clock.h"
 #include "forgemeter/lane.h"
@@ -69,6 +70,10 @@ struct FORGEMETER_API RateLimitHeaders {
   // remaining header given twice, the lower number, else the last value.
   // The views must stay valid until the record is passed to the Meter.
   void offer(std::string_view name, std::string_view value) noexcept;
+  // A temporary std::string's view would dangle: refused at compile time.
+  template <typename S>
+  requires std::is_same_v<S, std::string>
+  void offer(std::string_view name, S&& value) = delete;
 };
 
 inline constexpr int kNoAnswer = 0;             // AnswerRecord::status of an attempt with no answer

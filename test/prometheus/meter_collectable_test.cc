@@ -139,7 +139,8 @@ TEST_CASE("installations past MeterOptions::max_installations are counted under 
     const RequestKey key{.host = "api.github.com", .installation = id, .lane = Lane("sweeper")};
     meter.record_request(key, clock.now());
     AnswerRecord a{.key = key, .seen = clock.now(), .status = 200};
-    a.headers.offer("X-RateLimit-Remaining", std::to_string(100 + id));
+    const std::string remaining = std::to_string(100 + id);  // offer() keeps a view: it must outlive the record
+    a.headers.offer("X-RateLimit-Remaining", remaining);
     a.headers.offer("X-RateLimit-Limit", "5000");
     meter.record_answer(a);
   }
