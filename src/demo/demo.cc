@@ -150,6 +150,7 @@ void start_hour(std::vector<std::jthread>& threads, Replica& r, int h, const Dem
 std::unique_ptr<FleetMetrics> serve_metrics(const DemoArgs& a, const std::vector<std::unique_ptr<Replica>>& fleet) {
   if (a.metrics_addr.empty()) return nullptr;
   std::vector<std::pair<std::string, const Meter*>> meters;
+  meters.reserve(fleet.size());
   for (const auto& r : fleet) meters.emplace_back(r->name(), &r->meter());
   return std::make_unique<FleetMetrics>(a.metrics_addr, meters);
 }
