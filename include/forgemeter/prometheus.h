@@ -1,6 +1,6 @@
 // forgemeter/prometheus.h — a Meter's families in a prometheus::Registry.
 //
-// forgemeter::prometheus, built only when prometheus-cpp is found (option
+// forgemeter::prometheus, a component on prometheus-cpp of its own (option
 // FORGEMETER_PROMETHEUS; find_package(forgemeter COMPONENTS prometheus)), so
 // the meter and the transport never need it. A service that already serves a
 // prometheus::Registry (prometheus-cpp's Exposer, or its own handler)
