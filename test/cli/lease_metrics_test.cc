@@ -22,6 +22,7 @@
 #include "forgemeter_bin.h"
 #include "support/eventually.h"
 #include "support/free_port.h"
+#include "support/pg_env.h"
 #include "support/promtool.h"
 #include "support/silent_listener.h"
 #include "support/skips.h"
@@ -67,14 +68,9 @@ void promtool_clean(int port) {
 
 #if FORGEMETER_HAS_POSTGRES
 TEST_CASE("lease run --metrics-addr on PostgreSQL: one leader at a time, the value moves after SIGTERM") {
-  const char* pg = std::getenv("FORGEMETER_TEST_PG");
-  if (pg == nullptr || *pg == '\0') {
-    const char* skip = std::getenv("FORGEMETER_SKIP_PG");
-    REQUIRE_MESSAGE((skip != nullptr && std::string(skip) == "1"),
-                    "FORGEMETER_TEST_PG is not set: run through scripts/dev test, or set FORGEMETER_SKIP_PG=1 to skip");
-    fmtest::skipped("FORGEMETER_SKIP_PG=1: PostgreSQL-backed tests did not run");
-    return;
-  }
+  const std::optional<std::string> suite = suite_pg();  // fails, or skips under FORGEMETER_SKIP_PG=1
+  if (!suite) return;
+  const std::string& pg = *suite;
   TempDir dir;
   const std::string log = dir.file("marks");
   const std::string name = "metrics-" + std::to_string(getpid());

@@ -33,6 +33,7 @@
 #include "forgemeter_bin.h"
 #include "support/eventually.h"
 #include "support/free_port.h"
+#include "support/pg_env.h"
 #include "support/prometheus_server.h"
 #include "support/skips.h"
 
@@ -61,14 +62,9 @@ struct Child {
 
 #if FORGEMETER_HAS_POSTGRES
 TEST_CASE("a real Prometheus scraping two lease run replicas: one leader at a time, moving after SIGTERM") {
-  const char* pg = std::getenv("FORGEMETER_TEST_PG");
-  if (pg == nullptr || *pg == '\0') {
-    const char* skip = std::getenv("FORGEMETER_SKIP_PG");
-    REQUIRE_MESSAGE((skip != nullptr && std::string(skip) == "1"),
-                    "FORGEMETER_TEST_PG is not set: run through scripts/dev test, or set FORGEMETER_SKIP_PG=1 to skip");
-    fmtest::skipped("FORGEMETER_SKIP_PG=1: PostgreSQL-backed tests did not run");
-    return;
-  }
+  const std::optional<std::string> suite = suite_pg();  // fails, or skips under FORGEMETER_SKIP_PG=1
+  if (!suite) return;
+  const std::string& pg = *suite;
   if (!prometheus_present()) return;
   TempDir dir;
   const std::string log = dir.file("marks");
