@@ -13,8 +13,8 @@
 # forgemeter` must work and the bash completion be in place. Both runs find
 # the alert rules in share/forgemeter/alerts.
 # With SHARED=ON the build is configured here first (BUILD_SHARED_LIBS=ON, the
-# library alone, the same OPTIONS), and the libraries' SONAMEs and exported
-# symbols are checked.
+# library alone, the same OPTIONS, BUILD_TYPE and its CONFIG_FLAGS), and the
+# libraries' SONAMEs and exported symbols are checked.
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -34,7 +34,9 @@ if(SHARED)
   if(LAUNCHER)
     set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
   endif()
+  string(TOUPPER "${BUILD_TYPE}" config)
   run(${CMAKE_COMMAND} -S ${PROJECT_DIR} -B ${BUILD_DIR} -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX} ${launcher}
+      -DCMAKE_BUILD_TYPE=${BUILD_TYPE} "-DCMAKE_CXX_FLAGS_${config}=${CONFIG_FLAGS}"
       -DBUILD_SHARED_LIBS=ON -DFORGEMETER_BUILD_TESTS=OFF -DFORGEMETER_BUILD_BENCH=OFF -DFORGEMETER_BUILD_CLI=OFF
       -DFORGEMETER_BUILD_DEMO=OFF -DFORGEMETER_BUILD_EXAMPLES=OFF ${OPTIONS})
   run(${CMAKE_COMMAND} --build ${BUILD_DIR})
