@@ -21,6 +21,9 @@
 #if FORGEMETER_HAS_ETCD
 #include "support/etcd_cluster.h"
 #endif
+#if FORGEMETER_HAS_POSTGRES
+#include "support/pg_env.h"
+#endif
 
 using namespace fmtest;
 using namespace std::chrono;
@@ -270,16 +273,9 @@ void three_processes(const std::string& pg) {
 TEST_CASE(
     "three processes on PostgreSQL: one CMD at a time, SIGKILL and a clean stop hand over, a stalled "
     "holder's CMD is killed at its deadline") {
-  const char* pg = std::getenv("FORGEMETER_TEST_PG");
-  if (pg == nullptr || *pg == '\0') {
-    const char* skip = std::getenv("FORGEMETER_SKIP_PG");
-    REQUIRE_MESSAGE((skip != nullptr && std::string(skip) == "1"),
-                    "FORGEMETER_TEST_PG is not set: run through scripts/dev test, or set FORGEMETER_SKIP_PG=1 to skip");
-    MESSAGE("SKIPPED: FORGEMETER_SKIP_PG=1, the PostgreSQL lease test did not run");
-    fmtest::skipped("FORGEMETER_SKIP_PG=1: PostgreSQL-backed tests did not run");
-    return;
-  }
-  three_processes(pg);
+  const std::optional<std::string> suite = fmtest::suite_pg();  // fails, or skips under FORGEMETER_SKIP_PG=1
+  if (!suite) return;
+  three_processes(*suite);
 }
 #endif
 

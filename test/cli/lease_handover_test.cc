@@ -32,6 +32,9 @@
 #if FORGEMETER_HAS_ETCD
 #include "support/etcd_cluster.h"
 #endif
+#if FORGEMETER_HAS_POSTGRES
+#include "support/pg_env.h"
+#endif
 
 using namespace fmtest;
 using namespace std::chrono;
@@ -88,15 +91,9 @@ void twenty_handovers(const std::string& store) {
 
 #if FORGEMETER_HAS_POSTGRES
 TEST_CASE("lease run on PostgreSQL, TTL 9 s: 20 clean handovers, each woken, none overlapping") {
-  const char* pg = std::getenv("FORGEMETER_TEST_PG");
-  if (pg == nullptr || *pg == '\0') {
-    const char* skip = std::getenv("FORGEMETER_SKIP_PG");
-    REQUIRE_MESSAGE((skip != nullptr && std::string(skip) == "1"),
-                    "FORGEMETER_TEST_PG is not set: run through scripts/dev test, or set FORGEMETER_SKIP_PG=1 to skip");
-    fmtest::skipped("FORGEMETER_SKIP_PG=1: PostgreSQL-backed tests did not run");
-    return;
-  }
-  twenty_handovers(pg);
+  const std::optional<std::string> suite = fmtest::suite_pg();  // fails, or skips under FORGEMETER_SKIP_PG=1
+  if (!suite) return;
+  twenty_handovers(*suite);
 }
 #endif
 

@@ -22,11 +22,13 @@
 #include "forgemeter_bin.h"
 #include "support/eventually.h"
 #include "support/free_port.h"
-#include "support/pg_env.h"
 #include "support/promtool.h"
 #include "support/silent_listener.h"
 #include "support/skips.h"
 #include "support/temp_files.h"
+#if FORGEMETER_HAS_POSTGRES
+#include "support/pg_env.h"
+#endif
 
 using namespace fmtest;
 using namespace std::chrono;

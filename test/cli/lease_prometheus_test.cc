@@ -33,9 +33,11 @@
 #include "forgemeter_bin.h"
 #include "support/eventually.h"
 #include "support/free_port.h"
-#include "support/pg_env.h"
 #include "support/prometheus_server.h"
 #include "support/skips.h"
+#if FORGEMETER_HAS_POSTGRES
+#include "support/pg_env.h"
+#endif
 
 using namespace fmtest;
 using namespace std::chrono;

@@ -30,6 +30,9 @@
 #include "forgemeter_bin.h"
 #include "support/eventually.h"
 #include "support/skips.h"
+#if FORGEMETER_HAS_POSTGRES
+#include "support/pg_env.h"
+#endif
 
 using namespace fmtest;
 using namespace std::chrono;
@@ -38,22 +41,13 @@ namespace {
 
 std::int64_t wall_ns() { return duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count(); }
 
-const char* pg_or_skip() {
-  const char* pg = std::getenv("FORGEMETER_TEST_PG");
-  if (pg != nullptr && *pg != '\0') return pg;
-  const char* skip = std::getenv("FORGEMETER_SKIP_PG");
-  REQUIRE_MESSAGE((skip != nullptr && std::string(skip) == "1"),
-                  "FORGEMETER_TEST_PG is not set: run through scripts/dev test, or set FORGEMETER_SKIP_PG=1 to skip");
-  fmtest::skipped("FORGEMETER_SKIP_PG=1: PostgreSQL-backed tests did not run");
-  return nullptr;
-}
-
 }  // namespace
 
 #if FORGEMETER_HAS_POSTGRES
 TEST_CASE("lease resign on PostgreSQL, TTL 9 s: leadership moves to the waiting lease run at once, never overlapping") {
-  const char* pg = pg_or_skip();
-  if (pg == nullptr) return;
+  const std::optional<std::string> suite = fmtest::suite_pg();  // fails, or skips under FORGEMETER_SKIP_PG=1
+  if (!suite) return;
+  const std::string& pg = *suite;
   TempDir dir;
   const std::string log = dir.file("marks");
   const std::string name = "resign-" + std::to_string(getpid());
