@@ -270,12 +270,10 @@ void three_processes(const std::string& pg) {
 }  // namespace
 
 #if FORGEMETER_HAS_POSTGRES
-TEST_CASE(
+FM_SUITE_PG_TEST(
     "three processes on PostgreSQL: one CMD at a time, SIGKILL and a clean stop hand over, a stalled "
     "holder's CMD is killed at its deadline") {
-  const std::optional<std::string> suite = fmtest::suite_pg();  // fails, or skips under FORGEMETER_SKIP_PG=1
-  if (!suite) return;
-  three_processes(*suite);
+  three_processes(*pg);
 }
 #endif
 

@@ -90,10 +90,8 @@ void twenty_handovers(const std::string& store) {
 }  // namespace
 
 #if FORGEMETER_HAS_POSTGRES
-TEST_CASE("lease run on PostgreSQL, TTL 9 s: 20 clean handovers, each woken, none overlapping") {
-  const std::optional<std::string> suite = fmtest::suite_pg();  // fails, or skips under FORGEMETER_SKIP_PG=1
-  if (!suite) return;
-  twenty_handovers(*suite);
+FM_SUITE_PG_TEST("lease run on PostgreSQL, TTL 9 s: 20 clean handovers, each woken, none overlapping") {
+  twenty_handovers(*pg);
 }
 #endif
 

@@ -69,10 +69,7 @@ void promtool_clean(int port) {
 }  // namespace
 
 #if FORGEMETER_HAS_POSTGRES
-TEST_CASE("lease run --metrics-addr on PostgreSQL: one leader at a time, the value moves after SIGTERM") {
-  const std::optional<std::string> suite = suite_pg();  // fails, or skips under FORGEMETER_SKIP_PG=1
-  if (!suite) return;
-  const std::string& pg = *suite;
+FM_SUITE_PG_TEST("lease run --metrics-addr on PostgreSQL: one leader at a time, the value moves after SIGTERM") {
   TempDir dir;
   const std::string log = dir.file("marks");
   const std::string name = "metrics-" + std::to_string(getpid());
@@ -83,7 +80,7 @@ TEST_CASE("lease run --metrics-addr on PostgreSQL: one leader at a time, the val
                                         "lease",
                                         "run",
                                         "--store",
-                                        pg,
+                                        *pg,
                                         "--name",
                                         name,
                                         "--owner",
@@ -126,13 +123,13 @@ TEST_CASE("lease run --metrics-addr on PostgreSQL: one leader at a time, the val
   // Refusals before any campaign: not HOST:PORT (exit 2), a port in use (b's).
   for (const std::string bad : {"9464", "127.0.0.1:", "127.0.0.1:99999", ":9464", "127.0.0.1:x"}) {
     const ProcessResult r = run_process(
-        {forgemeter_bin(), "lease", "run", "--store", pg, "--name", name, "--metrics-addr", bad, "--", "true"});
+        {forgemeter_bin(), "lease", "run", "--store", *pg, "--name", name, "--metrics-addr", bad, "--", "true"});
     CHECK_MESSAGE(r.exit_code == 2, bad);
     CHECK(r.err.find("--metrics-addr '" + bad + "'") != std::string::npos);
   }
   const std::string taken = "127.0.0.1:" + std::to_string(b.port);
   const ProcessResult r = run_process(
-      {forgemeter_bin(), "lease", "run", "--store", pg, "--name", name, "--metrics-addr", taken, "--", "true"});
+      {forgemeter_bin(), "lease", "run", "--store", *pg, "--name", name, "--metrics-addr", taken, "--", "true"});
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("cannot listen there (the port is in use") != std::string::npos);
   kill(b.proc.pid, SIGTERM);

@@ -63,10 +63,7 @@ struct Child {
 }  // namespace
 
 #if FORGEMETER_HAS_POSTGRES
-TEST_CASE("a real Prometheus scraping two lease run replicas: one leader at a time, moving after SIGTERM") {
-  const std::optional<std::string> suite = suite_pg();  // fails, or skips under FORGEMETER_SKIP_PG=1
-  if (!suite) return;
-  const std::string& pg = *suite;
+FM_SUITE_PG_TEST("a real Prometheus scraping two lease run replicas: one leader at a time, moving after SIGTERM") {
   if (!prometheus_present()) return;
   TempDir dir;
   const std::string log = dir.file("marks");
@@ -81,7 +78,7 @@ TEST_CASE("a real Prometheus scraping two lease run replicas: one leader at a ti
                           "lease",
                           "run",
                           "--store",
-                          pg,
+                          *pg,
                           "--name",
                           name,
                           "--owner",

@@ -44,17 +44,15 @@ std::int64_t wall_ns() { return duration_cast<nanoseconds>(system_clock::now().t
 }  // namespace
 
 #if FORGEMETER_HAS_POSTGRES
-TEST_CASE("lease resign on PostgreSQL, TTL 9 s: leadership moves to the waiting lease run at once, never overlapping") {
-  const std::optional<std::string> suite = fmtest::suite_pg();  // fails, or skips under FORGEMETER_SKIP_PG=1
-  if (!suite) return;
-  const std::string& pg = *suite;
+FM_SUITE_PG_TEST(
+    "lease resign on PostgreSQL, TTL 9 s: leadership moves to the waiting lease run at once, never overlapping") {
   TempDir dir;
   const std::string log = dir.file("marks");
   const std::string name = "resign-" + std::to_string(getpid());
   int spawned = 0;
   auto start = [&] {
     const std::string owner = "p" + std::to_string(spawned++);
-    return spawn_process({forgemeter_bin(), "lease", "run", "--store", pg, "--name", name, "--owner", owner, "--ttl",
+    return spawn_process({forgemeter_bin(), "lease", "run", "--store", *pg, "--name", name, "--owner", owner, "--ttl",
                           "9s", "--retry", "3s", "--", "sh", "-c", kMarkingCmd, "sh", log},
                          dir.file(owner + ".out"), dir.file(owner + ".err"));
   };
@@ -66,7 +64,7 @@ TEST_CASE("lease resign on PostgreSQL, TTL 9 s: leadership moves to the waiting 
     Spawned candidate = start();
     REQUIRE(eventually([&] { return sockets(candidate.pid) >= 2; }, seconds(20)));
     const std::int64_t asked = wall_ns();
-    const auto r = run_process({forgemeter_bin(), "lease", "resign", "--store", pg, name});
+    const auto r = run_process({forgemeter_bin(), "lease", "resign", "--store", *pg, name});
     const std::int64_t answered = wall_ns();
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("asked p" + std::to_string(i) + " to step down (term " + std::to_string(i + 1) + ")") !=
@@ -105,7 +103,7 @@ TEST_CASE("lease resign on PostgreSQL, TTL 9 s: leadership moves to the waiting 
   CHECK(sorted.back() <= 1000);
 
   // A free lease: nothing to ask; a hostile name reaches the terminal escaped.
-  const auto free = run_process({forgemeter_bin(), "lease", "resign", "--store", pg, "never-\x1b[31mtaken"});
+  const auto free = run_process({forgemeter_bin(), "lease", "resign", "--store", *pg, "never-\x1b[31mtaken"});
   CHECK(free.exit_code == 0);
   CHECK(free.out.find("free (term 0): nobody to ask") != std::string::npos);
   CHECK(free.out.find('\x1b') == std::string::npos);

@@ -38,20 +38,18 @@ int find_from(const std::vector<std::string>& lines, std::size_t from, const std
 }  // namespace
 
 #if FORGEMETER_HAS_POSTGRES
-TEST_CASE("lease status --watch on PostgreSQL: acquire, handover and release in order; escaped; SIGINT exits 0") {
-  const std::optional<std::string> suite = fmtest::suite_pg();  // fails, or skips under FORGEMETER_SKIP_PG=1
-  if (!suite) return;
-  const std::string& pg = *suite;
+FM_SUITE_PG_TEST(
+    "lease status --watch on PostgreSQL: acquire, handover and release in order; escaped; SIGINT exits 0") {
   TempDir dir;
   const std::string name = "watch-" + std::to_string(getpid());
-  LineChild text({forgemeter_bin(), "lease", "status", "--watch", "--store", pg, name});
-  LineChild json({forgemeter_bin(), "lease", "status", "--watch", "--json", "--store", pg, name});
+  LineChild text({forgemeter_bin(), "lease", "status", "--watch", "--store", *pg, name});
+  LineChild json({forgemeter_bin(), "lease", "status", "--watch", "--json", "--store", *pg, name});
   REQUIRE(has(text.await_line([](const std::string& l) { return has(l, "free (never taken)"); }, 20s), name));
   REQUIRE(!json.await_line([](const std::string& l) { return has(l, "\"held\":false"); }, 20s).empty());
 
   const std::string evil = "p0\x1b[31m\x07";
   auto run = [&](const std::string& owner, const std::string& file) {
-    return spawn_process({forgemeter_bin(), "lease", "run", "--store", pg, "--name", name, "--owner", owner, "--ttl",
+    return spawn_process({forgemeter_bin(), "lease", "run", "--store", *pg, "--name", name, "--owner", owner, "--ttl",
                           "9s", "--retry", "3s", "--", "sleep", "3600"},
                          dir.file(file + ".out"), dir.file(file + ".err"));
   };
