@@ -40,6 +40,7 @@ TEST_CASE("campaign: a resign request hands the lease on; the resigned holder st
   CHECK(a->texts(Kind::resigned) ==
         std::vector<std::string>{"lease \"merge-gate-sweeper\": host-a resigned (term 1 ended: asked to step "
                                  "down; campaigns again in 1m30s)"});
+  REQUIRE(a->await_events(Kind::released, 1));  // posted after the store answers, which b may see first
   CHECK(a->count(Kind::released) == 1);
   // a's next acquire comes one TTL after its release, not at b's change of hands.
   REQUIRE(sim.step_until(
