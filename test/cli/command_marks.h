@@ -13,6 +13,7 @@
 #include <system_error>
 #include <vector>
 
+#include "forgemeter_bin.h"
 #include "support/temp_files.h"
 
 namespace fmtest {
@@ -40,6 +41,16 @@ inline std::size_t ups(const std::string& path) {
   std::size_t n = 0;
   for (const auto& m : marks(path)) n += m.kind == "up";
   return n;
+}
+
+// `forgemeter lease run` of `owner` for lease `name` on `store` (TTL 3 s,
+// retry 1 s) serving /metrics on `metrics_addr`, its CMD kMarkingCmd on `log`.
+inline std::vector<std::string> metrics_replica(const std::string& store, const std::string& name,
+                                                const std::string& owner, const std::string& metrics_addr,
+                                                const std::string& log) {
+  return {forgemeter_bin(), "lease", "run",   "--store", store,       "--name", name,
+          "--owner",        owner,   "--ttl", "3s",      "--retry",   "1s",     "--metrics-addr",
+          metrics_addr,     "--",    "sh",    "-c",      kMarkingCmd, "sh",     log};
 }
 
 // Sockets `pid` holds: a campaigning `lease run` has two once it polls (its

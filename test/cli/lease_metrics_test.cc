@@ -76,27 +76,7 @@ FM_SUITE_PG_TEST("lease run --metrics-addr on PostgreSQL: one leader at a time, 
   auto start = [&](const std::string& owner) {
     const int port = free_loopback_port();
     REQUIRE(port > 0);
-    return Replica{port, spawn_process({forgemeter_bin(),
-                                        "lease",
-                                        "run",
-                                        "--store",
-                                        *pg,
-                                        "--name",
-                                        name,
-                                        "--owner",
-                                        owner,
-                                        "--ttl",
-                                        "3s",
-                                        "--retry",
-                                        "1s",
-                                        "--metrics-addr",
-                                        "127.0.0.1:" + std::to_string(port),
-                                        "--",
-                                        "sh",
-                                        "-c",
-                                        kMarkingCmd,
-                                        "sh",
-                                        log},
+    return Replica{port, spawn_process(metrics_replica(*pg, name, owner, "127.0.0.1:" + std::to_string(port), log),
                                        dir.file(owner + ".out"), dir.file(owner + ".err"))};
   };
   Replica a = start("a");

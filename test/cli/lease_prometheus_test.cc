@@ -74,28 +74,8 @@ FM_SUITE_PG_TEST("a real Prometheus scraping two lease run replicas: one leader 
   REQUIRE(port_a != port_b);
   const std::string inst_a = "127.0.0.1:" + std::to_string(port_a), inst_b = "127.0.0.1:" + std::to_string(port_b);
   auto start = [&](const std::string& owner, const std::string& addr) {
-    return spawn_process({forgemeter_bin(),
-                          "lease",
-                          "run",
-                          "--store",
-                          *pg,
-                          "--name",
-                          name,
-                          "--owner",
-                          owner,
-                          "--ttl",
-                          "3s",
-                          "--retry",
-                          "1s",
-                          "--metrics-addr",
-                          addr,
-                          "--",
-                          "sh",
-                          "-c",
-                          kMarkingCmd,
-                          "sh",
-                          log},
-                         dir.file(owner + ".out"), dir.file(owner + ".err"));
+    return spawn_process(metrics_replica(*pg, name, owner, addr, log), dir.file(owner + ".out"),
+                         dir.file(owner + ".err"));
   };
   PrometheusServer prom(dir, "lease", {inst_a, inst_b});  // declared before the replicas: stopped after them
   Child a(start("a", inst_a));

@@ -10,19 +10,12 @@
 #include <stdexcept>
 #include <thread>
 
+#include "support/curl_body.h"
 #include "support/free_port.h"
 #include "support/process.h"
 #include "support/temp_files.h"
 
 namespace fmtest {
-namespace {
-
-std::size_t collect(char* data, std::size_t size, std::size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
-  return size * n;
-}
-
-}  // namespace
 
 bool EtcdCluster::available() { return !find_on_path("etcd").empty(); }
 
@@ -128,7 +121,7 @@ std::string EtcdCluster::post(int i, const std::string& path, const std::string&
   curl_easy_setopt(h, CURLOPT_PROXY, "");
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.c_str());
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &answer);
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
   if (!tls_.ca.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, tls_.ca.c_str());

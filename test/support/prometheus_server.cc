@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "support/curl_body.h"
 #include "support/eventually.h"
 #include "support/free_port.h"
 #include "support/process.h"
@@ -15,21 +16,13 @@
 using namespace std::chrono;
 
 namespace fmtest {
-namespace {
-
-std::size_t collect(char* data, std::size_t size, std::size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
-  return size * n;
-}
-
-}  // namespace
 
 std::optional<std::string> http_get(int port, const std::string& path) {
   std::string body;
   CURL* h = curl_easy_init();
   const std::string url = "http://127.0.0.1:" + std::to_string(port) + path;
   curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 5'000L);
   long status = 0;
