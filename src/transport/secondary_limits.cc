@@ -8,7 +8,7 @@ namespace forgemeter::transport_detail {
 
 namespace {
 
-// Forgotten once the map holds more installations than this and one is idle.
+// Idle installations are kept while the map holds no more than this.
 constexpr std::size_t kKeepIdle = 64;
 
 bool is_read(std::string_view method) { return method == "GET" || method == "HEAD" || method == "OPTIONS"; }
@@ -94,7 +94,8 @@ SecondaryVerdict SecondaryLimits::admit(std::uint64_t installation, const Reques
   if (installation == 0) return {};
   const SteadyTime now = clock_.steady_now();
   core_detail::MutexLock lock(mu_);
-  if (loads_.size() > kKeepIdle) forget_idle(now);
+  if (loads_.size() > std::max(kKeepIdle, look_past_) || (loads_.size() > kKeepIdle && now >= look_at_))
+    forget_idle(now);
   const auto [it, fresh] = loads_.try_emplace(installation, options_);
   Load& load = it->second;
   SecondaryVerdict v = held(load, k, now);
@@ -134,6 +135,8 @@ void SecondaryLimits::forget_idle(SteadyTime now) {
                       l.writes_minute.empty(now) && l.writes_hour.empty(now);
     it = idle ? loads_.erase(it) : std::next(it);
   }
+  look_past_ = 2 * loads_.size();
+  look_at_ = now + options_.minute;
 }
 
 }  // namespace forgemeter::transport_detail

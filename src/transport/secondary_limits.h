@@ -10,7 +10,10 @@
 // admit(); a request that would break one waits until the verdict's retry_at
 // and asks again, as a paced one does. Once admitted it is in flight until
 // release(). Requests charged to no installation are not counted (no budget
-// to key them by). Why: docs/rate-limits.md#secondary-limits-avoided.
+// to key them by). Idle installations (nothing in flight, every window
+// empty) are forgotten by the first admit a minute after the last look for
+// them, or once the map has doubled since.
+// Why: docs/rate-limits.md#secondary-limits-avoided.
 //
 // Thread-safety: every method may be called from any thread at once.
 // Errors: the constructor throws std::invalid_argument for unusable options.
@@ -86,6 +89,11 @@ class SecondaryLimits {
   const Clock& clock_;
   mutable core_detail::Mutex mu_;
   std::map<std::uint64_t, Load> loads_ GUARDED_BY(mu_);
+  // The idle are looked for when the map passes twice its size after the
+  // last look, or a minute after it: a look is linear in the installations,
+  // so a look per admit would be too (bench/secondary_limits_bench.cc).
+  std::size_t look_past_ GUARDED_BY(mu_) = 0;
+  SteadyTime look_at_ GUARDED_BY(mu_){};
 };
 
 }  // namespace forgemeter::transport_detail

@@ -1,6 +1,7 @@
 // GitHub's secondary-limit triggers kept under, on a ManualClock: in flight,
 // points a minute, content created a minute and an hour, the spacing between
-// writes; each switched off by 0; what counts as a write.
+// writes; each switched off by 0; what counts as a write; idle installations
+// forgotten.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -88,6 +89,50 @@ TEST_CASE("REST points: 900 a minute, a read 1 and a write 5; GraphQL: 2000, a m
   CHECK(most_in(burst(clock, limits, 2100, query), 1min) == 2000);
   clock.advance(1min);
   CHECK(most_in(burst(clock, limits, 500, mutation), 1min) == 400);
+}
+
+TEST_CASE("a steady 20 reads a second for five minutes: 900 in any minute, each held one goes when it may") {
+  ManualClock clock(kStart);
+  td::SecondaryLimits limits({.max_in_flight = 0, .writes_per_minute = 0, .writes_per_hour = 0}, clock);
+  std::vector<SteadyTime> sent;
+  std::size_t held = 0;
+  const SteadyTime end = clock.steady_now() + 5min;
+  while (clock.steady_now() < end) {
+    clock.advance(50ms);
+    td::SecondaryVerdict v = limits.admit(101, kGet);
+    if (!v.go) {
+      ++held;
+      // the oldest of the last 900 leaves the window: not sooner, not later
+      REQUIRE(sent.size() >= 900);
+      CHECK(v.retry_at == sent[sent.size() - 900] + 1min);
+      clock.advance(v.retry_at - clock.steady_now());
+      v = limits.admit(101, kGet);
+      REQUIRE(v.go);
+    }
+    sent.push_back(clock.steady_now());
+    limits.release(101);
+  }
+  CHECK(held == 5);  // 900 in 45 s, then a wait to the minute: once a minute
+  CHECK(most_in(sent, 1min) == 900);
+}
+
+TEST_CASE("an idle installation is forgotten within a minute; one seen within it is kept") {
+  ManualClock clock(kStart);
+  td::SecondaryLimits limits({}, clock);
+  const auto once = [&](std::uint64_t installation) {
+    const td::SecondaryVerdict v = limits.admit(installation, kGet);
+    REQUIRE(v.go);
+    limits.release(installation);
+    return v.fresh;
+  };
+  for (std::uint64_t i = 1; i <= 100; ++i) CHECK(once(i));  // past the 64 idle ones always kept
+  clock.advance(30s);
+  CHECK_FALSE(once(1));  // within its minute: kept
+  CHECK_FALSE(once(2));
+  clock.advance(31s);  // the rest have been idle for a minute: 101's admission forgets them
+  CHECK(once(101));
+  CHECK(once(3));        // forgotten: counted afresh
+  CHECK_FALSE(once(1));  // its window still holds the read at 30 s
 }
 
 TEST_CASE("a burst of 200 writes: at most 80 in any minute; 600: at most 500 in any hour; 1 s apart when asked") {
