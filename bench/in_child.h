@@ -2,7 +2,7 @@
 // before the caller starts any thread, so that one measurement's peak memory
 // cannot hide another's; its result (a trivially copyable struct) comes back
 // through a pipe. Exits the bench with status 1, naming `what`, when the
-// child fails.
+// child fails (an exception out of `run` included).
 #pragma once
 
 #include <sys/wait.h>
@@ -22,7 +22,12 @@ Result in_child(const char* what, Run run) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(fds[0]);
-    const Result r = run();
+    Result r{};
+    try {
+      r = run();
+    } catch (...) {  // not back into the caller's code, in the child
+      ::_exit(4);
+    }
     const bool written = ::write(fds[1], &r, sizeof r) == static_cast<ssize_t>(sizeof r);
     ::_exit(written ? 0 : 3);
   }

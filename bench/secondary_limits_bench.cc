@@ -7,8 +7,8 @@
 //     GitHub's 900 REST points: its window holds ~800 entries, and each
 //     admit expires one and adds one;
 //   * BM_SecondaryMany/N: N installations round-robin at 10 GETs a minute
-//     each, as a GitHub App on many installations: past 64 installations
-//     the idle ones are forgotten.
+//     each, as a GitHub App on many installations; none goes idle, so
+//     past 64 each look for idle ones walks them all and forgets none.
 // Each admit is followed by its release. Time comes from a clock the bench
 // steps (a fake clock: no sleeping, and each run sees the same instants).
 #include <benchmark/benchmark.h>

@@ -102,11 +102,14 @@ SecondaryVerdict SecondaryLimits::admit(std::uint64_t installation, const Reques
   if (!v.go) return v;
   v.fresh = fresh;
   ++load.in_flight;
-  const unsigned points = k.write ? options_.write_points : options_.read_points;
-  (k.api == Api::graphql ? load.graphql_points : load.rest_points).add(now, points);
+  // A window whose limit is off is not kept: nothing would ever empty it.
+  const SecondaryLimitOptions& o = options_;
+  const unsigned points = k.write ? o.write_points : o.read_points;
+  if (k.api == Api::graphql && o.graphql_points_per_minute != 0) load.graphql_points.add(now, points);
+  if (k.api == Api::rest && o.rest_points_per_minute != 0) load.rest_points.add(now, points);
   if (k.creates_content) {
-    load.writes_minute.add(now, 1);
-    load.writes_hour.add(now, 1);
+    if (o.writes_per_minute != 0) load.writes_minute.add(now, 1);
+    if (o.writes_per_hour != 0) load.writes_hour.add(now, 1);
     load.last_write = now;
   }
   return v;

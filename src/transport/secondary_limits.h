@@ -10,9 +10,9 @@
 // admit(); a request that would break one waits until the verdict's retry_at
 // and asks again, as a paced one does. Once admitted it is in flight until
 // release(). Requests charged to no installation are not counted (no budget
-// to key them by). Idle installations (nothing in flight, every window
-// empty) are forgotten by the first admit a minute after the last look for
-// them, or once the map has doubled since.
+// to key them by). Past 64 installations the idle ones (nothing in flight,
+// every window empty) are forgotten by the first admit a minute after the
+// last look for them, or once the map has doubled since.
 // Why: docs/rate-limits.md#secondary-limits-avoided.
 //
 // Thread-safety: every method may be called from any thread at once.
@@ -20,6 +20,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>

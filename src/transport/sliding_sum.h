@@ -1,9 +1,10 @@
 // sliding_sum.h — what was spent over the last span of time, exactly: each
 // addition is kept with its instant until the span has passed it. Its size
-// is bounded by the limit it is checked against (every amount is >= 1). An
-// empty one holds no allocation (a GitHub App keeps four per installation;
-// bench/installations_heap_bench.cc): the additions are a vector read from
-// `head_`, its expired front dropped once it is half the vector.
+// is bounded by the limit it is checked against with earliest() before
+// each add() (every amount is >= 1). An empty one holds no allocation (a
+// GitHub App keeps four per installation; bench/installations_heap_bench.cc):
+// the additions are a vector read from `head_`, its expired front dropped
+// once it is half the vector.
 //
 // Plain value, no lock: SecondaryLimits holds them under its mutex.
 #pragma once
@@ -45,9 +46,9 @@ class SlidingSum {
   void expire(SteadyTime now) {
     while (head_ < entries_.size() && entries_[head_].first + span_ <= now) sum_ -= entries_[head_++].second;
     if (head_ == entries_.size()) {
-      entries_.clear();  // keeps the capacity a busy installation needs again
+      entries_ = {};  // an idle window holds nothing
       head_ = 0;
-    } else if (head_ * 2 >= entries_.size()) {  // each entry is moved at most once before it expires
+    } else if (head_ * 2 >= entries_.size()) {  // moves no more entries than expired since the last move
       entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(head_));
       head_ = 0;
     }

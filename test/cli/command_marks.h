@@ -1,6 +1,7 @@
 // Test support for `lease run` handover tests: a CMD that marks its start
-// and its end in a file, the marks read back, and the sockets a campaigning
-// `lease run` holds (to know it is waiting on its store).
+// and its end in a file, the marks read back, the `lease run` of a replica
+// serving /metrics with it, and the sockets a campaigning `lease run` holds
+// (to know it is waiting on its store).
 #pragma once
 
 #include <sys/types.h>

@@ -114,9 +114,13 @@ TEST_CASE("a steady 20 reads a second for five minutes: 900 in any minute, each 
   }
   CHECK(held == 5);  // 900 in 45 s, then a wait to the minute: once a minute
   CHECK(most_in(sent, 1min) == 900);
+  clock.advance(2min);  // the window empties, and is filled again
+  const std::vector<SteadyTime> reads = burst(clock, limits, 1000, kGet);
+  CHECK(most_in(reads, 1min) == 900);
+  CHECK(reads[900] == reads[0] + 1min);
 }
 
-TEST_CASE("an idle installation is forgotten within a minute; one seen within it is kept") {
+TEST_CASE("past 64, an idle installation is forgotten a minute after the last look; one seen since is kept") {
   ManualClock clock(kStart);
   td::SecondaryLimits limits({}, clock);
   const auto once = [&](std::uint64_t installation) {
@@ -129,10 +133,33 @@ TEST_CASE("an idle installation is forgotten within a minute; one seen within it
   clock.advance(30s);
   CHECK_FALSE(once(1));  // within its minute: kept
   CHECK_FALSE(once(2));
-  clock.advance(31s);  // the rest have been idle for a minute: 101's admission forgets them
+  clock.advance(31s);  // a minute since the last look, and the rest idle: 101's admission forgets them
   CHECK(once(101));
   CHECK(once(3));        // forgotten: counted afresh
   CHECK_FALSE(once(1));  // its window still holds the read at 30 s
+}
+
+TEST_CASE("64 idle installations are kept; past that, the idle are also looked for when the map has doubled") {
+  const auto once = [](td::SecondaryLimits& limits, std::uint64_t installation) {
+    const td::SecondaryVerdict v = limits.admit(installation, kGet);
+    REQUIRE(v.go);
+    limits.release(installation);
+    return v.fresh;
+  };
+  ManualClock clock(kStart);
+  td::SecondaryLimits few({}, clock);
+  for (std::uint64_t i = 1; i <= 64; ++i) CHECK(once(few, i));
+  clock.advance(2min);
+  CHECK_FALSE(once(few, 1));  // idle for a minute, but one of 64: kept
+
+  // Only max_in_flight on: no window is kept, so a released installation is idle at once.
+  td::SecondaryLimits limits(
+      {.rest_points_per_minute = 0, .graphql_points_per_minute = 0, .writes_per_minute = 0, .writes_per_hour = 0},
+      clock);
+  for (std::uint64_t i = 1; i <= 66; ++i) CHECK(once(limits, i));  // the first look, at the 66th, forgets 1..65
+  CHECK(once(limits, 1));
+  for (std::uint64_t i = 101; i <= 200; ++i) CHECK(once(limits, i));  // no time passes; the map passes 64 again
+  CHECK(once(limits, 1));  // forgotten again, by a look the map's growth called
 }
 
 TEST_CASE("a burst of 200 writes: at most 80 in any minute; 600: at most 500 in any hour; 1 s apart when asked") {
