@@ -8,11 +8,4 @@ std::string ascii_lowercase(std::string_view text) {
   return out;
 }
 
-std::string_view trimmed(std::string_view text, bool all_space) noexcept {
-  const std::string_view space = all_space ? std::string_view(" \t\r\n\f\v") : std::string_view(" \t");
-  const auto first = text.find_first_not_of(space);
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(space) - first + 1);
-}
-
 }  // namespace forgemeter::core_detail

@@ -1,22 +1,13 @@
 #include "meter/reading.h"
 
-#include <strings.h>
-
 #include <bit>
 #include <cstring>
 #include <limits>
 
 namespace forgemeter {
 
-std::string_view meter::trim_header(std::string_view v) noexcept {
-  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-  while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r' || v.back() == '\n'))
-    v.remove_suffix(1);
-  return v;
-}
-
 void RateLimitHeaders::offer(std::string_view name, std::string_view value) noexcept {
-  if (const auto f = meter::rate_field(meter::trim_header(name)); f != meter::RateField::none) {
+  if (const auto f = meter::rate_field(core_detail::trimmed(name, true)); f != meter::RateField::none) {
     std::string_view& kept = meter::field_of(*this, f);
     if (kept.empty() || meter::replaces(f, kept, value)) kept = value;
   }
@@ -82,7 +73,7 @@ std::uint64_t eight_digits_value(std::uint64_t w) noexcept {
 }  // namespace
 
 std::optional<std::uint64_t> parse_header_uint(std::string_view value) noexcept {
-  value = trim_header(value);
+  value = core_detail::trimmed(value, true);
   const char* p = value.data();
   const char* end = p + value.size();
   if (p == end) return std::nullopt;
@@ -125,7 +116,7 @@ std::optional<Reading> read_budget(const RateLimitHeaders& headers, UtcMillis se
     const auto now_s = floor<seconds>(seen);
     at = *reset < kRelativeBelow ? now_s + seconds{static_cast<std::int64_t>(*reset)}
                                  : sys_seconds{seconds{static_cast<std::int64_t>(*reset)}};
-  } else if (trim_header(h.reset).empty() && !h.reset_time.empty()) {
+  } else if (core_detail::trimmed(h.reset, true).empty() && !h.reset_time.empty()) {
     at = parse_http_date(h.reset_time);
   }
   if (at && *at > seen && *at <= seen + days{31}) r.reset = at;
@@ -146,7 +137,7 @@ int two_digits(std::string_view t, std::size_t i) noexcept {
 std::optional<std::chrono::sys_seconds> parse_http_date(std::string_view value) noexcept {
   using namespace std::chrono;
   // "Sun, 06 Nov 1994 08:49:37 GMT"
-  const std::string_view t = trim_header(value);
+  const std::string_view t = core_detail::trimmed(value, true);
   if (t.size() != 29 || t.substr(3, 2) != ", " || t[7] != ' ' || t[11] != ' ' || t[16] != ' ' || t[19] != ':' ||
       t[22] != ':' || t.substr(25) != " GMT")
     return std::nullopt;
@@ -164,14 +155,10 @@ std::optional<std::chrono::sys_seconds> parse_http_date(std::string_view value) 
 
 bool ResourceName::assign_named(std::string_view raw, Api api) noexcept {
   const std::string_view fallback = default_resource(api);
-  raw = trim_header(raw);
-  if (raw.empty() || (raw.size() == fallback.size() && strncasecmp(raw.data(), fallback.data(), raw.size()) == 0))
-    return true;
+  raw = core_detail::trimmed(raw, true);
+  if (raw.empty() || core_detail::iequals(raw, fallback)) return true;
   if (raw.size() > kMax) return false;
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    const char c = raw[i];
-    text_[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-  }
+  for (std::size_t i = 0; i < raw.size(); ++i) text_[i] = core_detail::ascii_lower(raw[i]);
   size_ = raw.size();
   return true;
 }
@@ -182,7 +169,7 @@ bool says_secondary_limit(std::string_view body) noexcept {
   for (std::size_t at = 0; body.size() - at >= kWords.size(); ++at) {
     at = body.find_first_of("sS", at);
     if (at == std::string_view::npos || body.size() - at < kWords.size()) return false;
-    if (strncasecmp(body.data() + at, kWords.data(), kWords.size()) == 0) return true;
+    if (core_detail::istarts_with(body.substr(at), kWords)) return true;
   }
   return false;
 }
@@ -197,7 +184,8 @@ bool spent(const RateLimitHeaders& h) noexcept {
 }  // namespace
 
 bool class_needs_body(int status, const RateLimitHeaders& h, Api api) noexcept {
-  return (status == 200 && api == Api::graphql) || (status == 403 && trim_header(h.retry_after).empty() && !spent(h));
+  return (status == 200 && api == Api::graphql) ||
+         (status == 403 && core_detail::trimmed(h.retry_after, true).empty() && !spent(h));
 }
 
 AnswerClass classify(int status, const RateLimitHeaders& h, std::string_view body, Api api) noexcept {
@@ -207,7 +195,7 @@ AnswerClass classify(int status, const RateLimitHeaders& h, std::string_view bod
     return AnswerClass::limited;
   if (status == 403 || status == 429) {
     if (spent(h)) return AnswerClass::limited;
-    if (status == 429 || !trim_header(h.retry_after).empty() || says_secondary_limit(body))
+    if (status == 429 || !core_detail::trimmed(h.retry_after, true).empty() || says_secondary_limit(body))
       return AnswerClass::secondary;
   }
   if (status >= 200 && status < 300) return AnswerClass::ok2xx;

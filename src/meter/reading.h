@@ -7,14 +7,13 @@
 // transport, the lease), not API.
 #include "forgemeter/export.h"
 
-#include <strings.h>
-
 #include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
+#include "core/ascii.h"
 #include "forgemeter/lines.h"
 #include "forgemeter/meter.h"
 
@@ -39,9 +38,7 @@ inline constexpr std::size_t kRateFields = 10;
 // By length, then one letter, then the whole name: most header lines of an
 // answer are none of these, and are told so without a call.
 [[gnu::always_inline]] inline RateField rate_field(std::string_view name) noexcept {
-  auto is = [&](std::string_view want) {
-    return name == want || strncasecmp(name.data(), want.data(), want.size()) == 0;
-  };
+  auto is = [&](std::string_view want) { return name == want || core_detail::iequals(name, want); };
   switch (name.size()) {
     case 11: return is("Retry-After") ? RateField::retry_after : RateField::none;
     case 14: return is("RateLimit-Name") ? RateField::plain_name : RateField::none;
@@ -89,10 +86,6 @@ struct Reading {
 // reset (absent first), then lower limit (absent first). Never depends on the
 // order readings arrive in.
 bool lower(const Reading& a, const Reading& b) noexcept;
-
-// A header name or value as the rules read it: without the spaces and tabs
-// before it, nor the spaces, tabs, CR and LF after it.
-FORGEMETER_API std::string_view trim_header(std::string_view v) noexcept;
 
 // A decimal integer of ASCII digits only (spaces and tabs around it allowed),
 // or nullopt: signs, fractions, words and values past 2^64-1 are no integer.

@@ -16,6 +16,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/ascii.h"
 #include "forgemeter/line_view.h"
 #include "meter/parse.h"
 
@@ -23,18 +24,11 @@ namespace forgemeter {
 
 namespace {
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::optional<std::uint32_t> read_u4(std::string_view t) {
   if (t.size() < 4) return std::nullopt;
   std::uint32_t v = 0;
   for (std::size_t i = 0; i < 4; ++i) {
-    int d = hex_value(t[i]);
+    int d = core_detail::hex_digit(t[i]);
     if (d < 0) return std::nullopt;
     v = v * 16 + static_cast<std::uint32_t>(d);
   }

@@ -1,10 +1,10 @@
 // The forge's pre-routing step: ground truth, buckets and the rate-limit
 // answers of each kind of forge, for every request; and the post-routing step
 // that ends a request's turn in flight (secondary limits).
-#include <cctype>
 #include <charconv>
 #include <string_view>
 
+#include "core/ascii.h"
 #include "testforge/charging.h"
 #include "testforge/forge.h"
 #include "testforge/routes.h"
@@ -16,10 +16,7 @@ using httplib::Request;
 using httplib::Response;
 using Outcome = httplib::Server::HandlerResponse;
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
+using core_detail::ascii_lowercase;
 
 // `Bearer inst-<digits>` -> the id; anything else -> 0.
 std::uint64_t installation_of(const std::string& authorization) {
@@ -110,7 +107,7 @@ void install_accounting(httplib::Server& server, const Listener& where, const Ac
     const std::string host = req.get_header_value("Host");
     const ForgeKind kind = forge_kind_of(host);
     ReceivedRequest r;
-    r.host = lower(host);
+    r.host = ascii_lowercase(host);
     r.method = req.method;
     r.target = req.target;
     r.lane = req.get_header_value(std::string(kLaneHeader));
@@ -141,7 +138,8 @@ void install_accounting(httplib::Server& server, const Listener& where, const Ac
   server.set_post_routing_handler(
       [&truth = accounting.truth, &secondary = accounting.secondary, where](const Request& req, Response& res) {
         secondary.finished({where.port, req.remote_port});
-        truth.answered(lower(req.get_header_value("Host")), req.get_header_value(std::string(kLaneHeader)), res.status);
+        truth.answered(ascii_lowercase(req.get_header_value("Host")), req.get_header_value(std::string(kLaneHeader)),
+                       res.status);
       });
 }
 

@@ -1,22 +1,14 @@
 #include "testforge/charging.h"
 
-#include <strings.h>
-
 #include <charconv>
 
+#include "core/ascii.h"
 #include "forgemeter/url.h"
 #include "testforge/forge.h"
 
 namespace forgemeter::testforge {
-namespace {
 
-bool same_name(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
-}  // namespace
+using core_detail::iequals;
 
 std::string_view host_name(std::string_view host_header) {
   if (auto colon = host_header.rfind(':');
@@ -27,8 +19,8 @@ std::string_view host_name(std::string_view host_header) {
 
 ForgeKind forge_kind_of(std::string_view host_header) {
   const std::string_view name = host_name(host_header);
-  if (same_name(name, kGitlabHost)) return ForgeKind::gitlab;
-  if (same_name(name, kGiteaHost)) return ForgeKind::gitea;
+  if (iequals(name, kGitlabHost)) return ForgeKind::gitlab;
+  if (iequals(name, kGiteaHost)) return ForgeKind::gitea;
   return ForgeKind::github;
 }
 
@@ -40,8 +32,8 @@ std::string resource_of(ForgeKind kind, std::string_view path) {
   }
   if (api_of_path(path) == Api::graphql) return "graphql";
   // GitHub's code search has a bucket of its own, tighter than the other searches.
-  if (path == "/search/code" || starts_with(path, "/search/code/")) return "code_search";
-  if (starts_with(path, "/search/")) return "search";
+  if (path == "/search/code" || path.starts_with("/search/code/")) return "code_search";
+  if (path.starts_with("/search/")) return "search";
   return "core";
 }
 

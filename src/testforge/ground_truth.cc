@@ -1,18 +1,18 @@
 #include "testforge/ground_truth.h"
 
-#include <strings.h>
+#include "core/ascii.h"
 
 namespace forgemeter::testforge {
 
 bool ReceivedRequest::has_header(std::string_view name) const {
   for (const auto& [k, v] : headers)
-    if (k.size() == name.size() && strncasecmp(k.data(), name.data(), name.size()) == 0) return true;
+    if (core_detail::iequals(k, name)) return true;
   return false;
 }
 
 std::string ReceivedRequest::header(std::string_view name) const {
   for (const auto& [k, v] : headers)
-    if (k.size() == name.size() && strncasecmp(k.data(), name.data(), name.size()) == 0) return v;
+    if (core_detail::iequals(k, name)) return v;
   return {};
 }
 

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/ascii.h"
+
 namespace forgemeter::testforge {
 namespace {
 
@@ -16,11 +18,7 @@ std::int64_t whole_seconds(UtcMillis t) {
   return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
 }
 
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using core_detail::trimmed;
 
 // An entity-tag without its weakness: W/"x" and "x" compare equal (RFC 9110 §8.8.3.2).
 std::string_view opaque(std::string_view tag) {

@@ -1,5 +1,6 @@
 #include "transport/cache_entry.h"
 
+#include "core/ascii.h"
 #include "transport/redirect_policy.h"
 #include "transport/request_checks.h"
 
@@ -11,9 +12,7 @@ template <class F>
 void each_member(std::string_view list, F&& f) {
   while (!list.empty()) {
     const auto comma = list.find(',');
-    std::string_view m = list.substr(0, comma);
-    while (!m.empty() && (m.front() == ' ' || m.front() == '\t')) m.remove_prefix(1);
-    while (!m.empty() && (m.back() == ' ' || m.back() == '\t')) m.remove_suffix(1);
+    const std::string_view m = core_detail::trimmed(list.substr(0, comma));
     if (!m.empty()) f(m);
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
@@ -24,14 +23,15 @@ void each_member(std::string_view list, F&& f) {
 bool lists(const Headers& h, std::string_view name, std::string_view member) {
   bool found = false;
   for (auto [n, v] : h)
-    if (is_named(n, name))
-      each_member(v, [&](std::string_view m) { found = found || is_named(m.substr(0, m.find('=')), member); });
+    if (core_detail::iequals(n, name))
+      each_member(v,
+                  [&](std::string_view m) { found = found || core_detail::iequals(m.substr(0, m.find('=')), member); });
   return found;
 }
 
 bool has_field(const Headers& h, std::string_view name) {
   for (auto [n, v] : h)
-    if (is_named(n, name)) return true;
+    if (core_detail::iequals(n, name)) return true;
   return false;
 }
 
@@ -39,7 +39,7 @@ bool has_field(const Headers& h, std::string_view name) {
 bool vary_names(const Headers& h, std::vector<std::string>& out) {
   bool usable = true;
   for (auto [n, v] : h)
-    if (is_named(n, "Vary"))
+    if (core_detail::iequals(n, "Vary"))
       each_member(v, [&](std::string_view m) {
         if (m == "*" || !is_token(m)) usable = false;
         std::string lower(m);

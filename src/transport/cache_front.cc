@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "core/ascii.h"
 #include "forgemeter/url.h"
 #include "transport/body_tap.h"
 #include "transport/request_checks.h"
@@ -13,7 +14,7 @@ namespace {
 // but those that describe the kept body.
 bool describes_body(std::string_view name) noexcept {
   for (std::string_view n : {"Content-Length", "Content-Encoding", "Transfer-Encoding", "Content-Range"})
-    if (is_named(name, n)) return true;
+    if (core_detail::iequals(name, n)) return true;
   return false;
 }
 

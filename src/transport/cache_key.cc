@@ -1,19 +1,18 @@
 #include "transport/cache_key.h"
 
-#include <cctype>
 #include <cstdint>
 #include <random>
 
+#include "core/ascii.h"
 #include "forgemeter/url.h"
 #include "transport/redirect_policy.h"
-#include "transport/request_checks.h"
 
 namespace forgemeter::transport_detail {
 namespace {
 
 bool any_of_names(std::string_view name, std::initializer_list<std::string_view> names) noexcept {
   for (auto n : names)
-    if (is_named(name, n)) return true;
+    if (core_detail::iequals(name, n)) return true;
   return false;
 }
 
@@ -54,9 +53,7 @@ std::string KeyHasher::key(const Request& r) const {
   field(in, r.bearer);
   for (const auto& [name, value] : r.headers)
     if (is_credential_header(name)) {
-      std::string lower(name);
-      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      field(in, lower);
+      field(in, core_detail::ascii_lowercase(name));
       field(in, value);
     }
   return mac(secret_, in);
@@ -67,7 +64,7 @@ std::string KeyHasher::vary_digest(const Request& r, std::span<const std::string
   for (const auto& want : names) {
     field(in, want);
     for (const auto& [name, value] : r.headers)
-      if (is_named(name, want)) field(in, value);
+      if (core_detail::iequals(name, want)) field(in, value);
   }
   return mac(secret_, in);
 }

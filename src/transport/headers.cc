@@ -1,7 +1,5 @@
 // Headers: one answer's header block and the index of its fields, in one heap
 // block (bytes from the front, Spans from the back).
-#include <strings.h>
-
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -9,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/ascii.h"
 #include "forgemeter/headers.h"
 
 namespace forgemeter {
@@ -57,7 +56,7 @@ void swap(Headers& a, Headers& b) noexcept {
 std::optional<std::string_view> Headers::find(std::string_view name) const noexcept {
   for (std::size_t i = 0; i < fields_; ++i) {
     const std::string_view n = this->name(i);
-    if (n.size() == name.size() && strncasecmp(n.data(), name.data(), name.size()) == 0) return (*this)[i].value;
+    if (core_detail::iequals(n, name)) return (*this)[i].value;
   }
   return std::nullopt;
 }

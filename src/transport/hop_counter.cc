@@ -1,7 +1,5 @@
 #include "transport/hop_counter.h"
 
-#include <strings.h>
-
 #include <cstring>
 
 #include "meter/reading.h"
@@ -215,7 +213,7 @@ Headers HopCounter::take_headers() noexcept {
 
 void HopCounter::block_line(std::string_view raw) {
   if (raw.size() >= 5 && raw.substr(0, 5) == "HTTP/") {
-    block_status_ = status_of(meter::trim_header(raw));
+    block_status_ = status_of(core_detail::trimmed(raw, true));
     if (block_status_ >= 200) {  // a new answer: an earlier hop's block is dropped
       headers_.clear();
       forget_rate_fields();

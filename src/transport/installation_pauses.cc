@@ -29,7 +29,7 @@ std::optional<Pause> InstallationPauses::active(std::uint64_t installation, Stea
 }
 
 std::optional<std::chrono::seconds> retry_after_wait(std::string_view value, UtcMillis now) {
-  value = meter::trim_header(value);
+  value = core_detail::trimmed(value, true);
   if (value.empty()) return std::nullopt;
   if (auto secs = meter::parse_header_uint(value)) {
     constexpr std::uint64_t kMaxSeconds = 1ull << 40;  // keeps the arithmetic in range

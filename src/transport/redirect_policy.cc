@@ -1,9 +1,8 @@
 #include "transport/redirect_policy.h"
 
 #include <curl/curl.h>
-#include <strings.h>
 
-#include <cctype>
+#include "core/ascii.h"
 
 namespace forgemeter::transport_detail {
 namespace {
@@ -11,9 +10,8 @@ namespace {
 std::string part(CURLU* u, CURLUPart which, unsigned flags) {
   char* s = nullptr;
   if (curl_url_get(u, which, &s, flags) != CURLUE_OK || !s) return {};
-  std::string out(s);
+  std::string out = core_detail::ascii_lowercase(s);
   curl_free(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -51,7 +49,7 @@ std::string next_method(int status, const std::string& method) {
 bool is_credential_header(std::string_view name) noexcept {
   // GitLab's API tokens travel in headers of their own (PRIVATE-TOKEN, JOB-TOKEN).
   for (std::string_view c : {"Authorization", "Cookie", "Proxy-Authorization", "PRIVATE-TOKEN", "JOB-TOKEN"})
-    if (name.size() == c.size() && strncasecmp(name.data(), c.data(), c.size()) == 0) return true;
+    if (core_detail::iequals(name, c)) return true;
   return false;
 }
 

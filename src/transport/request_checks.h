@@ -7,8 +7,6 @@
 // timeout at least 0).
 #pragma once
 
-#include <strings.h>
-
 #include <array>
 #include <chrono>
 #include <string>
@@ -33,11 +31,6 @@ inline bool is_token(std::string_view s) noexcept {
   for (unsigned char c : s)
     if (!kTchar[c]) return false;
   return true;
-}
-
-// Whether two header names are the same (ASCII, any case).
-inline bool is_named(std::string_view a, std::string_view b) noexcept {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
 inline bool has_control(std::string_view s) noexcept {

@@ -34,3 +34,13 @@ TEST_CASE("trimmed: OWS by default, every ASCII space when asked") {
   CHECK(trimmed("value\r\n", true) == "value");
   CHECK(trimmed("\f\v x \n", true) == "x");
 }
+
+TEST_CASE("hex_digit: 0-9, a-f and A-F, nothing else") {
+  CHECK(hex_digit('0') == 0);
+  CHECK(hex_digit('9') == 9);
+  CHECK(hex_digit('a') == 10);
+  CHECK(hex_digit('F') == 15);
+  CHECK(hex_digit('g') == -1);
+  CHECK(hex_digit('/') == -1);  // just below '0'
+  CHECK(hex_digit('\xc0') == -1);
+}

@@ -1,10 +1,8 @@
 #include "cli/fetch/requests.h"
 
-#include <strings.h>
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -14,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cli/errors.h"
+#include "core/ascii.h"
 #include "core/duration_text.h"
 #include "core/number_text.h"
 #include "core/option_file.h"
@@ -22,6 +21,7 @@
 namespace forgemeter::cli {
 
 using core_detail::has_control_bytes;
+using core_detail::iequals;
 using core_detail::terminal_text;
 
 namespace {
@@ -63,7 +63,7 @@ std::string option_text(const std::string& path, std::string_view label, std::si
 
 std::string read_secret(const std::string& path) {
   std::string s = option_text(path, "--bearer-file ", kTokenBytes);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  s = std::string(core_detail::trimmed(s, true));
   if (s.empty())
     throw UsageError(fmt::format("--bearer-file '{}' holds no token; put the token in it", terminal_text(path)));
   struct stat st {};
@@ -95,10 +95,6 @@ std::string body_of(const std::vector<DataArg>& data) {
   return body;
 }
 
-bool named(const Header& h, std::string_view name) {
-  return h.first.size() == name.size() && strncasecmp(h.first.data(), name.data(), name.size()) == 0;
-}
-
 Header header_of(const std::string& h) {
   const auto colon = h.find(':');
   if (colon == std::string::npos || colon == 0)
@@ -119,12 +115,13 @@ Request base_request(const RequestArgs& a) {
   base.lane = lane_of(a.lane, "--lane");
   for (const auto& h : a.headers) {
     Header header = header_of(h);
-    if (named(header, "Authorization"))
-      std::erase_if(base.headers, [](const Header& x) { return named(x, "Authorization"); });
+    if (iequals(header.first, "Authorization"))
+      std::erase_if(base.headers, [](const Header& x) { return iequals(x.first, "Authorization"); });
     base.headers.push_back(std::move(header));
   }
   const auto given = [&](std::string_view name) {
-    return std::any_of(base.headers.begin(), base.headers.end(), [&](const Header& x) { return named(x, name); });
+    return std::any_of(base.headers.begin(), base.headers.end(),
+                       [&](const Header& x) { return iequals(x.first, name); });
   };
   const bool json =
       std::any_of(a.data.begin(), a.data.end(), [](const DataArg& d) { return d.kind == DataArg::Kind::json; });

@@ -1,11 +1,10 @@
 #include "cli/fetch/verbose.h"
 
-#include <strings.h>
-
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "core/ascii.h"
 #include "core/terminal_text.h"
 #include "transport/redirect_policy.h"
 
@@ -36,10 +35,6 @@ std::string shown_url(std::string_view url) {
   return fmt::format("{}{}{}", url.substr(0, colon + 1), kRedacted, url.substr(at));
 }
 
-bool same_name(std::string_view a, std::string_view b) noexcept {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
-
 // The headers given with -H and --bearer-file, as this hop carried them.
 void request_headers(std::string& out, const Request& req, bool own_origin) {
   if (own_origin && !req.bearer.empty()) line(out, fmt::format("> Authorization: Bearer {}", kRedacted));
@@ -63,7 +58,7 @@ void answer_headers(std::string& out, const Response& res) {
     while (!text.empty() && (text.back() == '\r' || text.back() == '\n')) text.remove_suffix(1);
     if (text.empty()) continue;
     const auto colon = text.find(':');
-    if (colon != std::string_view::npos && same_name(text.substr(0, colon), "Set-Cookie")) {
+    if (colon != std::string_view::npos && core_detail::iequals(text.substr(0, colon), "Set-Cookie")) {
       line(out, fmt::format("< {} {}", text.substr(0, colon + 1), kRedacted));
     } else {
       line(out, fmt::format("< {}", text));

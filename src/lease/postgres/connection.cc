@@ -7,17 +7,15 @@
 #include <thread>
 #include <vector>
 
+#include "core/ascii.h"
 #include "core/mutex.h"
 #include "lease/postgres/canceller.h"
 
 namespace forgemeter::pg {
 namespace {
 
-std::string trimmed(const char* msg) {
-  std::string s = msg ? msg : "";
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
+// A libpq message without its line end.
+std::string said(const char* msg) { return std::string(core_detail::trimmed(msg ? msg : "", true)); }
 
 }  // namespace
 
@@ -25,7 +23,7 @@ std::optional<std::string> check_conninfo(const std::string& conninfo) {
   char* err = nullptr;
   PQconninfoOption* opts = PQconninfoParse(conninfo.c_str(), &err);
   std::optional<std::string> why;
-  if (!opts) why = err ? trimmed(err) : "out of memory parsing the connection string";
+  if (!opts) why = err ? said(err) : "out of memory parsing the connection string";
   if (err) PQfreemem(err);
   if (opts) PQconninfoFree(opts);
   return why;
@@ -103,14 +101,14 @@ std::unique_ptr<Connection> Connection::connect_here(const ConnectSettings& s, c
   }
   std::unique_ptr<Connection> c(new Connection(raw));
   if (PQstatus(raw) == CONNECTION_BAD) {
-    error = "cannot connect: " + trimmed(PQerrorMessage(raw));
+    error = "cannot connect: " + said(PQerrorMessage(raw));
     return nullptr;
   }
   PostgresPollingStatusType st = PGRES_POLLING_WRITING;
   for (;;) {
     if (st == PGRES_POLLING_OK) break;
     if (st == PGRES_POLLING_FAILED) {
-      error = "cannot connect: " + trimmed(PQerrorMessage(raw));
+      error = "cannot connect: " + said(PQerrorMessage(raw));
       return nullptr;
     }
     if (st == PGRES_POLLING_ACTIVE) {  // libpq-fe.h marks it unused; means "call again"
@@ -132,7 +130,7 @@ std::unique_ptr<Connection> Connection::connect_here(const ConnectSettings& s, c
   PQsetNoticeProcessor(
       raw, [](void*, const char*) {}, nullptr);
   if (PQsetnonblocking(raw, 1) != 0) {
-    error = "cannot connect: " + trimmed(PQerrorMessage(raw));
+    error = "cannot connect: " + said(PQerrorMessage(raw));
     return nullptr;
   }
   return c;
@@ -217,7 +215,7 @@ bool Connection::flush(const CallBound& bound, Outcome& out) {
     if (f == 0) return true;
     if (f < 0) {
       broken_ = true;
-      out = {Outcome::Kind::no_answer, {}, "connection failed sending: " + trimmed(PQerrorMessage(conn_)), {}};
+      out = {Outcome::Kind::no_answer, {}, "connection failed sending: " + said(PQerrorMessage(conn_)), {}};
       return false;
     }
     Ready r = wait_socket(PQsocket(conn_), true, true, bound);
@@ -227,7 +225,7 @@ bool Connection::flush(const CallBound& bound, Outcome& out) {
     }
     if (r == Ready::failed || PQconsumeInput(conn_) == 0) {
       broken_ = true;
-      out = {Outcome::Kind::no_answer, {}, "connection failed: " + trimmed(PQerrorMessage(conn_)), {}};
+      out = {Outcome::Kind::no_answer, {}, "connection failed: " + said(PQerrorMessage(conn_)), {}};
       return false;
     }
   }
@@ -236,7 +234,7 @@ bool Connection::flush(const CallBound& bound, Outcome& out) {
 Outcome Connection::finish_call(bool sent, const CallBound& bound) {
   if (!sent) {
     broken_ = true;
-    return {Outcome::Kind::no_answer, {}, "connection failed: " + trimmed(PQerrorMessage(conn_)), {}};
+    return {Outcome::Kind::no_answer, {}, "connection failed: " + said(PQerrorMessage(conn_)), {}};
   }
   Outcome out;
   if (!flush(bound, out)) return out;
@@ -249,7 +247,7 @@ Outcome Connection::finish_call(bool sent, const CallBound& bound) {
       if (r == Ready::timed_out || r == Ready::stopped) return abandon(r, /*sending=*/false);
       if (r == Ready::failed || PQconsumeInput(conn_) == 0) {
         broken_ = true;
-        return {Outcome::Kind::no_answer, {}, "connection lost: " + trimmed(PQerrorMessage(conn_)), {}};
+        return {Outcome::Kind::no_answer, {}, "connection lost: " + said(PQerrorMessage(conn_)), {}};
       }
     }
     PGresult* r = PQgetResult(conn_);
@@ -260,7 +258,7 @@ Outcome Connection::finish_call(bool sent, const CallBound& bound) {
     } else {
       if (!have_error) {
         const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-        first_error = {Outcome::Kind::server_error, {}, trimmed(PQresultErrorMessage(r)), state ? state : ""};
+        first_error = {Outcome::Kind::server_error, {}, said(PQresultErrorMessage(r)), state ? state : ""};
         have_error = true;
       }
       PQclear(r);
@@ -268,7 +266,7 @@ Outcome Connection::finish_call(bool sent, const CallBound& bound) {
   }
   if (PQstatus(conn_) != CONNECTION_OK) {
     broken_ = true;
-    std::string why = have_error ? first_error.error : trimmed(PQerrorMessage(conn_));
+    std::string why = have_error ? first_error.error : said(PQerrorMessage(conn_));
     return {Outcome::Kind::no_answer, {}, "connection lost: " + why, {}};
   }
   if (have_error) return first_error;

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/ascii.h"
 #include "core/option_file.h"
 #include "lease/uri/secrets.h"
 #include "lease/uri/store_error.h"
@@ -16,13 +17,6 @@
 namespace forgemeter::lease_uri {
 
 namespace {
-
-std::string trimmed(std::string s) {
-  const char* ws = " \t\r\n\f\v";
-  s.erase(0, s.find_first_not_of(ws));
-  s.erase(s.find_last_not_of(ws) + 1);
-  return s;
-}
 
 const char* kind_of(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
@@ -47,7 +41,7 @@ std::string read_store_file(const std::string& path) {
   if (!in.is_open()) refuse(fmt::format("--store-file {}: cannot open it: {}", path, std::strerror(errno)));
   std::string line;
   std::getline(in, line);
-  line = trimmed(line);
+  line = std::string(core_detail::trimmed(line, true));
   if (line.empty())
     refuse(fmt::format(
         "--store-file {}: its first line is empty; put the store (a conninfo or postgresql:// URI) there", path));
@@ -63,7 +57,7 @@ std::string resolve_store(const StoreSource& source) {
   } else if (!source.store_file.empty()) {
     store = read_store_file(source.store_file);
   } else if (const char* env = std::getenv("FORGEMETER_STORE"); env != nullptr && *env != '\0') {
-    store = trimmed(env);
+    store = std::string(core_detail::trimmed(env, true));
   } else {
     throw StoreError(StoreError::Kind::not_given,
                      "no store given: use --store URI, --store-file FILE or the environment variable FORGEMETER_STORE");
