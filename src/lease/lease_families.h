@@ -2,13 +2,15 @@
 // name as a label value: one table for LeaseMetrics::prometheus() (the text)
 // and LeaseCollectable (prometheus-cpp's families), so both say the same.
 //
-// Header-only constants and one inline function: the prometheus room reads
+// Header-only constants and two inline functions: the prometheus room reads
 // them without linking anything of the lease room's private parts.
 #pragma once
 
 #include <cstdio>
 #include <string>
 #include <string_view>
+
+#include "forgemeter/clock.h"
 
 namespace forgemeter::lease_detail {
 
@@ -30,6 +32,9 @@ inline constexpr LeaseFamily kLastRenewalFamily{
     "The sending of the last proven acquire or renewal of this replica's term."};
 inline constexpr LeaseFamily kLastHeldFamily{"forgemeter_lease_last_held_timestamp_seconds", "gauge",
                                              "The last time this replica knew the lease held, by itself or another."};
+// An instant as the *_timestamp_seconds families give it.
+inline double epoch_seconds(UtcMillis t) noexcept { return static_cast<double>(t.time_since_epoch().count()) / 1000.0; }
+
 inline constexpr LeaseFamily kStoreDurationFamily{"forgemeter_lease_store_request_duration_seconds", "histogram",
                                                   "Lease store round trips of answered calls, by op."};
 inline constexpr LeaseFamily kStoreErrorsFamily{"forgemeter_lease_store_errors_total", "counter",

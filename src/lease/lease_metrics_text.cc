@@ -30,8 +30,6 @@ std::string label_value(std::string_view v) {
   return out;
 }
 
-double seconds(UtcMillis t) { return static_cast<double>(t.time_since_epoch().count()) / 1000.0; }
-
 void family(std::string& out, const lease_detail::LeaseFamily& f) {
   fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", f.name, f.help, f.name, f.type);
 }
@@ -78,9 +76,9 @@ std::string LeaseMetrics::prometheus() const {
   family(out, kTtlFamily);
   sample(out, kTtlFamily.name, lease, std::chrono::duration<double>(f.ttl).count());
   family(out, kLastRenewalFamily);
-  sample(out, kLastRenewalFamily.name, lease, seconds(f.last_renewal));
+  sample(out, kLastRenewalFamily.name, lease, lease_detail::epoch_seconds(f.last_renewal));
   family(out, kLastHeldFamily);
-  sample(out, kLastHeldFamily.name, lease, seconds(f.last_held));
+  sample(out, kLastHeldFamily.name, lease, lease_detail::epoch_seconds(f.last_held));
   histograms(out, f, lease);
   return out;
 }

@@ -31,8 +31,6 @@ prometheus::MetricFamily single(const LeaseFamily& f, const std::string& lease, 
   return out;
 }
 
-double seconds(UtcMillis t) { return static_cast<double>(t.time_since_epoch().count()) / 1000.0; }
-
 // The store's round trips and errors, one series of each per op.
 void store_families(const LeaseFigures& f, const std::string& lease, std::vector<prometheus::MetricFamily>& out) {
   prometheus::MetricFamily durations = family(lease_detail::kStoreDurationFamily);
@@ -69,8 +67,8 @@ std::vector<prometheus::MetricFamily> LeaseCollectable::Collect() const {
   out.push_back(single(kTermFamily, lease, static_cast<double>(f.term)));
   out.push_back(single(kChangesFamily, lease, static_cast<double>(f.changes)));
   out.push_back(single(kTtlFamily, lease, std::chrono::duration<double>(f.ttl).count()));
-  out.push_back(single(kLastRenewalFamily, lease, seconds(f.last_renewal)));
-  out.push_back(single(kLastHeldFamily, lease, seconds(f.last_held)));
+  out.push_back(single(kLastRenewalFamily, lease, lease_detail::epoch_seconds(f.last_renewal)));
+  out.push_back(single(kLastHeldFamily, lease, lease_detail::epoch_seconds(f.last_held)));
   store_families(f, lease, out);
   return out;
 }
