@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/mutex.h"
+#include "core/terminal_text.h"
 
 namespace forgemeter {
 
@@ -59,9 +60,7 @@ std::optional<Lane> Lane::parse(std::string_view name) {
 
 Lane::Lane(std::string_view name) : p_(nullptr) {
   if (auto why = check(name)) {
-    std::string shown;
-    for (char c : name.substr(0, 64)) shown += (c >= 0x20 && c < 0x7f) ? c : '?';
-    throw std::invalid_argument("invalid lane \"" + shown + "\": " + *why);
+    throw std::invalid_argument("invalid lane \"" + core_detail::terminal_text(name, 64) + "\": " + *why);
   }
   p_ = parse(name)->p_;
 }

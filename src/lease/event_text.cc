@@ -3,34 +3,21 @@
 #include <fmt/format.h>
 
 #include "core/duration_text.h"
+#include "core/terminal_text.h"
 
 namespace forgemeter::lease_detail {
 
 using core_detail::duration_text;
+using core_detail::terminal_text;
 
 std::string escape_for_line(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const auto next = i + 1 < s.size() ? static_cast<unsigned char>(s[i + 1]) : 0;
-    const auto third = i + 2 < s.size() ? static_cast<unsigned char>(s[i + 2]) : 0;
-    if (c == '\\' || c == '"') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {  // C1 controls (NEL, ...)
-      out += fmt::format("\\u{:04x}", next);
-      ++i;
-    } else if (c == 0xe2 && next == 0x80 && (third == 0xa8 || third == 0xa9)) {  // line/paragraph separator
-      out += fmt::format("\\u{:04x}", 0x2000 + third - 0x80);
-      i += 2;
-    } else {
-      out += static_cast<char>(c);
-    }
+  std::string quoted;
+  quoted.reserve(s.size());
+  for (const char c : s) {
+    if (c == '\\' || c == '"') quoted += '\\';
+    quoted += c;
   }
-  return out;
+  return terminal_text(quoted);
 }
 
 EventText::EventText(std::string_view name, std::string_view owner)
@@ -92,7 +79,7 @@ LeaseEvent EventText::clock_differs(Duration off, Duration margin) const {
 
 LeaseEvent EventText::unreachable(std::string_view error) const {
   return make(LeaseEvent::Kind::store_unreachable, 0,
-              fmt::format("cannot reach the lease store ({})", escape_for_line(error.empty() ? "no answer" : error)));
+              fmt::format("cannot reach the lease store ({})", terminal_text(error.empty() ? "no answer" : error)));
 }
 
 LeaseEvent EventText::reachable(Duration outage) const {
@@ -108,7 +95,7 @@ LeaseEvent EventText::owner_in_use(std::string_view holder, std::uint64_t term) 
 }
 
 LeaseEvent EventText::term_exhausted(std::string_view error) const {
-  return make(LeaseEvent::Kind::term_exhausted, 0, fmt::format("is refused: {}", escape_for_line(error)));
+  return make(LeaseEvent::Kind::term_exhausted, 0, fmt::format("is refused: {}", terminal_text(error)));
 }
 
 }  // namespace forgemeter::lease_detail

@@ -1,6 +1,6 @@
 // The stable texts of LeaseEvent (forgemeter/campaign.h). Name, owner and
-// store errors are escaped so no control byte or line break reaches a log
-// line. Internal to the lease room.
+// store errors are escaped (terminal_text) so no control byte or line break
+// reaches a log line. Internal to the lease room.
 #pragma once
 
 #include <string>
@@ -10,7 +10,8 @@
 
 namespace forgemeter::lease_detail {
 
-// `\` -> `\\`, `"` -> `\"`, C0/C1 controls, DEL, U+2028/U+2029 -> \xNN or \uNNNN.
+// A name as it stands in quotes: `\` -> `\\`, `"` -> `\"`, then terminal_text()
+// (core/terminal_text.h: C0/C1 controls, DEL, U+2028/U+2029 as \xNN).
 std::string escape_for_line(std::string_view s);
 
 class EventText {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <variant>
 
+#include "core/terminal_text.h"
 #include "meter/civil.h"
 #include "meter/host_text.h"
 
@@ -28,12 +29,7 @@ struct Bad {
 
 [[noreturn]] void fail(std::string reason) { throw Bad{std::move(reason)}; }
 
-std::string shown(std::string_view text) {
-  std::string out = "'";
-  for (char c : text.substr(0, 40)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  if (text.size() > 40) out += "...";
-  return out + "'";
-}
+std::string shown(std::string_view text) { return "'" + core_detail::terminal_text(text, 40) + "'"; }
 
 // The failures, out of the readers' way (cold: a line that parses never calls them).
 [[noreturn, gnu::cold, gnu::noinline]] void fail_expected(std::string_view what, std::string_view rest) {

@@ -14,7 +14,7 @@ void say(std::string& why, std::string_view what, const char* detail = nullptr) 
   try {
     why = "the body sink (Request::on_body) ";
     why += what;
-    if (detail != nullptr) why += one_line(detail);
+    if (detail != nullptr) why += terminal_text(detail);
   } catch (...) {
     // out of memory: the code says it
   }

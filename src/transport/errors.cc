@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "core/ascii.h"
+
 namespace forgemeter {
 
 std::string_view to_string(TransportErrc code) noexcept {
@@ -74,16 +76,8 @@ bool fails_before_sending(CURLcode rc) noexcept {
   }
 }
 
-std::string one_line(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return out;
-}
-
 std::string curl_message(CURLcode rc, const char* error_buffer) {
-  std::string detail = error_buffer && *error_buffer ? one_line(error_buffer) : std::string();
-  while (!detail.empty() && (detail.back() == '?' || detail.back() == ' ')) detail.pop_back();
+  const std::string detail = error_buffer ? terminal_text(core_detail::trimmed(error_buffer, true)) : std::string();
   const std::string number = "libcurl error " + std::to_string(static_cast<int>(rc));
   const std::string_view said = curl_easy_strerror(rc);
   // libcurl says "Out of memory" for a header field past its 100 KiB bound,

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/terminal_text.h"
 #include "forgemeter/transport.h"
 
 namespace forgemeter::transport_detail {
@@ -19,7 +20,7 @@ bool fails_before_sending(CURLcode rc) noexcept;
 // the description once, when libcurl's text already holds it.
 std::string curl_message(CURLcode rc, const char* error_buffer);
 
-// Makes `s` safe for one line of text: control bytes become '?'.
-std::string one_line(std::string_view s);
+// A caller's, a forge's or libcurl's text in an error message: core's rule.
+using core_detail::terminal_text;
 
 }  // namespace forgemeter::transport_detail

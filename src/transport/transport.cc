@@ -93,11 +93,11 @@ TransportError follow_redirect(Exchange& x, const char* location, int max_redire
   if (x.redirects >= max_redirects)
     return {TransportErrc::redirect_limit, "stopped after " + std::to_string(x.redirects) +
                                                " redirects (the limit is " + std::to_string(max_redirects) +
-                                               "); the next would have gone to " + one_line(next)};
+                                               "); the next would have gone to " + terminal_text(next)};
   const auto to = origin_of(next);
   if (!to || !allowed_scheme(to->scheme))
     return {TransportErrc::redirect_refused,
-            "redirect to " + one_line(next) + " refused: only http and https are followed"};
+            "redirect to " + terminal_text(next) + " refused: only http and https are followed"};
   std::string method = next_method(x.counter.last_status(), x.hop.method);
   if (method != x.hop.method) x.hop.with_body = false;
   x.hop.method = std::move(method);
@@ -114,7 +114,7 @@ TransportError fit_to_deadline(Exchange& x, SteadyTime now) {
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(x.deadline - now);
   if (left <= std::chrono::milliseconds::zero())
     return {TransportErrc::timeout, "the request's total time (" + std::to_string(x.req.total_timeout->count()) +
-                                        " ms) ran out before " + one_line(*x.hop.url) + " was sent"};
+                                        " ms) ran out before " + terminal_text(*x.hop.url) + " was sent"};
   x.settings.timeout = x.hop_timeout > std::chrono::milliseconds::zero() ? std::min(x.hop_timeout, left) : left;
   return {};
 }
@@ -174,7 +174,7 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
     const bool waited = clock.wait_until(began + d.wait, x.req.stop);
     // The forge said to wait (a secondary limit): a pause, recorded as one.
     if (r.outcome.secondary) x.counter.record_wait(url, WaitCause::pause, clock.steady_now() - began, clock.now());
-    if (!waited) return {TransportErrc::cancelled, "cancelled while waiting to retry " + one_line(url)};
+    if (!waited) return {TransportErrc::cancelled, "cancelled while waiting to retry " + terminal_text(url)};
   }
 }
 

@@ -97,7 +97,7 @@ TEST_CASE("campaign events: stable texts, name, owner and errors escaped onto on
       "f",
       "own\ter\r");
   CHECK(evil.unreachable("FATAL:  terminating\nconnection").text ==
-        "lease \"a\\\"b\\\\c\\x0ad\\u0085e\\u2028f\": own\\x09er\\x0d cannot reach the lease store "
+        "lease \"a\\\"b\\\\c\\x0ad\\xc2\\x85e\\xe2\\x80\\xa8f\": own\\x09er\\x0d cannot reach the lease store "
         "(FATAL:  terminating\\x0aconnection)");
   CHECK(lease_detail::escape_for_line("pr\xc3\xbc"
                                       "fung \xe6\x97\xa5") ==

@@ -7,24 +7,15 @@
 #include <fmt/format.h>
 
 #include "cli/errors.h"
+#include "core/ascii.h"
 #include "core/terminal_text.h"
 
 namespace forgemeter::cli {
 
 using core_detail::terminal_text;
 
-namespace {
-
-// At most 80 bytes of `text`, escaped: enough to recognise, never a screenful.
-std::string shown(std::string_view text) { return terminal_text(text.substr(0, 80)) + (text.size() > 80 ? "…" : ""); }
-
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-}  // namespace
+// At most 80 bytes of a tag shown: enough to recognise, never a screenful.
+constexpr std::size_t kShownBytes = 80;
 
 bool is_entity_tag(std::string_view text) noexcept {
   if (text.size() > kMaxEtag) return false;
@@ -47,13 +38,13 @@ Header etag_compare_header(const std::string& path, std::string& warning) {
   std::string head(kMaxEtag + 2, '\0');  // enough for the longest tag, its CR and LF
   file.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(file.gcount()));
-  const std::string_view line = trimmed(std::string_view(head).substr(0, head.find('\n')));
+  const std::string_view line = core_detail::trimmed(std::string_view(head).substr(0, head.find('\n')), true);
   if (line.empty()) return {"If-None-Match", "\"\""};
   if (!is_entity_tag(line))
     throw UsageError(
         fmt::format("--etag-compare {}: the first line is not an ETag ([W/]\"…\", printable, at most {} "
                     "bytes): '{}'; nothing sent",
-                    terminal_text(path), kMaxEtag, shown(line)));
+                    terminal_text(path), kMaxEtag, terminal_text(line, kShownBytes)));
   return {"If-None-Match", std::string(line)};
 }
 
@@ -72,9 +63,10 @@ std::string EtagSave::save(const Response& res, bool& write_failed) {
   write_failed = false;
   const auto etag = res.header("ETag");
   if (file_ == nullptr || !etag || res.status < 200 || res.status >= 400) return {};
-  const std::string_view tag = trimmed(*etag);
+  const std::string_view tag = core_detail::trimmed(*etag, true);
   if (!is_entity_tag(tag))
-    return fmt::format("forgemeter: warning: the answer's ETag is not an entity-tag: '{}'; not saved to {}", shown(tag),
+    return fmt::format("forgemeter: warning: the answer's ETag is not an entity-tag: '{}'; not saved to {}",
+                       terminal_text(tag, kShownBytes),
                        path_ == "-" ? std::string("stdout") : "'" + terminal_text(path_) + "'");
   const std::string line = std::string(tag) + "\n";
   const bool ok = (file_ == stdout || ::ftruncate(fileno(file_), 0) == 0) &&

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "lease/error_text.h"
+#include "core/terminal_text.h"
 #include "lease/etcd/codec.h"
 
 namespace forgemeter::etcd {
@@ -38,8 +38,8 @@ std::size_t collect(char* data, std::size_t size, std::size_t n, void* out) noex
   return bytes;
 }
 
-// Error texts end up in log lines: one line, no control bytes, bounded.
-std::string one_line(std::string_view s) { return lease_detail::one_line(s, 300); }
+// Error texts end up in log lines: no control bytes, bounded.
+std::string shown(std::string_view s) { return core_detail::terminal_text(s, 300); }
 
 // TLS failures no retry cures: the member's certificate is not trusted, our
 // own files are unusable, or the member refused our certificate (an alert
@@ -193,14 +193,14 @@ Gateway::Attempt Gateway::attempt(Connection& c, std::size_t member, std::string
             {},
             endpoint + (bound.stopped() ? ": stopped: the caller gave up" : ": no answer by the call's deadline")};
   if (result != CURLE_OK) {
-    const std::string why = endpoint + ": " + one_line(c.error[0] != '\0' ? c.error : curl_easy_strerror(result));
+    const std::string why = endpoint + ": " + shown(c.error[0] != '\0' ? c.error : curl_easy_strerror(result));
     if (refused_credentials(result, c.error)) return {Kind::final, {}, why + " (permanent: check the TLS files)"};
     return {Kind::next, {}, why};
   }
   if (status == 200) return {Kind::answered, std::move(c.answer), {}};
   const GatewayError err = parse_error(c.answer);
   const std::string what = endpoint + ": etcd answered " + std::to_string(status) +
-                           (err.message.empty() ? std::string() : " (" + one_line(err.message) + ")");
+                           (err.message.empty() ? std::string() : " (" + shown(err.message) + ")");
   if (err.code == kUnauthenticated && !token.empty()) return {Kind::token, {}, what};
   if (err.code == kUnavailable || err.code == kDeadlineExceeded || (err.code == 0 && status >= 500))
     return {Kind::next, {}, what};
@@ -216,7 +216,7 @@ Gateway::Attempt Gateway::token_for(Connection& c, std::size_t member, const std
   }
   Attempt a =
       attempt(c, member, "/v3/auth/authenticate", authenticate_request(options_.user, options_.password), {}, bound);
-  if (a.kind == Attempt::Kind::final) a.error = "etcd refused user " + one_line(options_.user) + ": " + a.error;
+  if (a.kind == Attempt::Kind::final) a.error = "etcd refused user " + shown(options_.user) + ": " + a.error;
   if (a.kind != Attempt::Kind::answered) return a;
   std::string error;
   auto fresh = parse_token(a.body, error);

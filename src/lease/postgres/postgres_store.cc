@@ -4,8 +4,8 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "core/terminal_text.h"
 #include "lease/change_board.h"
-#include "lease/error_text.h"
 #include "lease/postgres/connection.h"
 #include "lease/postgres/listener.h"
 #include "lease/postgres/pool.h"
@@ -17,7 +17,6 @@
 namespace forgemeter {
 namespace {
 
-using lease_detail::one_line;
 using std::chrono::duration_cast;
 using std::chrono::milliseconds;
 
@@ -34,7 +33,7 @@ std::string plus_ms(WallTime t, Duration ttl) {
 LeaseResult failed(LeaseStatus status, std::string_view why) {
   LeaseResult r;
   r.status = status;
-  r.error = "PostgreSQL lease store: " + one_line(why);
+  r.error = "PostgreSQL lease store: " + core_detail::terminal_text(why);
   return r;
 }
 
