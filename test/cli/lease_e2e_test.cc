@@ -346,23 +346,47 @@ TEST_CASE("a store this build does not have: lease run and lease status exit 2 a
 }
 #endif
 
-TEST_CASE("lease names and owners reach the terminal escaped; --json keeps them exact") {
+TEST_CASE("lease run, status and resign take NAME by one rule: a name run refuses is a usage error, never \"free\"") {
+  const std::string too_long(64, 'a');
+  for (const std::string& name :
+       {std::string("Gate"), std::string("other"), std::string("a/b"), std::string("_x"), std::string(" "), too_long}) {
+    CAPTURE(name);
+    const ProcessOptions bounded{.timeout = 10s};  // a --watch that took the name would never end
+    for (const auto& r :
+         {run_process({forgemeter_bin(), "lease", "run", "--store", "memory:", name, "--", "true"}, bounded),
+          run_process({forgemeter_bin(), "lease", "status", "--store", "memory:", name}, bounded),
+          run_process({forgemeter_bin(), "lease", "status", "--store", "memory:", "--json", name}, bounded),
+          run_process({forgemeter_bin(), "lease", "status", "--store", "memory:", "--watch", name}, bounded),
+          run_process({forgemeter_bin(), "lease", "resign", "--store", "memory:", name}, bounded)}) {
+      CHECK(r.exit_code == 2);
+      CHECK(r.out.empty());  // no "free" line
+      CHECK(r.err.find("lease names follow the lane rule") != std::string::npos);
+      CHECK(line_count(r.err) == 1);
+    }
+  }
+  // And a name it takes is taken by all three.
+  CHECK(run_process({forgemeter_bin(), "lease", "status", "--store", "memory:", "gate.v2_x-1"}).exit_code == 0);
+  CHECK(run_process({forgemeter_bin(), "lease", "resign", "--store", "memory:", "gate.v2_x-1"}).exit_code == 0);
+}
+
+TEST_CASE("lease names and owners reach the terminal escaped") {
+  // A name no lease command takes: refused, quoted escaped.
   const std::string name = "gate\x1b[2J\x07";
-  auto status = run_process({forgemeter_bin(), "lease", "status", "--store", "memory:", name});
-  CHECK(status.exit_code == 0);
-  CHECK(status.out == "lease \"gate\\x1b[2J\\x07\": free (never taken)\n");
-  auto json = run_process({forgemeter_bin(), "lease", "status", "--store", "memory:", "--json", name});
-  CHECK(json.out.find(R"("name":"gate\u001b[2J\u0007")") != std::string::npos);
-  // lease run names leases by the lane rule: this one is refused, quoted escaped.
-  auto run = run_process(
-      {forgemeter_bin(), "lease", "run", "--store", "memory:", name, "--owner", "o\x1b]0;x\x07", "--", "true"});
-  CHECK(run.exit_code == 2);
-  CHECK(run.err.find("lease names follow the lane rule") != std::string::npos);
+  std::vector<ProcessResult> refused;
+  for (const char* cmd : {"status", "resign"})
+    refused.push_back(run_process({forgemeter_bin(), "lease", cmd, "--store", "memory:", name}));
+  refused.push_back(run_process(
+      {forgemeter_bin(), "lease", "run", "--store", "memory:", name, "--owner", "o\x1b]0;x\x07", "--", "true"}));
+  for (const auto& r : refused) {
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("lease names follow the lane rule") != std::string::npos);
+  }
   auto owner = run_process(
       {forgemeter_bin(), "lease", "run", "--store", "memory:", "gate", "--owner", "o\x1b]0;x\x07", "--", "true"});
   CHECK(owner.exit_code == 0);
   CHECK(owner.err.find("o\\x1b]0;x\\x07") != std::string::npos);
-  for (const auto& r : {status, json, run, owner})
+  refused.push_back(owner);
+  for (const auto& r : refused)
     for (char c : r.out + r.err) CHECK((static_cast<unsigned char>(c) >= 0x20 || c == '\n'));
 }
 

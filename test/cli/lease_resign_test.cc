@@ -102,10 +102,15 @@ FM_SUITE_PG_TEST(
           << "); each, from the invocation, answered/CMD down/next CMD up in ms: " << parts.str());
   CHECK(sorted.back() <= 1000);
 
-  // A free lease: nothing to ask; a hostile name reaches the terminal escaped.
-  const auto free = run_process({forgemeter_bin(), "lease", "resign", "--store", *pg, "never-\x1b[31mtaken"});
+  // A free lease: nothing to ask. A hostile name is refused as `lease run`
+  // refuses it (exit 2), reaching the terminal escaped.
+  const auto free = run_process({forgemeter_bin(), "lease", "resign", "--store", *pg, "never-taken"});
   CHECK(free.exit_code == 0);
-  CHECK(free.out.find("free (term 0): nobody to ask") != std::string::npos);
-  CHECK(free.out.find('\x1b') == std::string::npos);
+  CHECK(free.out.find("lease \"never-taken\": free (term 0): nobody to ask") != std::string::npos);
+  const auto hostile = run_process({forgemeter_bin(), "lease", "resign", "--store", *pg, "never-\x1b[31mtaken"});
+  CHECK(hostile.exit_code == 2);
+  CHECK(hostile.out.empty());
+  CHECK(hostile.err.find("lease names follow the lane rule") != std::string::npos);
+  CHECK(hostile.err.find('\x1b') == std::string::npos);
 }
 #endif

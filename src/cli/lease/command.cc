@@ -15,6 +15,7 @@
 #include "cli/command.h"
 #include "cli/errors.h"
 #include "cli/lease/duration_arg.h"
+#include "cli/lease/lease_name.h"
 #include "cli/lease/metrics_server.h"
 #include "cli/lease/resign.h"
 #include "cli/lease/say.h"
@@ -23,7 +24,6 @@
 #include "cli/lease/term.h"
 #include "core/duration_text.h"
 #include "forgemeter/campaign.h"
-#include "forgemeter/lane.h"
 #include "lease/uri/open_store.h"
 #include "lease/uri/store_check.h"
 #include "supervise/command_tree.h"
@@ -39,17 +39,6 @@ using lease_uri::open_store;
 using lease_uri::require_workable_store;
 using supervise::SignalWatch;
 using supervise::unrunnable;
-
-// `lease run` names a lease as a service's elect() names it after its lane:
-// one rule for both (forgemeter/lane.h), so the two can share a lease.
-CLI::Validator lease_name_rule() {
-  return CLI::Validator(
-      [](const std::string& name) -> std::string {
-        const auto why = Lane::check(name);
-        return why ? fmt::format("lease names follow the lane rule: {}", *why) : std::string();
-      },
-      "NAME");
-}
 
 struct RunArgs {
   StoreOptions store;

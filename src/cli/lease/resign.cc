@@ -9,6 +9,7 @@
 
 #include "cli/errors.h"
 #include "cli/lease/duration_arg.h"
+#include "cli/lease/lease_name.h"
 #include "cli/lease/store_options.h"
 #include "core/duration_text.h"
 #include "core/output.h"
@@ -64,7 +65,9 @@ void add_lease_resign(CLI::App& lease, Action& action) {
       "NAME is touched; the request holds for the current term only. Exit 0 when asked (or the lease is\n"
       "free: nothing to ask); 1 when the store does not answer within --timeout; 2 usage.");
   add_store_options(*cmd, a->store);
-  cmd->add_option("NAME", a->name, "the lease's name")->required();
+  cmd->add_option("NAME", a->name, "the lease's name (the lane rule, as for lease run)")
+      ->required()
+      ->check(lease_name_rule());
   cmd->add_option("--timeout", a->timeout,
                   "how long the store may take, its check and the request together (default 10s, at most 1h)");
   cmd->callback([a, &action] { action = [a] { return with_store_errors([&] { return run_resign(*a); }); }; });

@@ -10,6 +10,7 @@
 
 #include "cli/errors.h"
 #include "cli/lease/duration_arg.h"
+#include "cli/lease/lease_name.h"
 #include "cli/lease/say.h"
 #include "cli/lease/store_options.h"
 #include "core/duration_text.h"
@@ -114,7 +115,6 @@ int run_status(const StatusArgs& a) {
   check_store_kind(store_text);
   require_workable_store(store_text, std::chrono::ceil<std::chrono::milliseconds>(timeout), /*would_retry=*/false);
   auto store = open_store(store_text);
-  if (auto why = check_lease_name(a.name)) throw UsageError(*why);
   if (a.watch) return watch_status(a, *store, timeout, stop);
   LeaseState r = store->inspect(a.name, Deadline{&clock, until});
   if (r.status == LeaseState::Status::invalid) throw UsageError(r.error);
@@ -135,7 +135,9 @@ void add_lease_status(CLI::App& lease, Action& action) {
       "and at least every second, until SIGINT/SIGTERM/SIGHUP (exit 0); while the store does not answer it\n"
       "says so once on stderr and keeps asking.");
   add_store_options(*cmd, a->store);
-  cmd->add_option("NAME", a->name, "the lease's name")->required();
+  cmd->add_option("NAME", a->name, "the lease's name (the lane rule, as for lease run)")
+      ->required()
+      ->check(lease_name_rule());
   cmd->add_flag("--json", a->json,
                 "one JSON object: name, held, holder, expiry, expires_in_ms, expired, term, holder_id");
   cmd->add_flag("--watch", a->watch, "stream each change of the lease until interrupted (with --json: JSON lines)");
