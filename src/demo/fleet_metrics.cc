@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/host_port.h"
 #include "forgemeter/prometheus.h"
 
 namespace forgemeter::demo {
@@ -65,9 +66,7 @@ FleetMetrics::FleetMetrics(const std::string& addr, const std::vector<std::pair<
     impl_->exposer = std::make_unique<prometheus::Exposer>(addr, 2);
   } catch (const std::exception&) {  // civetweb's: says little; ours says what to do
     throw std::runtime_error(
-        fmt::format("--metrics-addr {}: cannot listen there (the port is in use, or the host is not an address of this "
-                    "machine); choose another",
-                    addr));
+        fmt::format("--metrics-addr {}: cannot listen there ({}); choose another", addr, cli::cannot_listen(addr)));
   }
   impl_->exposer->RegisterCollectable(impl_->fleet);
   url_ = fmt::format("http://{}/metrics", addr);

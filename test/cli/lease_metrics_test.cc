@@ -5,7 +5,8 @@
 // one retry, 1 s, or a wake-up; the margin is for a loaded 2-core machine).
 // promtool check metrics (Debian package prometheus) is clean on both
 // expositions; without promtool that check is skipped (CI: a failure).
-// Then the refusals: an address that is not HOST:PORT (exit 2), a port in use (exit 1).
+// Then the refusals: an address that is not HOST:PORT (exit 2), a port in use (exit 1),
+// a privileged port for a user without the right (exit 1, "permission denied").
 #include <doctest/doctest.h>
 
 #include <httplib.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -142,5 +144,32 @@ TEST_CASE("lease run --metrics-addr against a frozen store: /healthz says 503 an
   CHECK(leader(port) == 0);
   kill(p.pid, SIGTERM);
   CHECK(wait_exit(p.pid, seconds(20)) == 128 + SIGTERM);  // stopped before any term: 128 + the signal
+}
+#endif
+
+#if FORGEMETER_HAS_PROMETHEUS
+TEST_CASE("lease run --metrics-addr on a privileged port without the right to it: permission denied, exit 1") {
+  // Ports below net.ipv4.ip_unprivileged_port_start need CAP_NET_BIND_SERVICE.
+  int unprivileged_from = 1024;
+  std::ifstream("/proc/sys/net/ipv4/ip_unprivileged_port_start") >> unprivileged_from;
+  if (unprivileged_from <= 80) {
+    MESSAGE("every port is unprivileged on this machine (ip_unprivileged_port_start " << unprivileged_from
+                                                                                      << "): nothing to refuse");
+    return;
+  }
+  // As root the command runs as nobody (setpriv: util-linux, always on Debian),
+  // who lacks the right, as a user would.
+  std::vector<std::string> argv;
+  if (geteuid() == 0) argv = {"/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"};
+  for (const std::string word : {forgemeter_bin(), std::string("lease"), std::string("run"), std::string("--store"),
+                                 std::string("memory:"), std::string("low-port"), std::string("--metrics-addr"),
+                                 std::string("127.0.0.1:80"), std::string("--"), std::string("true")})
+    argv.push_back(word);
+  const ProcessResult r = run_process(argv);
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("--metrics-addr 127.0.0.1:80: cannot listen there (permission denied") != std::string::npos);
+  CHECK(r.err.find("in use") == std::string::npos);
+  CHECK(r.out.empty());
 }
 #endif

@@ -96,9 +96,7 @@ MetricsServer::MetricsServer(const std::string& addr, const LeaseMetrics& metric
     });
   } catch (const std::exception&) {  // civetweb's says little; ours says what to do
     throw CommandError(
-        fmt::format("--metrics-addr {}: cannot listen there (the port is in use, or the host is not "
-                    "an address of this machine); choose another",
-                    addr));
+        fmt::format("--metrics-addr {}: cannot listen there ({}); choose another", addr, cannot_listen(addr)));
   }
   health_source.store(&metrics);
 }

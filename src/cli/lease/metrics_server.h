@@ -17,7 +17,7 @@ class MetricsServer {
  public:
   // Bound before it returns. UsageError for an address that is not HOST:PORT
   // (port 1 to 65535; an IPv6 host in brackets), CommandError when it cannot
-  // be bound (a port in use). Borrows `metrics`: it must outlive the server.
+  // be bound (a port in use, a privileged port: what the bind said). Borrows `metrics`: it must outlive the server.
   MetricsServer(const std::string& addr, const LeaseMetrics& metrics);
   // Starts the serving thread: call it once the process's signal mask is set
   // (SignalWatch), so the thread inherits it and no signal lands there.
