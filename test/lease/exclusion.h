@@ -7,8 +7,8 @@
 //   * term_cannot_increase: a lease whose record (written by hand) carries the
 //     largest term the store keeps is refused with the reason, keeps its term,
 //     and a campaign on it reports term_exhausted and serves nothing.
-// Margins: TTL 3 s (retry 1 s); a wake-up or a retry within 3 s on a loaded
-// 2-core machine; each call within 10 s.
+// Margins: TTL 3 s (retry 1 s); the handover after a stop within 10 s, each
+// call within 10 s (liveness only, for a loaded 2-core machine).
 #pragma once
 
 #include <cstdint>

@@ -190,7 +190,9 @@ FM_SUITE_PG_TEST("postgres fault: every pooled connection stuck; a call waiting 
   CHECK(r.error.find("waiting for a connection") != std::string::npos);
   CHECK(took >= 200ms);
   CHECK(took < 450ms);
-  // A stop ends that wait at once (within 50 ms, a loaded machine), not at the deadline.
+  // A stop ends that wait at once, not at the deadline (10 s). Within 250 ms:
+  // liveness only, the scheduling slack of a 2-core machine with a busy loop
+  // per core beside others' builds (scripts/dev test --loaded).
   std::stop_source stop;
   auto waiting = std::async(std::launch::async, [&] {
     return one.inspect("gate", Deadline::after(forgemeter::system_clock(), 10s, stop.get_token()));
@@ -199,7 +201,7 @@ FM_SUITE_PG_TEST("postgres fault: every pooled connection stuck; a call waiting 
   const auto stop_at = std::chrono::steady_clock::now();
   stop.request_stop();
   auto stopped = waiting.get();
-  CHECK(std::chrono::steady_clock::now() - stop_at < 50ms);
+  CHECK(std::chrono::steady_clock::now() - stop_at < 250ms);
   CHECK(stopped.status == LeaseState::Status::no_answer);
   CHECK(stopped.error.find("stopped waiting for a connection") != std::string::npos);
   REQUIRE(locker.exec("COMMIT"));

@@ -8,8 +8,13 @@
 //   * a RESOLVER that hangs: getaddrinfo() is interposed in this binary for
 //     one name, which it never answers until the test lets it; a call is
 //     still bounded by its deadline and by its stop.
-// Margins: a call ends within 250 ms after its 300 ms deadline, and within
-// 100 ms of a stop (a loaded 2-core machine).
+// Margins (liveness only: how soon the caller has control back): a call
+// ends within kLate after its 300 ms deadline and within kAfterStop of a
+// stop. A call the frozen server held would end only at the thaw, one the
+// stop missed at its 10 s deadline: both far outside them. Measured on a
+// 2-core machine with a busy loop per core and others' builds (load average
+// 15-19): 300-320 ms, a stop 0.1-0.3 ms; the margins leave room for a
+// scheduling stall twice as bad as that load (scripts/dev test --loaded).
 #include <dirent.h>
 #include <dlfcn.h>
 #include <doctest/doctest.h>
@@ -74,6 +79,9 @@ struct GateOpener {
 };
 
 Deadline within(std::chrono::milliseconds d) { return Deadline::after(forgemeter::system_clock(), d); }
+
+constexpr auto kLate = 500ms;       // the scheduling slack after a deadline (above)
+constexpr auto kAfterStop = 250ms;  // the same after a stop
 
 // Every process of a PostgreSQL instance (the postmaster and its children),
 // stopped with SIGSTOP until thaw() or destruction.
@@ -176,14 +184,14 @@ TEST_CASE(
     CHECK(sent.status == LeaseStatus::no_answer);
     CHECK(sent.error.find("deadline") != std::string::npos);
     CHECK(sent_took >= 300ms);
-    CHECK(sent_took < 550ms);
+    CHECK(sent_took < 300ms + kLate);
 
     // The next call connects afresh: the kernel accepts, the postmaster never answers.
     auto [fresh, fresh_took] = timed([&] { return store.renew("gate", "a", t0 + 2s, 10s, within(300ms)); });
     CHECK(fresh.status == LeaseStatus::no_answer);
     CHECK(fresh.error.find("connecting") != std::string::npos);
     CHECK(fresh_took >= 300ms);
-    CHECK(fresh_took < 550ms);
+    CHECK(fresh_took < 300ms + kLate);
 
     // A stop ends a call at once.
     auto [stopped, after_stop] = stopped_midway([&](std::stop_token stop) {  // waiting on the frozen server
@@ -191,7 +199,7 @@ TEST_CASE(
     });
     CHECK(stopped.status == LeaseStatus::no_answer);
     CHECK(stopped.error.find("stopped") != std::string::npos);
-    CHECK(after_stop < 100ms);
+    CHECK(after_stop < kAfterStop);
     CHECK(forgemeter::pg::cancels_sent() == cancels_before);
     MESSAGE("frozen server: statement abandoned after "
             << std::chrono::duration<double, std::milli>(sent_took).count() << " ms, connecting after "
@@ -218,7 +226,7 @@ FM_SUITE_PG_TEST("postgres hostile: a host name whose resolution hangs holds no 
   CHECK(late.status == LeaseState::Status::no_answer);
   CHECK(late.error.find("connecting did not finish") != std::string::npos);
   CHECK(late_took >= 300ms);
-  CHECK(late_took < 550ms);
+  CHECK(late_took < 300ms + kLate);
   CHECK(gate().hung.load() >= 1);  // the lookup did hang in the resolver
 
   auto [stopped, after_stop] = stopped_midway([&](std::stop_token stop) {  // waiting on the resolver
@@ -226,7 +234,7 @@ FM_SUITE_PG_TEST("postgres hostile: a host name whose resolution hangs holds no 
   });
   CHECK(stopped.status == LeaseState::Status::no_answer);
   CHECK(stopped.error.find("stopped") != std::string::npos);
-  CHECK(after_stop < 100ms);
+  CHECK(after_stop < kAfterStop);
   CHECK(gate().hung.load() >= 2);
   MESSAGE("hanging resolver: call ended " << std::chrono::duration<double, std::milli>(late_took).count()
                                           << " ms after it began (deadline 300 ms); a stop ended one "
