@@ -118,14 +118,18 @@ std::optional<std::string> closest(std::string_view word, const std::vector<std:
   return best;
 }
 
-std::optional<std::string> unknown_word_message(const CLI::App& root) {
+std::string WordError::text() const {
+  return suggestion ? fmt::format("{}; did you mean '{}'?", what, *suggestion) : what;
+}
+
+std::optional<WordError> unknown_word(const CLI::App& root) {
   const CLI::App* at = reached(root);
   const std::vector<std::string> left = root.remaining(true);
   const std::vector<std::string> commands = command_words(*at);
   const std::string where = at == &root ? std::string() : fmt::format(" for '{}'", command_path(at));
   if (left.empty()) {
     if (commands.empty() || !at->get_subcommands().empty()) return std::nullopt;
-    return fmt::format("a command is needed{}: {}", where, fmt::join(commands, ", "));
+    return WordError{fmt::format("a command is needed{}: {}", where, fmt::join(commands, ", ")), std::nullopt};
   }
   // An unknown option comes first, wherever it stands: it may have taken the
   // word after it as its value and shifted every argument after it
@@ -134,17 +138,22 @@ std::optional<std::string> unknown_word_message(const CLI::App& root) {
       left.begin(), left.end(), [](const std::string& w) { return w.size() > 1 && w[0] == '-' && w != "--"; });
   const std::string& word = unknown_option != left.end() ? *unknown_option : left.front();
   if (word == "--")  // `lease run NAME --` and nothing after it
-    return fmt::format("nothing follows '--'{}: give the command to run after it", where);
+    return WordError{fmt::format("nothing follows '--'{}: give the command to run after it", where), std::nullopt};
   const bool option = word.size() > 1 && word[0] == '-';
-  if (!option && commands.empty()) return fmt::format("unexpected argument '{}'{}", word, where);
-  std::string msg = fmt::format("unknown {} '{}'{}", option ? "option" : "command", word, where);
+  if (!option && commands.empty())
+    return WordError{fmt::format("unexpected argument '{}'{}", word, where), std::nullopt};
+  WordError said{fmt::format("unknown {} '{}'{}", option ? "option" : "command", word, where), std::nullopt};
   const std::string_view name = option ? std::string_view(word).substr(0, word.find('=')) : std::string_view(word);
-  if (const auto why = option ? not_offered(at->get_name(), name) : std::nullopt) return msg + "; " + std::string(*why);
+  if (const auto why = option ? not_offered(at->get_name(), name) : std::nullopt) {
+    said.what += "; " + std::string(*why);
+    return said;
+  }
   // One letter away from any short option is no spelling mistake: no guess for those.
-  const auto guess = name.size() == 2 && option ? std::nullopt : closest(name, option ? option_words(*at) : commands);
-  if (guess) msg += fmt::format("; did you mean '{}'?", *guess);
-  return msg;
+  if (!(name.size() == 2 && option)) said.suggestion = closest(name, option ? option_words(*at) : commands);
+  return said;
 }
+
+std::string reached_command(const CLI::App& root) { return command_path(reached(root)); }
 
 std::string completion_candidates(const CLI::App& root, const std::vector<std::string>& words) {
   const CLI::App* at = &root;

@@ -19,10 +19,23 @@ namespace forgemeter::cli {
 // length in edits, transpositions counting one), or nullopt.
 std::optional<std::string> closest(std::string_view word, const std::vector<std::string>& candidates);
 
-// After a failed parse of `root`: what was wrong in the user's words ("unknown
-// command 'reprot'; did you mean 'report'?"), or nullopt when the parser's own
-// message says it better. Quotes the user's text as given: the caller escapes.
-std::optional<std::string> unknown_word_message(const CLI::App& root);
+// What was wrong with a word of the command line, in the user's words
+// ("unknown command 'reprot'"), and the word the parser knows nearest to
+// it ("report"), when one is near enough to suggest.
+struct WordError {
+  std::string what;
+  std::optional<std::string> suggestion;
+  // what, then "; did you mean 'SUGGESTION'?" when there is one.
+  std::string text() const;
+};
+
+// After a failed parse of `root`: the unknown (or missing) word, or nullopt
+// when the parser's own message says it better. Quotes the user's text as
+// given: the caller escapes.
+std::optional<WordError> unknown_word(const CLI::App& root);
+
+// The command the parser reached, as typed: "forgemeter lease run".
+std::string reached_command(const CLI::App& root);
 
 // Shell completion: the candidates for the last of `words` (the words after
 // the program's name, the last one being completed, possibly empty), one per

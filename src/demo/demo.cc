@@ -72,7 +72,7 @@ Instant seconds(UtcMillis t) { return std::chrono::floor<std::chrono::seconds>(t
 struct Names {
   std::vector<std::string> replicas, sources;
 };
-Names names(const DemoArgs& a) {
+Names replica_names(const DemoArgs& a) {
   Names n;
   const int width = static_cast<int>(fmt::to_string(std::max(a.replicas - 1, 0)).size());
   for (int i = 0; i < a.replicas; ++i) {
@@ -155,86 +155,128 @@ std::unique_ptr<FleetMetrics> serve_metrics(const DemoArgs& a, const std::vector
   return std::make_unique<FleetMetrics>(a.metrics_addr, meters);
 }
 
-}  // namespace
-
-int run_demo(const DemoArgs& a) {
-  // A page or the counts written to stdout ('-') keep it for themselves: the story goes to stderr.
-  std::FILE* const out = a.html == "-" || a.forge_counts == "-" ? stderr : stdout;
+// The demo's day: starting 09:00 on 30 September 2026, as the options say.
+DemoPlan plan_of(const DemoArgs& a) {
   DemoPlan plan;
   plan.replicas = a.replicas;
   plan.hours = a.hours;
   plan.speed = a.speed;
   plan.start = std::chrono::sys_days{std::chrono::year{2026} / 9 / 30} + std::chrono::hours(9);
-  const UtcMillis end = plan.hour_start(plan.hours + 1);
-  const auto freeze_before = std::chrono::seconds(1);
+  return plan;
+}
 
-  // Time stands still until the fleet is built, so every meter counts hour 1 from its start.
-  FastClock clock(plan.start - std::chrono::seconds(10), plan.speed);
-  clock.freeze();
+testforge::ForgeOptions forge_options(FastClock& clock, const DemoPlan& plan) {
   testforge::ForgeOptions fo;
   fo.clock = &clock;
   fo.installation_limit = plan.budget;
   fo.threads = 32;
-  testforge::Forge forge(fo);
-  Election election;
-  const Names n = names(a);
-  FleetLog log(n.replicas.size());
-  std::vector<std::unique_ptr<Replica>> fleet;
-  fleet.reserve(n.replicas.size());
-  for (std::size_t i = 0; i < n.replicas.size(); ++i)
-    fleet.push_back(std::make_unique<Replica>(static_cast<int>(i), n.replicas[i], plan, clock, forge, log.sink(i)));
+  return fo;
+}
 
+// What the hours run on, built while `clock` stands still (so every meter
+// counts hour 1 from its start): the loopback forge, the lease the sweep is
+// elected through, and the replicas, each writing its log.
+struct Stage {
+  Stage(const DemoArgs& a, const DemoPlan& plan, FastClock& clock)
+      : clock(clock), forge(forge_options(clock, plan)), names(replica_names(a)), log(names.replicas.size()) {
+    fleet.reserve(names.replicas.size());
+    for (std::size_t i = 0; i < names.replicas.size(); ++i)
+      fleet.push_back(
+          std::make_unique<Replica>(static_cast<int>(i), names.replicas[i], plan, clock, forge, log.sink(i)));
+  }
+  FastClock& clock;
+  testforge::Forge forge;
+  Election election;
+  const Names names;
+  FleetLog log;
+  std::vector<std::unique_ptr<Replica>> fleet;
+};
+
+// The demo's first lines: the fleet, the budget, the plan of the hours.
+void tell_plan(std::FILE* out, const DemoPlan& plan, const Stage& stage) {
   fmt::print(out,
              "forgemeter-demo: {} replicas, {} simulated hours at {:g}x real time, loopback forge on 127.0.0.1:{}\n",
-             plan.replicas, plan.hours, plan.speed, forge.port());
+             plan.replicas, plan.hours, plan.speed, stage.forge.port());
   fmt::print(out, "installation {}: {} requests an hour; modelled sweep demand, unelected: {} an hour\n",
              plan.installation, plan.budget, plan.sweep_per_replica_hour() * static_cast<std::uint64_t>(plan.replicas));
   fmt::print(out, "{}\n", plan_text(plan));
-  const std::unique_ptr<FleetMetrics> served = serve_metrics(a, fleet);  // before the fleet goes
-  if (served) fmt::print(out, "the fleet's meters (label replica): {}\n\n", served->url());
-  std::fflush(out);
+}
 
-  // Each boundary counted at the forge: time stops just before it, every request of the hour lands, count, go on.
-  std::vector<ForgePeriod> periods;
-  LaneCounts lanes_before, not_modified_before;
-  for (int h = 1; h <= plan.hours; ++h) {
-    const UtcMillis freeze = plan.hour_start(h + 1) - freeze_before;
-    std::stop_source stop;
-    std::vector<std::jthread> threads;
-    for (auto& r : fleet) start_hour(threads, *r, h, plan, freeze, stop.get_token(), election);
-    clock.pause_at(freeze);
-    clock.resume();
-    if (h > 1) print_hour(out, log, n, h - 1, seconds(plan.hour_start(h)));
-    wait_clock(clock, freeze);
-    clock.freeze();
-    stop.request_stop();  // ends a term, a pace's wait
-    threads.clear();      // joins
+// The forge's counts are cumulative: each hour's period is what they grew by.
+class PeriodCounter {
+ public:
+  ForgePeriod take(testforge::Forge& forge, const DemoPlan& plan, int h) {
     ForgePeriod p =
         forge_period(forge, fmt::format("hour {}", h), seconds(plan.hour_start(h)), seconds(plan.hour_start(h + 1)));
     const LaneCounts lanes = p.lanes, not_modified = p.not_modified;
-    p.lanes = minus(p.lanes, lanes_before);
-    p.not_modified = minus(p.not_modified, not_modified_before);
-    lanes_before = lanes;
-    not_modified_before = not_modified;
-    periods.push_back(std::move(p));
-    clock.jump_to(plan.hour_start(h + 1));
+    p.lanes = minus(p.lanes, lanes_before_);
+    p.not_modified = minus(p.not_modified, not_modified_before_);
+    lanes_before_ = lanes;
+    not_modified_before_ = not_modified;
+    return p;
   }
-  for (auto& r : fleet) r->flush();
-  print_hour(out, log, n, plan.hours, seconds(end));
 
-  const ReportData data = report_of(log, n, a.lose_log);
-  fmt::print(out, "\n{} logged (each replica logs its own; the report sums them):\n", n.replicas[0]);
-  for (const auto& line : log.lines(0)) fmt::print(out, "  {}\n", line);
+ private:
+  LaneCounts lanes_before_, not_modified_before_;
+};
+
+// Hour `h` on the fleet, printing hour h-1's line meanwhile. Time stops just
+// before its end, every request of the hour lands, then the forge is counted.
+ForgePeriod run_hour(std::FILE* out, const DemoPlan& plan, Stage& stage, PeriodCounter& counter, int h) {
+  const UtcMillis freeze = plan.hour_start(h + 1) - std::chrono::seconds(1);
+  std::stop_source stop;
+  std::vector<std::jthread> threads;
+  for (auto& r : stage.fleet) start_hour(threads, *r, h, plan, freeze, stop.get_token(), stage.election);
+  stage.clock.pause_at(freeze);
+  stage.clock.resume();
+  if (h > 1) print_hour(out, stage.log, stage.names, h - 1, seconds(plan.hour_start(h)));
+  wait_clock(stage.clock, freeze);
+  stage.clock.freeze();
+  stop.request_stop();  // ends a term, a pace's wait
+  threads.clear();      // joins
+  ForgePeriod p = counter.take(stage.forge, plan, h);
+  stage.clock.jump_to(plan.hour_start(h + 1));
+  return p;
+}
+
+// Every hour of the plan, each line printed as its hour ends; the forge's count of each.
+std::vector<ForgePeriod> run_hours(std::FILE* out, const DemoPlan& plan, Stage& stage) {
+  std::vector<ForgePeriod> periods;
+  PeriodCounter counter;
+  for (int h = 1; h <= plan.hours; ++h) periods.push_back(run_hour(out, plan, stage, counter, h));
+  for (auto& r : stage.fleet) r->flush();
+  print_hour(out, stage.log, stage.names, plan.hours, seconds(plan.hour_start(plan.hours + 1)));
+  return periods;
+}
+
+// What the demo found and says: the report of the replicas' lines beside the forge's counts.
+struct Findings {
+  ReportData data;
+  Comparison comparison;
+  Headline headline;
+};
+
+Findings tell_findings(std::FILE* out, const DemoArgs& a, const DemoPlan& plan, const Stage& stage,
+                       const std::vector<ForgePeriod>& periods) {
+  Findings f{report_of(stage.log, stage.names, a.lose_log), {}, {}};
+  fmt::print(out, "\n{} logged (each replica logs its own; the report sums them):\n", stage.names.replicas[0]);
+  for (const auto& line : stage.log.lines(0)) fmt::print(out, "  {}\n", line);
   fmt::print(out, "\nlease events:\n");
-  for (const auto& e : election.events) fmt::print(out, "  {}\n", e);
-  fmt::print(out, "\nthe fleet report of those lines (forgemeter report):\n\n{}", render_table(data));
-  const Comparison c = compare(data.hours, periods);
-  fmt::print(out, "\nthe report beside the forge's own count of what it received:\n{}\n", c.text);
-  const Headline said = headline(data.hours, plan);
-  fmt::print(out, "{}", said.text);
+  for (const auto& e : stage.election.events) fmt::print(out, "  {}\n", e);
+  fmt::print(out, "\nthe fleet report of those lines (forgemeter report):\n\n{}", render_table(f.data));
+  f.comparison = compare(f.data.hours, periods);
+  fmt::print(out, "\nthe report beside the forge's own count of what it received:\n{}\n", f.comparison.text);
+  f.headline = headline(f.data.hours, plan);
+  fmt::print(out, "{}", f.headline.text);
   fmt::print(out, "{}", charged_text(periods, 2 * plan.deep_runs));
+  return f;
+}
+
+// --logs, --forge-counts, --html.
+void write_outputs(std::FILE* out, const DemoArgs& a, const Stage& stage, const std::vector<ForgePeriod>& periods,
+                   const ReportData& data) {
   if (!a.logs.empty()) {
-    write_logs(a, log, n);
+    write_logs(a, stage.log, stage.names);
     fmt::print(out, "replica logs: {}/*.log ('forgemeter report {}/*.log' prints the table above)\n", a.logs, a.logs);
   }
   if (!a.forge_counts.empty()) write_output(a.forge_counts, forge_counts_json(periods));
@@ -242,14 +284,33 @@ int run_demo(const DemoArgs& a) {
     write_output(a.html, render_html(data));
     if (a.html != "-") fmt::print(out, "report page: {}\n", a.html);
   }
+}
+
+}  // namespace
+
+int run_demo(const DemoArgs& a) {
+  // A page or the counts written to stdout ('-') keep it for themselves: the story goes to stderr.
+  std::FILE* const out = a.html == "-" || a.forge_counts == "-" ? stderr : stdout;
+  const DemoPlan plan = plan_of(a);
+  FastClock clock(plan.start - std::chrono::seconds(10), plan.speed);
+  clock.freeze();  // until the fleet is built
+  Stage stage(a, plan, clock);
+  tell_plan(out, plan, stage);
+  const std::unique_ptr<FleetMetrics> served = serve_metrics(a, stage.fleet);  // before the fleet goes
+  if (served) fmt::print(out, "the fleet's meters (label replica): {}\n\n", served->url());
+  std::fflush(out);
+
+  const std::vector<ForgePeriod> periods = run_hours(out, plan, stage);
+  const Findings found = tell_findings(out, a, plan, stage, periods);
+  write_outputs(out, a, stage, periods, found.data);
   if (served && a.linger > 0) {
     fmt::print(out, "serving the final numbers at {} for {} s more\n", served->url(), a.linger);
     std::fflush(out);
     std::this_thread::sleep_for(std::chrono::seconds(a.linger));
   }
   std::fflush(out);
-  if (!c.agree) throw DemoFailed("the fleet report and the forge's own count differ (see above)");
-  if (!said.failure.empty()) throw DemoFailed(said.failure);
+  if (!found.comparison.agree) throw DemoFailed("the fleet report and the forge's own count differ (see above)");
+  if (!found.headline.failure.empty()) throw DemoFailed(found.headline.failure);
   return 0;
 }
 

@@ -140,8 +140,7 @@ void Cumulative::add_durations(MeterMetrics& m) const {
   }
 }
 
-MeterMetrics Cumulative::metrics(UtcMillis now) const {
-  MeterMetrics m;
+void Cumulative::add_requests(MeterMetrics& m) const {
   auto& requests = family(m, "forgemeter_requests_total", MetricType::counter,
                           "Requests put on the wire since start, by host, API, installation (0 = none) and lane.");
   for (const auto& [k, n] : requests_) {
@@ -150,6 +149,9 @@ MeterMetrics Cumulative::metrics(UtcMillis now) const {
         {{{"host", host}, {"api", api_text(api)}, {"installation", installation_text(installation)}, {"lane", lane}},
          n});
   }
+}
+
+void Cumulative::add_answers(MeterMetrics& m) const {
   auto& answers =
       family(m, "forgemeter_answers_total", MetricType::counter,
              "Answers since start, by host, API, lane and class (2xx 304 3xx limited secondary 4xx 5xx none "
@@ -165,6 +167,9 @@ MeterMetrics Cumulative::metrics(UtcMillis now) const {
            classes[c]});
     }
   }
+}
+
+void Cumulative::add_saved(MeterMetrics& m) const {
   auto& saved = family(m, "forgemeter_cache_saved_total", MetricType::counter,
                        "Requests a Transport cache spared since start, by host, API, lane and kind (revalidated "
                        "coalesced).");
@@ -175,6 +180,9 @@ MeterMetrics Cumulative::metrics(UtcMillis now) const {
       saved.samples.push_back({{{"host", host}, {"api", api_text(api)}, {"lane", lane}, {"kind", kind}}, n});
     }
   }
+}
+
+void Cumulative::add_waits(MeterMetrics& m) const {
   auto& waited = family(m, "forgemeter_wait_seconds_total", MetricType::counter,
                         "Time requests waited before the wire since start, by host, API, lane and cause (pause pacing "
                         "secondary).");
@@ -189,7 +197,9 @@ MeterMetrics Cumulative::metrics(UtcMillis now) const {
            sums.waited_ms[c]});
     }
   }
-  add_durations(m);
+}
+
+void Cumulative::add_remaining(MeterMetrics& m) const {
   for (const bool lowest : {false, true}) {
     auto& f = family(m, lowest ? "forgemeter_rate_limit_lowest_remaining" : "forgemeter_rate_limit_remaining",
                      MetricType::gauge,
@@ -204,6 +214,16 @@ MeterMetrics Cumulative::metrics(UtcMillis now) const {
                            lowest ? g.lowest : g.last.remaining});
     }
   }
+}
+
+MeterMetrics Cumulative::metrics(UtcMillis now) const {
+  MeterMetrics m;
+  add_requests(m);
+  add_answers(m);
+  add_saved(m);
+  add_waits(m);
+  add_durations(m);
+  add_remaining(m);
   add_limits(m, now);
   return m;
 }

@@ -32,8 +32,14 @@ class Cumulative {
 
  private:
   const std::string& name_for(const std::string& host);
-  void add_limits(MeterMetrics& m, UtcMillis now) const;
+  // metrics()' families, one (or two) each, in its order.
+  void add_requests(MeterMetrics& m) const;
+  void add_answers(MeterMetrics& m) const;
+  void add_saved(MeterMetrics& m) const;
+  void add_waits(MeterMetrics& m) const;
   void add_durations(MeterMetrics& m) const;
+  void add_remaining(MeterMetrics& m) const;
+  void add_limits(MeterMetrics& m, UtcMillis now) const;
   std::uint64_t installation_for(std::uint64_t installation);
 
   struct Gauge {

@@ -1,7 +1,10 @@
 #include "meter/tally.h"
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <tuple>
+#include <utility>
 
 #include "meter/civil.h"
 #include "meter/host_text.h"
@@ -89,21 +92,30 @@ void HourTally::add_answer_reading(std::string_view name, Api api, Lane lane, An
 
 namespace {
 
-// Byte order of the api's name ("graphql" before "rest").
-bool api_less(Api a, Api b) { return to_string(a) < to_string(b); }
+// The lines' order within a host (forgemeter/lines.h): APIs by name
+// ("graphql" before "rest"), lanes with `other` first, then by bytes.
+std::string_view api_order(Api a) { return to_string(a); }
+std::pair<bool, std::string_view> lane_order(std::string_view lane) { return {lane != "other", lane}; }
 
-// `other` first, then byte order.
-bool lane_less(std::string_view a, std::string_view b) {
-  if (a == b) return false;
-  if (a == "other") return true;
-  if (b == "other") return false;
-  return a < b;
+// Sorts `entries` by `key` (a tuple of an entry's fields, compared in turn).
+template <class Entry, class Key>
+void sort_by(std::vector<Entry>& entries, Key key) {
+  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) { return key(a) < key(b); });
 }
 
 }  // namespace
 
-HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& note, std::size_t max_hosts) const {
-  // Display names, merged (two spellings of one host are one host), by first seen.
+// One host of the lines: the spellings whose display name (display_host)
+// is `name`, seen first at `first_seen`.
+struct HourTally::HostGroup {
+  std::string name;
+  std::uint64_t first_seen;
+  std::vector<const Host*> parts;
+};
+
+// The hosts by display name (two spellings of one host are one host), in the
+// order they were first seen.
+std::vector<HourTally::HostGroup> HourTally::host_groups() const {
   std::map<std::string, std::pair<std::uint64_t, std::vector<const Host*>>> by_display;
   for (const auto& [raw, h] : hosts_) {
     auto& [first, parts] =
@@ -111,108 +123,157 @@ HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& 
     first = std::min(first, h.first_seen);
     parts.push_back(&h);
   }
-  std::vector<std::pair<std::uint64_t, std::string_view>> order;
-  order.reserve(by_display.size());
-  for (const auto& [name, v] : by_display) order.emplace_back(v.first, name);
-  std::sort(order.begin(), order.end());
+  std::vector<HostGroup> groups;
+  groups.reserve(by_display.size());
+  for (auto& [name, v] : by_display) groups.push_back({name, v.first, std::move(v.second)});
+  std::sort(groups.begin(), groups.end(), [](const HostGroup& a, const HostGroup& b) {
+    return std::tie(a.first_seen, a.name) < std::tie(b.first_seen, b.name);
+  });
+  return groups;
+}
 
-  std::map<std::tuple<std::string_view, Api, std::uint64_t, Lane>, std::uint64_t> counts;
-  std::map<std::tuple<std::string_view, Api, std::uint64_t, std::string>, Budget> budgets;
-  std::map<std::pair<std::string_view, Api>, Classes> answers;
-  std::map<std::tuple<std::string_view, Api, Lane>, Classes> lane_answers;
-  std::map<std::tuple<std::string_view, Api, std::uint64_t, Lane>, LaneSums> lanes;
-  std::map<std::pair<std::string_view, Api>, ClassDurations> durations;
-  for (std::size_t i = 0; i <= order.size(); ++i) {
-    const bool last = i == order.size();  // the hosts folded before this fold: (other hosts)
-    if (last && !folded_used_) break;
-    const std::string_view name = !last && i < max_hosts ? order[i].second : kOtherHosts;
-    const std::vector<const Host*> folded{&folded_};
-    for (const Host* h : last ? folded : by_display[std::string(order[i].second)].second) {
-      for (const auto& [k, n] : h->counts) counts[{name, k.api, k.installation, k.lane}] += n;
-      auto merge = [&](Api api, std::uint64_t installation, std::string resource, const Budget& b) {
-        auto [it, fresh] = budgets.try_emplace({name, api, installation, std::move(resource)}, b);
-        if (!fresh) {
-          it->second.offer(b.lowest);
-          it->second.offer(b.last);
-        }
-      };
-      for (const auto& [k, b] : h->budgets) merge(k.first, k.second, "", b);
-      for (const auto& [k, b] : h->named) merge(k.api, k.installation, display_resource(k.resource), b);
-      for (const auto& [k, classes] : h->answers) {
-        auto& sum = answers[{name, k.first}];
-        auto& by_lane = lane_answers[{name, k.first, k.second}];
-        for (std::size_t c = 0; c < kAnswerClasses; ++c) {
-          sum[c] += classes[c];
-          by_lane[c] += classes[c];
-        }
+// The hour's numbers by display host; each map in the order of its line's
+// entries where the line is not sorted again. The host names are views of
+// the HostGroups' (or kOtherHosts).
+struct HourTally::Sums {
+  struct LaneKey {
+    std::string_view host;
+    Api api;
+    std::uint64_t installation;
+    Lane lane;
+    auto operator<=>(const LaneKey&) const = default;
+  };
+  struct ResourceKey {
+    std::string_view host;
+    Api api;
+    std::uint64_t installation;
+    std::string resource;  // display form; "" = the API's default
+    auto operator<=>(const ResourceKey&) const = default;
+  };
+  struct ApiKey {
+    std::string_view host;
+    Api api;
+    auto operator<=>(const ApiKey&) const = default;
+  };
+  struct ApiLaneKey {
+    std::string_view host;
+    Api api;
+    Lane lane;
+    auto operator<=>(const ApiLaneKey&) const = default;
+  };
+
+  std::map<LaneKey, std::uint64_t> counts;
+  std::map<ResourceKey, Budget> budgets;
+  std::map<ApiKey, Classes> answers;
+  std::map<ApiLaneKey, Classes> lane_answers;  // answers by lane too
+  std::map<LaneKey, LaneSums> lanes;
+  std::map<ApiKey, ClassDurations> durations;
+
+  // Host `h`'s numbers, under the name `name`.
+  void add(std::string_view name, const Host& h) {
+    for (const auto& [k, n] : h.counts) counts[{name, k.api, k.installation, k.lane}] += n;
+    for (const auto& [k, b] : h.budgets) add_budget({name, k.first, k.second, ""}, b);
+    for (const auto& [k, b] : h.named) add_budget({name, k.api, k.installation, display_resource(k.resource)}, b);
+    for (const auto& [k, classes] : h.answers) {
+      auto& sum = answers[{name, k.first}];
+      auto& by_lane = lane_answers[{name, k.first, k.second}];
+      for (std::size_t c = 0; c < kAnswerClasses; ++c) {
+        sum[c] += classes[c];
+        by_lane[c] += classes[c];
       }
-      for (const auto& [k, sums] : h->lanes) lanes[{name, k.api, k.installation, k.lane}].add(sums);
-      for (std::size_t a = 0; a < h->durations.size(); ++a) {
-        auto& sum = durations[{name, static_cast<Api>(a)}];
-        for (std::size_t c = 0; c < kTimedClasses; ++c) sum[c].add(h->durations[a][c]);
-      }
+    }
+    for (const auto& [k, s] : h.lanes) lanes[{name, k.api, k.installation, k.lane}].add(s);
+    for (std::size_t a = 0; a < h.durations.size(); ++a) {
+      auto& sum = durations[{name, static_cast<Api>(a)}];
+      for (std::size_t c = 0; c < kTimedClasses; ++c) sum[c].add(h.durations[a][c]);
     }
   }
 
-  HourLines out;
-  out.count.hour_ending = out.budget.hour_ending = out.answers.hour_ending = out.lanes.hour_ending = hour_ending;
-  out.count.note = out.budget.note = out.answers.note = out.lanes.note = note;
-  for (const auto& [k, n] : counts) {
-    const auto& [host, api, installation, lane] = k;
-    out.count.entries.push_back({std::string(host), api, installation, std::string(lane.name()), n});
-    out.count.total += n;
-  }
-  std::sort(out.count.entries.begin(), out.count.entries.end(), [](const CountEntry& a, const CountEntry& b) {
-    if (a.count != b.count) return a.count > b.count;
-    if (a.host != b.host) return a.host < b.host;
-    if (a.api != b.api) return api_less(a.api, b.api);
-    if (a.lane != b.lane) return lane_less(a.lane, b.lane);
-    return a.installation < b.installation;
-  });
+  // The lines, each in its order (forgemeter/lines.h); with the budget
+  // line each entry's last reading, with the answers line the answers by
+  // lane and the durations.
+  void count_line(CountLine& line) const;
+  void budget_line(HourLines& out) const;
+  void answers_line(HourLines& out) const;
+  void lanes_line(HourLines& out) const;
 
+  void add_budget(ResourceKey key, const Budget& b) {
+    auto [it, fresh] = budgets.try_emplace(std::move(key), b);
+    if (!fresh) {
+      it->second.offer(b.lowest);
+      it->second.offer(b.last);
+    }
+  }
+};
+
+// The first `max_hosts` groups by their names, the others under kOtherHosts,
+// and the hosts folded before this fold (folded_) under it too.
+HourTally::Sums HourTally::sum_by_host(const std::vector<HostGroup>& groups, std::size_t max_hosts) const {
+  Sums sums;
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    for (const Host* h : groups[i].parts) sums.add(i < max_hosts ? std::string_view(groups[i].name) : kOtherHosts, *h);
+  if (folded_used_) sums.add(kOtherHosts, folded_);
+  return sums;
+}
+
+void HourTally::Sums::count_line(CountLine& line) const {
+  for (const auto& [k, n] : counts) {
+    line.entries.push_back({std::string(k.host), k.api, k.installation, std::string(k.lane.name()), n});
+    line.total += n;
+  }
+  // By count, the highest first: its complement is the lowest.
+  sort_by(line.entries, [](const CountEntry& e) {
+    return std::tuple(std::numeric_limits<std::uint64_t>::max() - e.count, std::string_view(e.host), api_order(e.api),
+                      lane_order(e.lane), e.installation);
+  });
+}
+
+void HourTally::Sums::budget_line(HourLines& out) const {
   std::vector<std::pair<BudgetEntry, Reading>> readings;
   for (const auto& [k, b] : budgets) {
-    const auto& [host, api, installation, resource] = k;
-    BudgetEntry e{std::string(host),          api, installation, resource, b.lowest.remaining, b.lowest.limit,
+    BudgetEntry e{std::string(k.host),        k.api, k.installation, k.resource, b.lowest.remaining, b.lowest.limit,
                   time_of_day(b.lowest.seen), {}};
     if (b.lowest.reset) e.resets = time_of_day(*b.lowest.reset);
     readings.emplace_back(std::move(e), b.last);
   }
-  std::sort(readings.begin(), readings.end(), [](const auto& x, const auto& y) {
-    const BudgetEntry &a = x.first, &b = y.first;
-    if (a.host != b.host) return a.host < b.host;
-    if (a.api != b.api) return api_less(a.api, b.api);
-    if (a.installation != b.installation) return a.installation < b.installation;
-    return a.resource < b.resource;  // the default ("") first
+  sort_by(readings, [](const std::pair<BudgetEntry, Reading>& r) {
+    const BudgetEntry& e = r.first;  // the default resource ("") first
+    return std::tuple(std::string_view(e.host), api_order(e.api), e.installation, std::string_view(e.resource));
   });
   for (auto& [e, last] : readings) {
     out.budget.entries.push_back(std::move(e));
     out.last.push_back(last);
   }
+}
 
-  for (const auto& [k, classes] : answers) out.answers.entries.push_back({std::string(k.first), k.second, classes});
-  for (const auto& [k, classes] : lane_answers) {
-    const auto& [host, api, lane] = k;
-    out.lane_answers.push_back({std::string(host), api, std::string(lane.name()), classes});
-  }
-  std::sort(out.answers.entries.begin(), out.answers.entries.end(), [](const AnswersEntry& a, const AnswersEntry& b) {
-    if (a.host != b.host) return a.host < b.host;
-    return api_less(a.api, b.api);
+void HourTally::Sums::answers_line(HourLines& out) const {
+  for (const auto& [k, classes] : answers) out.answers.entries.push_back({std::string(k.host), k.api, classes});
+  for (const auto& [k, classes] : lane_answers)
+    out.lane_answers.push_back({std::string(k.host), k.api, std::string(k.lane.name()), classes});
+  sort_by(out.answers.entries,
+          [](const AnswersEntry& e) { return std::tuple(std::string_view(e.host), api_order(e.api)); });
+  for (const auto& [k, by_class] : durations) out.durations.push_back({std::string(k.host), k.api, by_class});
+}
+
+void HourTally::Sums::lanes_line(HourLines& out) const {
+  for (const auto& [k, s] : lanes)
+    out.lanes.entries.push_back({std::string(k.host), k.api, k.installation, std::string(k.lane.name()), s.revalidated,
+                                 s.coalesced, s.waited_ms});
+  sort_by(out.lanes.entries, [](const LanesEntry& e) {
+    return std::tuple(std::string_view(e.host), api_order(e.api), lane_order(e.lane), e.installation);
   });
+}
 
-  for (const auto& [k, sums] : lanes) {
-    const auto& [host, api, installation, lane] = k;
-    out.lanes.entries.push_back({std::string(host), api, installation, std::string(lane.name()), sums.revalidated,
-                                 sums.coalesced, sums.waited_ms});
-  }
-  for (const auto& [k, by_class] : durations) out.durations.push_back({std::string(k.first), k.second, by_class});
-
-  std::sort(out.lanes.entries.begin(), out.lanes.entries.end(), [](const LanesEntry& a, const LanesEntry& b) {
-    if (a.host != b.host) return a.host < b.host;
-    if (a.api != b.api) return api_less(a.api, b.api);
-    if (a.lane != b.lane) return lane_less(a.lane, b.lane);
-    return a.installation < b.installation;
-  });
+HourLines HourTally::fold(std::chrono::sys_seconds hour_ending, const HourNote& note, std::size_t max_hosts) const {
+  const std::vector<HostGroup> groups = host_groups();
+  const Sums sums = sum_by_host(groups, max_hosts);
+  HourLines out;
+  out.count.hour_ending = out.budget.hour_ending = out.answers.hour_ending = out.lanes.hour_ending = hour_ending;
+  out.count.note = out.budget.note = out.answers.note = out.lanes.note = note;
+  sums.count_line(out.count);
+  sums.budget_line(out);
+  sums.answers_line(out);
+  sums.lanes_line(out);
   return out;
 }
 

@@ -133,6 +133,12 @@ class HourTally {
     std::vector<ClassDurations> durations;  // empty until a duration is kept, then one per Api
   };
   Host& host(std::string_view name, std::uint64_t first_seen, bool folded, bool capped);
+  // fold()'s steps (tally.cc): the hosts grouped by display name, and the
+  // hour's numbers summed by those names.
+  struct HostGroup;
+  struct Sums;
+  std::vector<HostGroup> host_groups() const;
+  Sums sum_by_host(const std::vector<HostGroup>& groups, std::size_t max_hosts) const;
   static void add_reading(Host& h, const BudgetKeyView& key, const Reading& r);
 
   std::size_t max_raw_hosts_;

@@ -85,6 +85,64 @@ bool named(std::string_view kv, std::string_view key) {
 
 }  // namespace
 
+namespace {
+
+// What the child execs: its arguments and environment, built before fork()
+// (after it, only async-signal-safe calls). Not copied: the pointers are
+// into its own strings.
+class ChildImage {
+ public:
+  ChildImage(const std::vector<std::string>& argv, const CommandTree::Env& extra_env,
+             const std::vector<std::string>& drop_env)
+      : arg_store_(argv) {
+    for (char** e = environ; *e != nullptr; ++e) {
+      std::string_view kv(*e);
+      bool drop = false;
+      for (const auto& [k, v] : extra_env) drop = drop || named(kv, k);
+      for (const auto& k : drop_env) drop = drop || named(kv, k);
+      if (!drop) env_store_.emplace_back(kv);
+    }
+    for (const auto& [k, v] : extra_env) env_store_.push_back(k + "=" + v);
+    for (auto& s : env_store_) envp_.push_back(s.data());
+    envp_.push_back(nullptr);
+    for (auto& s : arg_store_) args_.push_back(s.data());
+    args_.push_back(nullptr);
+  }
+  ChildImage(const ChildImage&) = delete;
+  ChildImage& operator=(const ChildImage&) = delete;
+
+  char* const* args() const { return args_.data(); }
+  char* const* envp() const { return envp_.data(); }
+
+ private:
+  std::vector<std::string> env_store_, arg_store_;
+  std::vector<char*> envp_, args_;
+};
+
+// The child, after fork(): a group of its own, the signals as a new program
+// has them, and CMD exec'd once the sentinel wrote its byte to `barrier`
+// (EOF: forgemeter or the sentinel died first, do not run).
+[[noreturn]] void exec_when_guarded(const int barrier[2], const std::string& program, const ChildImage& image) {
+  ::setpgid(0, 0);
+  ::close(barrier[1]);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int s : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT, SIGCHLD}) ::sigaction(s, &dfl, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  char go = 0;
+  ssize_t got;
+  do {
+    got = ::read(barrier[0], &go, 1);
+  } while (got < 0 && errno == EINTR);
+  if (got != 1) ::_exit(127);
+  ::execve(program.c_str(), image.args(), image.envp());
+  ::_exit(errno == ENOENT ? 127 : 126);  // as shells: gone since the check, or found but not runnable
+}
+
+}  // namespace
+
 CommandTree::CommandTree(const std::vector<std::string>& argv, const Env& extra_env,
                          const std::vector<std::string>& drop_env, std::optional<SteadyTime> deadline) {
   if (argv.empty()) throw std::invalid_argument("CommandTree: no command given");
@@ -93,29 +151,10 @@ CommandTree::CommandTree(const std::vector<std::string>& argv, const Env& extra_
     throw StartError(fmt::format("cannot run '{}': not found or not executable; check the command and PATH", argv[0]));
   // Orphans of the tree come to this process, not to init (process-wide, idempotent).
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-
-  // Everything the child needs is built before fork(): after it, only
-  // async-signal-safe calls.
-  std::vector<std::string> env_store;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string_view kv(*e);
-    bool drop = false;
-    for (const auto& [k, v] : extra_env) drop = drop || named(kv, k);
-    for (const auto& k : drop_env) drop = drop || named(kv, k);
-    if (!drop) env_store.emplace_back(kv);
-  }
-  for (const auto& [k, v] : extra_env) env_store.push_back(k + "=" + v);
-  std::vector<char*> envp, args;
-  for (auto& s : env_store) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> arg_store = argv;
-  for (auto& s : arg_store) args.push_back(s.data());
-  args.push_back(nullptr);
-  sigset_t none;
-  sigemptyset(&none);
+  const ChildImage image(argv, extra_env, drop_env);
 
   // CMD waits on `barrier` until the sentinel is armed: no code of CMD runs
-  // unguarded. EOF (forgemeter or the sentinel died first) means: do not run.
+  // unguarded.
   int barrier[2];
   if (::pipe2(barrier, O_CLOEXEC) != 0)
     throw StartError(fmt::format("cannot start '{}': {}", argv[0], std::strerror(errno)));
@@ -126,24 +165,15 @@ CommandTree::CommandTree(const std::vector<std::string>& argv, const Env& extra_
     ::close(barrier[1]);
     throw StartError(fmt::format("cannot start '{}': {}", argv[0], std::strerror(e)));
   }
-  if (pid_ == 0) {
-    ::setpgid(0, 0);
-    ::close(barrier[1]);
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    for (int s : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT, SIGCHLD}) ::sigaction(s, &dfl, nullptr);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    char go = 0;
-    ssize_t got;
-    do {
-      got = ::read(barrier[0], &go, 1);
-    } while (got < 0 && errno == EINTR);
-    if (got != 1) ::_exit(127);
-    ::execve(program->c_str(), args.data(), envp.data());
-    ::_exit(errno == ENOENT ? 127 : 126);  // as shells: gone since the check, or found but not runnable
-  }
+  if (pid_ == 0) exec_when_guarded(barrier, *program, image);
   ::setpgid(pid_, pid_);  // also here, so that signal() cannot race the child's own setpgid
   ::close(barrier[0]);
+  arm_sentinel(barrier[1], deadline, argv[0]);
+  pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+void CommandTree::arm_sentinel(int barrier, std::optional<SteadyTime> deadline, const std::string& what) {
   // The deadlines' pipe, made after CMD's fork so that CMD never holds it;
   // the first deadline is in it before the sentinel (and so CMD) runs.
   int deadlines[2];
@@ -153,21 +183,18 @@ CommandTree::CommandTree(const std::vector<std::string>& argv, const Env& extra_
   } else {
     deadline_fd_ = deadlines[1];
     if (deadline) guard_until(*deadline);
-    sentinel_ = start_sentinel(pid_, barrier[1], deadlines[0]);
+    sentinel_ = start_sentinel(pid_, barrier, deadlines[0]);
   }
   const int sentinel_errno = errno;
-  ::close(barrier[1]);  // CMD now starts once the sentinel wrote its byte, or gets EOF if it died
+  ::close(barrier);  // CMD now starts once the sentinel wrote its byte, or gets EOF if it died
   if (deadlines[0] >= 0) ::close(deadlines[0]);
-  if (sentinel_ < 0) {
-    ::kill(pid_, SIGKILL);
-    reap();
-    while (!status_ && ::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-    }
-    if (deadline_fd_ >= 0) ::close(deadline_fd_);
-    throw StartError(fmt::format("cannot start the sentinel for '{}': {}", argv[0], std::strerror(sentinel_errno)));
+  if (sentinel_ >= 0) return;
+  ::kill(pid_, SIGKILL);
+  reap();
+  while (!status_ && ::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
   }
-  pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
-  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (deadline_fd_ >= 0) ::close(deadline_fd_);
+  throw StartError(fmt::format("cannot start the sentinel for '{}': {}", what, std::strerror(sentinel_errno)));
 }
 
 CommandTree::~CommandTree() {

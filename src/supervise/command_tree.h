@@ -82,6 +82,9 @@ class CommandTree {
   bool guard_until(SteadyTime deadline);
 
  private:
+  // Starts the sentinel, which lets CMD start through `barrier` (the write
+  // end; closed here); on failure, CMD is killed and StartError thrown.
+  void arm_sentinel(int barrier, std::optional<SteadyTime> deadline, const std::string& what);
   void reap();
   std::vector<pid_t> children_outside_group();
   void tell(pid_t child);

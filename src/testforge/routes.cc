@@ -121,8 +121,10 @@ int FlakyCounters::bump(const std::string& key) {
   return ++seen_[key];
 }
 
-void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& flaky, Holds& holds,
-                    const Resources& resources) {
+namespace {
+
+// The forge's API as GitHub has it: repositories, GraphQL, searches.
+void install_api(httplib::Server& s, Holds& holds, const Resources& resources) {
   // A conditional read that matches was answered 304 before routing (accounting.cc).
   s.Get(R"(/repos/.*)", [&resources, &holds](const Request& req, Response& res) {
     if (!req.has_param("hold") || released(holds, req.get_param_value("hold"), req, res))
@@ -136,6 +138,10 @@ void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& fl
   // GitHub's searches (the accounting step charges search or code_search).
   s.Get(R"(/search/.*)",
         [](const Request&, Response& res) { res.set_content(R"({"total_count":0,"items":[]})", "application/json"); });
+}
+
+// /echo, any status, and redirects: one, a chain across hosts, a loop.
+void install_answers(httplib::Server& s, const Listener& where) {
   any(s, "/echo", echo);
   any(s, R"(/status/(\d+))", [](const Request& req, Response& res) {
     res.status = std::stoi(req.matches[1]);
@@ -156,6 +162,11 @@ void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& fl
                 status);
   });
   any(s, "/loop", [](const Request&, Response& res) { redirect_to(res, "/loop", 302); });
+}
+
+// Faults on demand: failing first, dropped bodies, secondary limits, slow,
+// hostile and held answers.
+void install_faults(httplib::Server& s, FlakyCounters& flaky, Holds& holds) {
   any(s, R"(/flaky/([^/]+))", [&flaky](const Request& req, Response& res) {
     if (flaky.bump(req.matches[1]) <= int_param(req, "fail", 1)) {
       res.status = int_param(req, "status", 503);
@@ -188,6 +199,15 @@ void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& fl
   any(s, R"(/hold/([^/]+))", [&holds](const Request& req, Response& res) {
     if (released(holds, req.matches[1], req, res)) echo(req, res);
   });
+}
+
+}  // namespace
+
+void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& flaky, Holds& holds,
+                    const Resources& resources) {
+  install_api(s, holds, resources);
+  install_answers(s, where);
+  install_faults(s, flaky, holds);
 }
 
 }  // namespace forgemeter::testforge

@@ -61,6 +61,9 @@ TEST_CASE("an unknown command or option: the nearest spelling, exit 2") {
       {{"report", "--formt", "csv"},
        "forgemeter: unknown option '--formt' for 'forgemeter report'; did you mean '--format'?\n"},
       {{"xyzzy"}, "forgemeter: unknown command 'xyzzy'; see 'forgemeter --help'\n"},
+      // the suggestion is the parser's value, not words found in the message: a word that
+      // reads like one still gets the way to --help
+      {{"did you mean 'report'?"}, "forgemeter: unknown command 'did you mean 'report'?'; see 'forgemeter --help'\n"},
       // curl's options fetch leaves out say what to use instead; a short option gets no near-miss guess
       {{"fetch", "-k", "https://127.0.0.1:1/"},
        "forgemeter: unknown option '-k' for 'forgemeter fetch'; TLS is always verified: give the forge's CA "
@@ -158,7 +161,8 @@ TEST_CASE("stdout that cannot be written (a full disk) is a failure, said on std
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"report", FIXTURES "/replica-a.log"},
         std::vector<std::string>{"report", "--format", "json", FIXTURES "/replica-a.log"},
-        std::vector<std::string>{"--version"}, std::vector<std::string>{"report", "--help"}}) {
+        std::vector<std::string>{"--version"}, std::vector<std::string>{"--help"},
+        std::vector<std::string>{"report", "--help"}}) {
     CAPTURE(args);
     std::vector<std::string> argv{forgemeter_bin()};
     argv.insert(argv.end(), args.begin(), args.end());

@@ -283,6 +283,10 @@ TEST_CASE("demo: a number out of its range, a '-' it cannot take, a mistyped opt
            Case{{"--logs", "-"}, "forgemeter-demo: --logs: takes a directory (one log per replica), not '-'"},
            Case{{"--replica", "3"}, "forgemeter-demo: unknown option '--replica'; did you mean '--replicas'?\n"},
            Case{{"extra"}, "forgemeter-demo: unexpected argument 'extra'; see 'forgemeter-demo --help'\n"},
+           // the suggestion is the parser's value: words that read like one are no suggestion
+           Case{{"did you mean 'x'?"},
+                "forgemeter-demo: unexpected argument 'did you mean 'x'?'; see 'forgemeter-demo --help'\n"},
+           Case{{"--html"}, "forgemeter-demo: --html needs a value (FILE); see 'forgemeter-demo --help'\n"},
            Case{{"--html", "-", "--forge-counts", "-"},
                 "forgemeter-demo: --forge-counts: '-' is stdout, which --html - already takes; give one a file"},
        }) {
@@ -295,5 +299,23 @@ TEST_CASE("demo: a number out of its range, a '-' it cannot take, a mistyped opt
     CHECK(r.err.find('\n') == r.err.size() - 1);
     CHECK(r.err.find('\x1b') == std::string::npos);
     CHECK(r.out.empty());
+  }
+}
+
+// The rule forgemeter keeps (test/cli/conventions_test.cc), from the same runner:
+// --help, --version and the demo's own lines to a full disk are a failure, said.
+TEST_CASE("demo: stdout that cannot be written (a full disk) is a failure, said on stderr, not a silent 0") {
+  TempDir dir;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--help"}, std::vector<std::string>{"--version"},
+        std::vector<std::string>{"--hours", "1", "--speed", "5000", "--replicas", "2"}}) {
+    CAPTURE(args);
+    std::vector<std::string> argv{FORGEMETER_DEMO_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto child = spawn_process(argv, "/dev/full", dir.file("err"));
+    CHECK(wait_exit(child.pid, std::chrono::seconds(60)) == 1);
+    const std::string err = read_file(dir.file("err"));
+    CHECK(err.rfind("forgemeter-demo: cannot write to stdout: ", 0) == 0);
+    CHECK(err.find('\n') == err.size() - 1);  // one line
   }
 }

@@ -311,6 +311,8 @@ std::vector<DataArg> data_in_order(const CLI::App& cmd,
 
 }  // namespace
 
+// One call per option, curl's order; over the 60-line bound until the
+// options are grouped. NOLINTNEXTLINE(readability-function-size)
 void add_fetch(CLI::App& root, Action& action) {
   auto a = std::make_shared<FetchArgs>();
   CLI::App* cmd = root.add_subcommand("fetch", kFetchHelp);

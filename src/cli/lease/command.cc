@@ -63,22 +63,72 @@ void on_signal(Supervision& s, int sig) {
   }
 }
 
-int run_lease(const RunArgs& a) {
-  const std::string store_text = cli::store_text(a.store);
+// The campaign's spec from the options (UsageError when they do not hold
+// together), and CMD's grace.
+struct RunPlan {
   CampaignSpec spec;
+  Duration grace{};
+};
+
+RunPlan plan_run(const RunArgs& a) {
+  RunPlan p;
+  CampaignSpec& spec = p.spec;
   spec.name = a.name;
   spec.owner = a.owner.empty() ? make_owner_id() : a.owner;
   spec.ttl = duration_arg(a.ttl, "--ttl", kMinCampaignTtl, kMaxCampaignTtl);
   spec.retry = a.retry.empty() ? spec.ttl / 3 : duration_arg(a.retry, "--retry");
   if (!a.serve_for.empty()) spec.serve_for = duration_arg(a.serve_for, "--serve-for");
-  Duration grace =
+  p.grace =
       a.grace.empty() ? std::min<Duration>(std::chrono::seconds(10), spec.ttl / 6) : duration_arg(a.grace, "--grace");
-  if (grace > spec.ttl / 6)
+  if (p.grace > spec.ttl / 6)
     throw UsageError(
         fmt::format("--grace {} is more than TTL/6 ({}): CMD could outlive the lease; use a shorter "
                     "--grace or a longer --ttl",
                     a.grace, duration_text(spec.ttl / 6)));
   if (auto why = check_campaign_spec(spec)) throw UsageError(*why);
+  return p;
+}
+
+// Campaigns, serving each term won, until the campaign ends; after an
+// operator's `lease resign` (not a failure) it stays out one TTL, so that
+// leadership moves on instead of bouncing back, then campaigns again. A
+// signal ends it as one before any term (exit 128 + signal).
+CampaignEnd campaign_terms(LeaseStore& store, const CampaignSpec& spec, Supervision& s, const TermPlan& plan,
+                           std::atomic<bool>& resigned) {
+  for (;;) {
+    const CampaignEnd end =
+        campaign(store, spec, s.campaign.get_token(), [&](Term& term) { serve_term(term, s, plan); });
+    if (end != CampaignEnd::term_ended || !resigned.exchange(false)) return end;
+    {
+      std::lock_guard lock(s.mu);
+      s.ran = false;
+    }
+    system_clock().wait_until(system_clock().steady_now() + spec.ttl, s.campaign.get_token());
+    if (s.campaign.stop_requested()) return end;
+  }
+}
+
+// `lease run`'s exit code once the campaign ended: CMD's, 128 + a signal that
+// came before it ran, or 1 when the term ended before CMD did.
+int exit_code(Supervision& s, const std::string& name, const std::string& cmd, CampaignEnd end) {
+  std::lock_guard lock(s.mu);
+  if (!s.ran) {
+    if (s.signal != 0) return 128 + s.signal;
+    say(fmt::format("lease \"{}\": the term ended before {} started ({})", name, cmd, to_string(end)));
+    return kExitFailure;
+  }
+  if (s.ended_by_term && s.signal == 0) {
+    say(fmt::format("lease \"{}\": the term ended, {} was stopped (status {}); exiting so a supervisor can restart",
+                    name, cmd, s.status));
+    return kExitFailure;
+  }
+  return s.status;
+}
+
+int run_lease(const RunArgs& a) {
+  const std::string store_text = cli::store_text(a.store);
+  RunPlan p = plan_run(a);
+  CampaignSpec& spec = p.spec;
   LeaseMetrics metrics;
   std::optional<MetricsServer> served;  // bound before anything else: a bad address or a port in use, up front
   if (!a.metrics_addr.empty()) {
@@ -105,33 +155,8 @@ int run_lease(const RunArgs& a) {
   spec.exit_now = s.exit_now.get_token();
   SignalWatch signals([&s](int sig) { on_signal(s, sig); });
   if (served) served->serve();  // after the signal mask: no signal lands on its thread
-  const TermPlan plan{a.cmd, spec.name, spec.owner, grace};
-  CampaignEnd end = CampaignEnd::stopped;
-  for (;;) {
-    end = campaign(*store, spec, s.campaign.get_token(), [&](Term& term) { serve_term(term, s, plan); });
-    if (end != CampaignEnd::term_ended || !resigned.exchange(false)) break;
-    // An operator's `lease resign`: not a failure. Stay out one TTL (leadership
-    // moves on instead of bouncing back), then campaign again; a signal ends it
-    // as one before any term (exit 128 + signal).
-    {
-      std::lock_guard lock(s.mu);
-      s.ran = false;
-    }
-    system_clock().wait_until(system_clock().steady_now() + spec.ttl, s.campaign.get_token());
-    if (s.campaign.stop_requested()) break;
-  }
-  std::lock_guard lock(s.mu);
-  if (!s.ran) {
-    if (s.signal != 0) return 128 + s.signal;
-    say(fmt::format("lease \"{}\": the term ended before {} started ({})", spec.name, a.cmd[0], to_string(end)));
-    return kExitFailure;
-  }
-  if (s.ended_by_term && s.signal == 0) {
-    say(fmt::format("lease \"{}\": the term ended, {} was stopped (status {}); exiting so a supervisor can restart",
-                    spec.name, a.cmd[0], s.status));
-    return kExitFailure;
-  }
-  return s.status;
+  const CampaignEnd end = campaign_terms(*store, spec, s, TermPlan{a.cmd, spec.name, spec.owner, p.grace}, resigned);
+  return exit_code(s, spec.name, a.cmd[0], end);
 }
 
 }  // namespace

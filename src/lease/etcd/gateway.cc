@@ -134,67 +134,96 @@ void Gateway::checkin(std::unique_ptr<Connection> c) {
   freed_.notify_one();
 }
 
-Gateway::Attempt Gateway::attempt(Connection& c, std::size_t member, std::string_view path, const std::string& body,
-                                  const std::string& token, const CallBound& bound) {
-  using Kind = Attempt::Kind;
-  const std::string& endpoint = options_.endpoints[member];
-  const std::string url = endpoint + std::string(path);
-  const auto left = duration_cast<milliseconds>(bound.deadline().remaining());
-  const long timeout_ms =
-      static_cast<long>(std::max<milliseconds::rep>(1, std::min(left, options_.attempt_timeout).count()));
-  CURL* e = c.easy;
-  c.answer.clear();
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-  const std::string auth = "Authorization: " + token;
-  if (!token.empty()) headers = curl_slist_append(headers, auth.c_str());
-  curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-  set_transport(e, options_);
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(e, CURLOPT_POSTFIELDS, body.c_str());
-  curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, collect);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, &c.answer);
-  c.error[0] = '\0';
-  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, c.error);
-  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+namespace {
 
-  curl_multi_add_handle(c.multi, e);
+// How a transfer ended: curl's result and the HTTP status, or abandoned when
+// the call's bound passed first (removing an unfinished transfer closes its
+// connection).
+struct Transfer {
   CURLcode result = CURLE_OK;
-  bool done = false, abandoned = false;
-  while (!done) {
+  bool abandoned = false;
+  long status = 0;
+};
+
+// Runs `e` on `multi` until it is done, the call's bound passes or it is stopped.
+Transfer perform(CURLM* multi, CURL* e, const CallBound& bound) {
+  Transfer t;
+  curl_multi_add_handle(multi, e);
+  for (;;) {
     int running = 0;
-    if (curl_multi_perform(c.multi, &running) != CURLM_OK) {
-      result = CURLE_FAILED_INIT;
+    if (curl_multi_perform(multi, &running) != CURLM_OK) {
+      t.result = CURLE_FAILED_INIT;
       break;
     }
+    bool done = false;
     int queued = 0;
-    while (CURLMsg* m = curl_multi_info_read(c.multi, &queued))
+    while (CURLMsg* m = curl_multi_info_read(multi, &queued))
       if (m->msg == CURLMSG_DONE) {
-        result = m->data.result;
+        t.result = m->data.result;
         done = true;
       }
     if (done) break;
     if (bound.passed()) {
-      abandoned = true;  // removing an unfinished transfer closes its connection
+      t.abandoned = true;
       break;
     }
     curl_waitfd stop{bound.stop_fd(), CURL_WAIT_POLLIN, 0};
-    curl_multi_poll(c.multi, &stop, bound.stop_fd() >= 0 ? 1U : 0U, bound.poll_ms(), nullptr);
+    curl_multi_poll(multi, &stop, bound.stop_fd() >= 0 ? 1U : 0U, bound.poll_ms(), nullptr);
   }
-  long status = 0;
-  curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
-  curl_multi_remove_handle(c.multi, e);
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, nullptr);
+  curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &t.status);
+  curl_multi_remove_handle(multi, e);
+  return t;
+}
+
+// One POST to a member: where, with what, and how long it may take.
+struct Request {
+  std::string url;
+  curl_slist* headers;
+  const std::string& body;
+  long timeout_ms;
+};
+
+// Sets `e` up for `r`, its answer into `answer`, curl's words into `error`.
+void set_request(CURL* e, const EtcdStoreOptions& options, const Request& r, std::string& answer, char* error) {
+  answer.clear();
+  curl_easy_setopt(e, CURLOPT_URL, r.url.c_str());
+  set_transport(e, options);
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, r.headers);
+  curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.c_str());
+  curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, collect);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, &answer);
+  error[0] = '\0';
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, error);
+  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, r.timeout_ms);
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, r.timeout_ms);
+}
+
+}  // namespace
+
+Gateway::Attempt Gateway::attempt(Connection& c, std::size_t member, std::string_view path, const std::string& body,
+                                  const std::string& token, const CallBound& bound) {
+  using Kind = Attempt::Kind;
+  const std::string& endpoint = options_.endpoints[member];
+  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  const std::string auth = "Authorization: " + token;
+  if (!token.empty()) headers = curl_slist_append(headers, auth.c_str());
+  const auto left = duration_cast<milliseconds>(bound.deadline().remaining());
+  const long timeout_ms =
+      static_cast<long>(std::max<milliseconds::rep>(1, std::min(left, options_.attempt_timeout).count()));
+  set_request(c.easy, options_, Request{endpoint + std::string(path), headers, body, timeout_ms}, c.answer, c.error);
+  const Transfer t = perform(c.multi, c.easy, bound);
+  const long status = t.status;
+  curl_easy_setopt(c.easy, CURLOPT_HTTPHEADER, nullptr);
   curl_slist_free_all(headers);
 
-  if (abandoned)
+  if (t.abandoned)
     return {Kind::over,
             {},
             endpoint + (bound.stopped() ? ": stopped: the caller gave up" : ": no answer by the call's deadline")};
-  if (result != CURLE_OK) {
-    const std::string why = endpoint + ": " + shown(c.error[0] != '\0' ? c.error : curl_easy_strerror(result));
-    if (refused_credentials(result, c.error)) return {Kind::final, {}, why + " (permanent: check the TLS files)"};
+  if (t.result != CURLE_OK) {
+    const std::string why = endpoint + ": " + shown(c.error[0] != '\0' ? c.error : curl_easy_strerror(t.result));
+    if (refused_credentials(t.result, c.error)) return {Kind::final, {}, why + " (permanent: check the TLS files)"};
     return {Kind::next, {}, why};
   }
   if (status == 200) return {Kind::answered, std::move(c.answer), {}};

@@ -90,6 +90,69 @@ namespace forgemeter::pg {
 // term is the durable record's (0 without one: never taken), so a term never
 // appears to go backwards after the live state was lost. (COALESCE evaluates
 // the record's subquery only when there is no live row.)
+//
+// The script of those statements, prepared once a session (prepare_sql():
+// their names, the tables and the shared parts are fmt's named arguments).
+// Generic plans from the first execution: every statement is a primary-key
+// lookup whatever the parameters, and re-planning would cost more than it runs.
+constexpr std::string_view kSessionScript =
+    "SET plan_cache_mode = force_generic_plan;\n"
+    "SELECT set_config('synchronous_commit', 'on', false) WHERE current_setting('synchronous_commit') = 'off';\n"
+    "PREPARE {acq}(text, text, bigint, bigint) AS\n"
+    "WITH cur AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1),\n"
+    "dur AS (SELECT term, ttl_ms FROM {d} WHERE name = $1),\n"
+    "up AS (INSERT INTO {t} AS l (name, owner, expiry_ms, renewed_at_ms, term)\n"
+    "       SELECT $1, CASE WHEN d.term IS NULL THEN $2 END,\n"
+    "              CASE WHEN d.term IS NULL THEN $4 ELSE $3 + d.ttl_ms END, $3, coalesce(d.term, 1)\n"
+    "       FROM (SELECT) one LEFT JOIN dur d ON true\n"
+    "       WHERE NOT EXISTS (SELECT FROM cur WHERE {held_by_other})\n"
+    "       ON CONFLICT (name) DO UPDATE SET\n"
+    "         owner = CASE WHEN {G} THEN $2 ELSE l.owner END,\n"
+    "         expiry_ms = CASE WHEN l.owner = $2 THEN greatest(l.expiry_ms, $4) WHEN {G} THEN $4\n"
+    "                          ELSE l.expiry_ms END,\n"
+    "         renewed_at_ms = CASE WHEN l.owner = $2 THEN greatest(l.renewed_at_ms, $3) WHEN {G} THEN $3\n"
+    "                              ELSE l.renewed_at_ms END,\n"
+    "         term = CASE WHEN {G} AND l.owner IS DISTINCT FROM $2 THEN l.term + 1 ELSE l.term END\n"
+    "       RETURNING coalesce(l.owner = $2, false) AS granted, l.owner, l.expiry_ms, l.term),\n"
+    "{rec_up}"
+    ", woke AS (SELECT pg_notify({chan}, $1) FROM up WHERE granted AND NOT EXISTS (SELECT FROM cur WHERE owner = "
+    "$2))\n"
+    "SELECT a.* FROM up a LEFT JOIN woke ON true\n"
+    "UNION ALL SELECT false, owner, expiry_ms, term FROM cur WHERE NOT EXISTS (SELECT FROM up);\n"
+    "PREPARE {ren}(text, text, bigint, bigint) AS\n"
+    "WITH up AS ({renew_update}),\n"
+    "dur AS (SELECT term, ttl_ms FROM {d} WHERE name = $1),\n"
+    "{rec_up}"
+    "SELECT * FROM up;\n"
+    "PREPARE {ren_c}(text, text, bigint, bigint) AS\n"
+    "{renew_update};\n"
+    "PREPARE {probe}(text, text, bigint) AS\n"
+    "SELECT false, owner, expiry_ms, term FROM {t} WHERE name = $1 AND {held_by_other};\n"
+    "PREPARE {rel_h}(text, text) AS\n"
+    "WITH upd AS ({release_update})\n"
+    "SELECT term, pg_notify({chan}, $1) FROM upd;\n"
+    "PREPARE {rel}(text, text) AS\n"
+    "WITH upd AS ({release_update}),\n"
+    "seen AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1),\n"
+    "held AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM upd)\n"
+    "         AND EXISTS (SELECT 1 FROM seen WHERE owner = $2) FOR UPDATE),\n"
+    "woke AS (SELECT pg_notify({chan}, $1) FROM upd)\n"
+    "SELECT true, NULL::text, 0::bigint, term FROM upd LEFT JOIN woke ON true\n"
+    "UNION ALL SELECT false, owner, expiry_ms, term FROM seen\n"
+    "  WHERE owner IS DISTINCT FROM $2 AND NOT EXISTS (SELECT 1 FROM upd)\n"
+    "UNION ALL SELECT false, owner, expiry_ms, term FROM held;\n"
+    "PREPARE {res}(text) AS\n"
+    "WITH up AS (UPDATE {t} AS l SET resign_term = l.term WHERE l.name = $1 AND l.owner IS NOT NULL\n"
+    "            RETURNING l.owner, l.expiry_ms, l.term),\n"
+    "woke AS (SELECT pg_notify({chan}, $1) FROM up)\n"
+    "SELECT true, u.owner, u.expiry_ms, u.term FROM up u LEFT JOIN woke ON true\n"
+    "UNION ALL SELECT false, NULL::text, 0::bigint,\n"
+    "  coalesce((SELECT term FROM {t} WHERE name = $1), (SELECT term FROM {d} WHERE name = $1), 0)\n"
+    "  WHERE NOT EXISTS (SELECT FROM up);\n"
+    "PREPARE {ins}(text) AS\n"
+    "SELECT l.owner, l.expiry_ms, coalesce(l.term, (SELECT term FROM {d} WHERE name = $1), 0)\n"
+    "FROM (SELECT) one LEFT JOIN {t} l ON l.name = $1;\n";
+
 std::string prepare_sql(const Tables& t, std::string_view channel) {
   std::string chan = "'";
   for (char c : channel) {
@@ -118,66 +181,8 @@ std::string prepare_sql(const Tables& t, std::string_view channel) {
   const std::string release_update =
       fmt::format("UPDATE {t} AS l SET owner = NULL, expiry_ms = 0 WHERE l.name = $1 AND l.owner = $2 RETURNING l.term",
                   fmt::arg("t", t.live));
-  // Generic plans from the first execution: every statement is a primary-key
-  // lookup whatever the parameters, and re-planning would cost more than it runs.
   return fmt::format(
-      "SET plan_cache_mode = force_generic_plan;\n"
-      "SELECT set_config('synchronous_commit', 'on', false) WHERE current_setting('synchronous_commit') = 'off';\n"
-      "PREPARE {acq}(text, text, bigint, bigint) AS\n"
-      "WITH cur AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1),\n"
-      "dur AS (SELECT term, ttl_ms FROM {d} WHERE name = $1),\n"
-      "up AS (INSERT INTO {t} AS l (name, owner, expiry_ms, renewed_at_ms, term)\n"
-      "       SELECT $1, CASE WHEN d.term IS NULL THEN $2 END,\n"
-      "              CASE WHEN d.term IS NULL THEN $4 ELSE $3 + d.ttl_ms END, $3, coalesce(d.term, 1)\n"
-      "       FROM (SELECT) one LEFT JOIN dur d ON true\n"
-      "       WHERE NOT EXISTS (SELECT FROM cur WHERE {held_by_other})\n"
-      "       ON CONFLICT (name) DO UPDATE SET\n"
-      "         owner = CASE WHEN {G} THEN $2 ELSE l.owner END,\n"
-      "         expiry_ms = CASE WHEN l.owner = $2 THEN greatest(l.expiry_ms, $4) WHEN {G} THEN $4\n"
-      "                          ELSE l.expiry_ms END,\n"
-      "         renewed_at_ms = CASE WHEN l.owner = $2 THEN greatest(l.renewed_at_ms, $3) WHEN {G} THEN $3\n"
-      "                              ELSE l.renewed_at_ms END,\n"
-      "         term = CASE WHEN {G} AND l.owner IS DISTINCT FROM $2 THEN l.term + 1 ELSE l.term END\n"
-      "       RETURNING coalesce(l.owner = $2, false) AS granted, l.owner, l.expiry_ms, l.term),\n"
-      "{rec_up}"
-      ", woke AS (SELECT pg_notify({chan}, $1) FROM up WHERE granted AND NOT EXISTS (SELECT FROM cur WHERE owner = "
-      "$2))\n"
-      "SELECT a.* FROM up a LEFT JOIN woke ON true\n"
-      "UNION ALL SELECT false, owner, expiry_ms, term FROM cur WHERE NOT EXISTS (SELECT FROM up);\n"
-      "PREPARE {ren}(text, text, bigint, bigint) AS\n"
-      "WITH up AS ({renew_update}),\n"
-      "dur AS (SELECT term, ttl_ms FROM {d} WHERE name = $1),\n"
-      "{rec_up}"
-      "SELECT * FROM up;\n"
-      "PREPARE {ren_c}(text, text, bigint, bigint) AS\n"
-      "{renew_update};\n"
-      "PREPARE {probe}(text, text, bigint) AS\n"
-      "SELECT false, owner, expiry_ms, term FROM {t} WHERE name = $1 AND {held_by_other};\n"
-      "PREPARE {rel_h}(text, text) AS\n"
-      "WITH upd AS ({release_update})\n"
-      "SELECT term, pg_notify({chan}, $1) FROM upd;\n"
-      "PREPARE {rel}(text, text) AS\n"
-      "WITH upd AS ({release_update}),\n"
-      "seen AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1),\n"
-      "held AS (SELECT owner, expiry_ms, term FROM {t} WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM upd)\n"
-      "         AND EXISTS (SELECT 1 FROM seen WHERE owner = $2) FOR UPDATE),\n"
-      "woke AS (SELECT pg_notify({chan}, $1) FROM upd)\n"
-      "SELECT true, NULL::text, 0::bigint, term FROM upd LEFT JOIN woke ON true\n"
-      "UNION ALL SELECT false, owner, expiry_ms, term FROM seen\n"
-      "  WHERE owner IS DISTINCT FROM $2 AND NOT EXISTS (SELECT 1 FROM upd)\n"
-      "UNION ALL SELECT false, owner, expiry_ms, term FROM held;\n"
-      "PREPARE {res}(text) AS\n"
-      "WITH up AS (UPDATE {t} AS l SET resign_term = l.term WHERE l.name = $1 AND l.owner IS NOT NULL\n"
-      "            RETURNING l.owner, l.expiry_ms, l.term),\n"
-      "woke AS (SELECT pg_notify({chan}, $1) FROM up)\n"
-      "SELECT true, u.owner, u.expiry_ms, u.term FROM up u LEFT JOIN woke ON true\n"
-      "UNION ALL SELECT false, NULL::text, 0::bigint,\n"
-      "  coalesce((SELECT term FROM {t} WHERE name = $1), (SELECT term FROM {d} WHERE name = $1), 0)\n"
-      "  WHERE NOT EXISTS (SELECT FROM up);\n"
-      "PREPARE {ins}(text) AS\n"
-      "SELECT l.owner, l.expiry_ms, coalesce(l.term, (SELECT term FROM {d} WHERE name = $1), 0)\n"
-      "FROM (SELECT) one LEFT JOIN {t} l ON l.name = $1;\n",
-      fmt::arg("t", t.live), fmt::arg("d", t.terms), fmt::arg("acq", kAcquire), fmt::arg("ren", kRenew),
+      kSessionScript, fmt::arg("t", t.live), fmt::arg("d", t.terms), fmt::arg("acq", kAcquire), fmt::arg("ren", kRenew),
       fmt::arg("rel", kRelease), fmt::arg("ins", kInspect), fmt::arg("res", kResign), fmt::arg("rec_up", rec),
       fmt::arg("ren_c", kRenewCovered), fmt::arg("probe", kProbeHeld), fmt::arg("renew_update", renew_update),
       fmt::arg("rel_h", kReleaseHeld), fmt::arg("release_update", release_update), fmt::arg("chan", chan),
