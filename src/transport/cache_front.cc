@@ -18,6 +18,12 @@ bool describes_body(std::string_view name) noexcept {
   return false;
 }
 
+// A 304's Set-Cookie is that one exchange's: never merged into the kept
+// answer every later read of the key is served from.
+bool merged(std::string_view name) noexcept {
+  return !describes_body(name) && !core_detail::iequals(name, "Set-Cookie");
+}
+
 Headers updated(const Headers& kept, const Headers& fresh) {
   Headers out;
   out.reserve(kept.raw().size() + fresh.raw().size(), kept.size() + fresh.size());
@@ -26,11 +32,25 @@ Headers updated(const Headers& kept, const Headers& fresh) {
   std::string line;
   auto add = [&](Headers::Field f) { out.add_field(line.assign(f.name).append(": ").append(f.value).append("\r\n")); };
   for (Headers::Field f : kept)
-    if (describes_body(f.name) || !fresh.find(f.name)) add(f);
+    if (!merged(f.name) || !fresh.find(f.name)) add(f);
   for (Headers::Field f : fresh)
-    if (!describes_body(f.name)) add(f);
+    if (merged(f.name)) add(f);
   out.add_line("\r\n");
   return out;
+}
+
+// Whether a 304 with the fields `fresh` selects the kept answer `e` for
+// update (RFC 9111 §4.3.4): an ETag it carries must be e's (the weak
+// comparison: W/ aside); one without an ETag selects it. Else it names
+// another representation than the one kept, which is then no answer to it.
+bool selects(const CacheEntry& e, const Headers& fresh) {
+  const auto tag = fresh.find("ETag");
+  if (!tag) return true;
+  auto opaque = [](std::string_view t) {
+    t = core_detail::trimmed(t);
+    return t.substr(t.starts_with("W/") ? 2 : 0);
+  };
+  return !e.etag.empty() && opaque(*tag) == opaque(e.etag);
 }
 
 // `r` with the entry's validators added.
@@ -113,11 +133,13 @@ Response CacheFront::lead(const Request& r, const std::string& key, const Send& 
   const Request& out = r.on_body ? teed : r;
   Response res = kept ? send(conditional(out, *kept)) : send(out);
   if (kept && res.ok() && res.status == 304) {
-    if (stayed_on_origin(r, res)) {
+    if (stayed_on_origin(r, res) && selects(*kept, res.headers)) {
       count(r, &Meter::record_revalidated);
-      return from_entry(r, *kept, std::move(res));
+      Response served = from_entry(r, *kept, std::move(res));
+      refresh(key, r, *kept, served.headers);
+      return served;
     }
-    entries_.erase(key);  // another origin's 304 to this entry's validator
+    entries_.erase(key);  // another origin's 304 to this entry's validator, or another representation's
     res = send(out);
   }
   if (!res.ok()) return res;
@@ -133,6 +155,20 @@ Response CacheFront::lead(const Request& r, const std::string& key, const Send& 
     entries_.erase(key);
   }
   return res;
+}
+
+// The 304 that revalidated `kept` updates it (RFC 9111 §4.3.4): the entry
+// becomes the served answer's header fields on the kept body, or goes when
+// they say it is not kept (no-store, Vary: *, no validator left: entry_for).
+void CacheFront::refresh(const std::string& key, const Request& r, const CacheEntry& kept, const Headers& served) {
+  Response now;
+  now.status = 200;
+  now.headers = served;
+  now.body = kept.body;
+  if (auto e = entry_for(r, now, keys_, options_.max_entry_bytes))
+    entries_.put(key, std::move(e));
+  else
+    entries_.erase(key);
 }
 
 Response CacheFront::follow(const Request& r, const std::string& key, Flights::Ticket& ticket, const Send& send) {

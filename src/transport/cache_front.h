@@ -8,9 +8,11 @@
 // whose Vary matches, it goes out with If-None-Match / If-Modified-Since; a
 // 304 to that, every hop on its own origin, is answered with the kept status,
 // headers (updated by the 304's own fields, its rate-limit headers among
-// them) and body, marked `revalidated`, and the Meter counts it
-// `revalidated` (the 304 was counted as the answer it is). A 304 that left
-// the origin drops the entry and the request goes out once more without a
+// them; never its Set-Cookie) and body, marked `revalidated`, and the Meter
+// counts it `revalidated` (the 304 was counted as the answer it is); the
+// entry is updated so, or dropped when the 304 says it is not kept
+// (no-store, Vary: *). A 304 that left the origin, or whose ETag is not the
+// kept one's, drops the entry and the request goes out once more without a
 // validator. A 200 replaces the entry (or drops it when not kept:
 // cache_entry.h); a 404 or 410 drops it; any other answer leaves it.
 // A streamed request (Request::on_body) is never coalesced; its 200 is copied
@@ -53,6 +55,7 @@ class CacheFront {
  private:
   Response lead(const Request& r, const std::string& key, const Send& send);
   Response follow(const Request& r, const std::string& key, Flights::Ticket& ticket, const Send& send);
+  void refresh(const std::string& key, const Request& r, const CacheEntry& kept, const Headers& served);
   void count(const Request& r, void (Meter::*record)(const RequestKey&, UtcMillis) noexcept);
 
   const CacheOptions options_;

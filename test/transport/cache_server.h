@@ -26,6 +26,7 @@ struct CachedResource {
   std::vector<std::pair<std::string, std::string>> fields;  // extra answer header fields
   std::vector<std::string> echo;                            // request headers whose values are appended to the body
   bool per_credential = false;                              // the body ends with the request's Authorization
+  std::vector<std::pair<std::string, std::string>> on_304;  // fields a 304 carries instead (or besides)
 };
 
 struct SeenRequest {
@@ -123,6 +124,10 @@ class CacheServer {
     if (r.status == 200 && match) {
       ++not_modified_;
       a.status = 304;
+      for (const auto& [n, v] : r.on_304) {
+        a.headers.erase(n);
+        a.set_header(n, v);
+      }
       return;
     }
     a.set_content(body, "application/json");
