@@ -108,7 +108,7 @@ enum class TransportErrc : std::uint8_t {
   connection_dropped,      // the connection broke while sending or receiving
   redirect_limit,          // more than max_redirects hops (a loop ends here)
   redirect_refused,        // a redirect to a scheme other than http/https, or without a usable Location
-  budget_exhausted,        // 403/429 with X-RateLimit-Remaining 0: the primary budget is spent (never retried)
+  budget_exhausted,        // 403/429 with remaining 0, or GraphQL's RATE_LIMITED (even a 200): spent, never retried
   secondary_rate_limited,  // 403/429 with Retry-After not retried: retries off or used up, or over the maximum
   lane_refused,            // the request's lane is gated and its gate reads false: nothing was sent
   installation_paused,     // a secondary limit paused the installation past max_pause_wait or the timeout: not sent
@@ -270,10 +270,19 @@ struct FORGEMETER_API InstallationLoad {
   std::array<std::uint64_t, kWaitCauses> waiting{};  // by WaitCause: held by a pause, pacing, a secondary limit
 };
 
+// A paced budget whose answers give no usable reading (a forge that sends no
+// rate-limit headers, as Gitea): its requests go unpaced until one does.
+struct FORGEMETER_API UnpacedBudget {
+  std::uint64_t installation = 0;
+  std::string resource;  // what the paced requests expected to spend ("core", …)
+};
+
 // Transport::figures(): every installation seen so far (an idle one stays, at
-// 0), installation 0 first if seen, ascending, the folded `other` last.
+// 0), installation 0 first if seen, ascending, the folded `other` last; and
+// the paced budgets that cannot be paced now (docs/rate-limits.md#pacing).
 struct FORGEMETER_API TransportFigures {
   std::vector<InstallationLoad> installations;
+  std::vector<UnpacedBudget> unpaced;
 };
 
 struct FORGEMETER_API TransportOptions {

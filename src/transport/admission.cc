@@ -24,7 +24,7 @@ std::string budget_text(std::uint64_t installation, std::string_view resource) {
 }  // namespace
 
 void InFlightSlot::release() noexcept {
-  if (limits_ != nullptr) limits_->release(installation_);
+  if (limits_ != nullptr) limits_->release(installation_, origin_);
   if (mark_ != nullptr) mark_->fetch_sub(1, std::memory_order_relaxed);
   limits_ = nullptr;
   mark_ = nullptr;
@@ -53,7 +53,8 @@ TransportError Admission::admit_slowly(const HopAsk& hop, bool gate_open, InFlig
     if (!limits_on_) return {};
     if (TransportError late = wait_for_limits(hop, limit, slot)) return late;
     // A pause that began while it waited: the slot goes back, the pause is waited out.
-    if (!pauses_.any() || !pauses_.active(hop.installation, clock_.steady_now())) return {};
+    if (!pauses_.any() || !pauses_.active(hop.installation, origin_id(hop.counter.origin()), clock_.steady_now()))
+      return {};
     slot.release();
   }
 }
@@ -92,13 +93,14 @@ TransportError Admission::wait_out_pause(const HopAsk& hop) {
   TransportError end;
   bool held = false;  // only a hop that was held has waited: admitting one takes time too
   WaitingMark waiting(board_, hop.installation, WaitCause::pause);
-  while (const auto p = pauses_.active(hop.installation, clock_.steady_now())) {
+  const std::uint64_t origin = origin_id(hop.counter.origin());
+  while (const auto p = pauses_.active(hop.installation, origin, clock_.steady_now())) {
     held = true;
     if (p->until - clock_.steady_now() > most || p->until > hop.deadline) {
-      std::string until;
-      meter::append_time_of_day(until, meter::time_of_day(p->wall_until));
+      std::string until = endless(*p) ? "past any wait" : "until ";
+      if (!endless(*p)) meter::append_time_of_day(until, meter::time_of_day(p->wall_until));
       end = {TransportErrc::installation_paused, "installation " + installation +
-                                                     " is paused by a secondary rate limit until " + until +
+                                                     " is paused by a secondary rate limit " + until +
                                                      ", longer than this request may wait: not sent"};
       break;
     }
@@ -128,11 +130,10 @@ TransportError Admission::wait_for_pace(const HopAsk& hop, SteadyTime limit) {
       if (waited > Duration::zero()) hop.counter.record_wait(hop.url, WaitCause::pacing, waited, clock_.now());
       return {};
     }
-    if (v.retry_at > limit) {
+    if (v.due > limit) {  // decided now, not after waiting to ask again
       hop.counter.record_wait(hop.url, WaitCause::pacing, waited, clock_.now());
-      return {TransportErrc::paced, "lane " + std::string(lane.name()) + " would wait " +
-                                        seconds_text(v.retry_at - began) + " for its pace on " +
-                                        budget_text(hop.installation, resource) +
+      return {TransportErrc::paced, "lane " + std::string(lane.name()) + " would wait " + seconds_text(v.due - began) +
+                                        " for its pace on " + budget_text(hop.installation, resource) +
                                         ", past the request's timeout: not sent"};
     }
     waiting.begin();
@@ -149,13 +150,15 @@ TransportError Admission::wait_for_pace(const HopAsk& hop, SteadyTime limit) {
 TransportError Admission::wait_for_limits(const HopAsk& hop, SteadyTime limit, InFlightSlot& slot) {
   const Api api = api_of_url(hop.url);
   const RequestKind kind = kind_of(hop.method, api, hop.with_body ? std::string_view(hop.req.body) : "");
+  // A hop charged to an installation goes to the request's own origin: the counter's.
+  const std::uint64_t origin = origin_id(hop.counter.origin());
   const SteadyTime began = clock_.steady_now();
   WaitingMark waiting(board_, hop.installation, WaitCause::secondary);
   for (bool held = false;; held = true) {  // only a hop that was held has waited
-    const SecondaryVerdict v = limits_.admit(hop.installation, kind);
+    const SecondaryVerdict v = limits_.admit(hop.installation, kind, origin);
     const Duration waited = held ? clock_.steady_now() - began : Duration::zero();
     if (v.go) {
-      slot.hold(&limits_, hop.installation);
+      slot.hold(&limits_, hop.installation, origin);
       if (v.fresh) board_.counts(hop.installation);  // seen: its series from now on (in flight is the limits')
       if (waited > Duration::zero()) hop.counter.record_wait(hop.url, WaitCause::secondary, waited, clock_.now());
       return {};
@@ -178,13 +181,17 @@ HopOutcome Admission::note_answer(const HopCounter& counter, const std::string& 
                                   std::uint64_t installation) {
   HopOutcome o;
   o.status = status;
+  if (status == kNoAnswer) return o;
+  const Api api = counter.hops().back().api;  // an answer had a hop
+  // GitHub's GraphQL says a spent budget in its body, even with a 200.
+  o.graphql_limited = api == Api::graphql && (status == 200 || status == 403) && meter::says_graphql_rate_limited(body);
   const bool watched = !reserves_.empty() || !governor_.empty();
   // Below 400 an answer neither limits nor is retried: only a reserve or the governor reads it.
-  if (status == kNoAnswer || (status < 400 && !watched)) return o;
+  if (status < 400 && !watched && !o.graphql_limited) return o;
   const RateLimitHeaders h = counter.rate_headers();
   const UtcMillis wall_now = clock_.now();
   const auto remaining = meter::parse_header_uint(meter::budget_headers(h).remaining);
-  o.budget_spent = remaining && *remaining == 0;
+  o.budget_spent = (remaining && *remaining == 0) || o.graphql_limited;
   if ((status == 403 || status == 429) && meter::classify(status, h, body) == AnswerClass::secondary) {
     o.secondary = true;
     const auto asked = retry_after_wait(h.retry_after, wall_now);
@@ -192,12 +199,13 @@ HopOutcome Admission::note_answer(const HopCounter& counter, const std::string& 
     o.secondary_wait = asked.value_or(options_.secondary_wait);
     if (installation != 0) {
       const SteadyTime now = clock_.steady_now();
-      pauses_.pause(installation, {now + o.secondary_wait, wall_now + o.secondary_wait}, now);
+      pauses_.pause(installation, origin_id(counter.origin()), pause_after(o.secondary_wait, now, wall_now), now);
     }
   }
+  if (!governor_.empty() && installation != 0 && !remaining)  // a forge that says nothing of its budget
+    governor_.unreadable(installation, resource_of_path(path_of(counter.hops().back().url)));
   if (watched && installation != 0 && remaining) {
     meter::ResourceName resource;
-    const Api api = counter.hops().back().api;  // an answer had a hop
     if (const auto reading = meter::read_budget(h, wall_now); reading && resource.assign(h.resource, api)) {
       const std::string_view name = resource.view().empty() ? default_resource(api) : resource.view();
       if (!reserves_.empty()) reserves_.offer(installation, name, *reading);

@@ -50,10 +50,11 @@ class InFlightSlot {
   InFlightSlot(const InFlightSlot&) = delete;
   InFlightSlot& operator=(const InFlightSlot&) = delete;
   ~InFlightSlot() { release(); }
-  void hold(SecondaryLimits* limits, std::uint64_t installation) noexcept {
+  void hold(SecondaryLimits* limits, std::uint64_t installation, std::uint64_t origin) noexcept {
     release();
     limits_ = limits;
     installation_ = installation;
+    origin_ = origin;
   }
   void hold(Mark& in_flight) noexcept {
     release();
@@ -66,6 +67,7 @@ class InFlightSlot {
  private:
   SecondaryLimits* limits_ = nullptr;
   std::uint64_t installation_ = 0;
+  std::uint64_t origin_ = 0;  // origin_id()
   Mark* mark_ = nullptr;
 };
 
@@ -107,7 +109,11 @@ class Admission {
   WaitingMark waiting(std::uint64_t installation, WaitCause cause) noexcept { return {board_, installation, cause}; }
 
   // Requests in flight and waiting now (Transport::figures()).
-  TransportFigures figures() const { return board_.figures(limits_.in_flight()); }
+  TransportFigures figures() const {
+    TransportFigures f = board_.figures(limits_.in_flight());
+    if (!governor_.empty()) f.unpaced = governor_.unpaced();
+    return f;
+  }
 
   // Learns from the answer `counter` holds (status `status`, body `body`) to
   // a hop charged to `installation`; returns what the retry policy reads of it.

@@ -111,6 +111,8 @@ class HopCounter {
   void record_wait(std::string_view url, WaitCause cause, Duration waited, UtcMillis at);
 
   Lane lane() const noexcept { return lane_; }
+  // The request's own origin (origin_key), "" until known.
+  std::string_view origin() const noexcept { return origin_; }
   const std::vector<Hop>& hops() const noexcept { return hops_; }
   std::vector<Hop>& hops() noexcept { return hops_; }
   // The last hop's status; kNoAnswer when none was counted.

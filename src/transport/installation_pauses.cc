@@ -9,32 +9,62 @@
 
 namespace forgemeter::transport_detail {
 
-void InstallationPauses::pause(std::uint64_t installation, const Pause& p, SteadyTime now) {
+void InstallationPauses::pause(std::uint64_t installation, std::uint64_t origin, const Pause& p, SteadyTime now) {
+  const Key key{installation, origin};
   core_detail::MutexLock lock(mu_);
   std::erase_if(pauses_, [&](const auto& e) { return e.second.until <= now; });
   for (auto& [id, existing] : pauses_)
-    if (id == installation) {
+    if (id == key) {
       if (p.until > existing.until) existing = p;
       return;
     }
-  pauses_.emplace_back(installation, p);
+  pauses_.emplace_back(key, p);
   any_.store(true, std::memory_order_release);
 }
 
-std::optional<Pause> InstallationPauses::active(std::uint64_t installation, SteadyTime now) const {
+std::optional<Pause> InstallationPauses::active(std::uint64_t installation, std::uint64_t origin,
+                                                SteadyTime now) const {
+  const Key key{installation, origin};
   core_detail::MutexLock lock(mu_);
   for (const auto& [id, p] : pauses_)
-    if (id == installation && p.until > now) return p;
+    if (id == key && p.until > now) return p;
   return std::nullopt;
+}
+
+namespace {
+
+// `t` + `d` (d >= 0), or TimePoint::max() when that is past what it holds:
+// the room is measured in whole seconds, so `d` is never converted to a
+// finer unit it would overflow.
+template <class TimePoint>
+TimePoint saturating_add(TimePoint t, std::chrono::seconds d) noexcept {
+  const auto room = std::chrono::floor<std::chrono::seconds>(TimePoint::max() - std::max(t, TimePoint{}));
+  return d >= room ? TimePoint::max() : t + d;
+}
+
+bool all_digits(std::string_view v) noexcept {
+  return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+Pause pause_after(std::chrono::seconds wait, SteadyTime now, UtcMillis wall_now) noexcept {
+  wait = std::max(wait, std::chrono::seconds::zero());
+  const SteadyTime until = saturating_add(now, wait);
+  // Both ends saturate together: a pause is endless on both faces or neither.
+  if (until == SteadyTime::max()) return {SteadyTime::max(), UtcMillis::max()};
+  const UtcMillis wall_until = saturating_add(wall_now, wait);
+  if (wall_until == UtcMillis::max()) return {SteadyTime::max(), UtcMillis::max()};
+  return {until, wall_until};
 }
 
 std::optional<std::chrono::seconds> retry_after_wait(std::string_view value, UtcMillis now) {
   value = core_detail::trimmed(value, true);
   if (value.empty()) return std::nullopt;
-  if (auto secs = meter::parse_header_uint(value)) {
-    constexpr std::uint64_t kMaxSeconds = 1ull << 40;  // keeps the arithmetic in range
+  constexpr std::uint64_t kMaxSeconds = 1ull << 40;  // keeps the arithmetic in range (pause_after saturates)
+  if (auto secs = meter::parse_header_uint(value))
     return std::chrono::seconds(static_cast<std::int64_t>(std::min(*secs, kMaxSeconds)));
-  }
+  if (all_digits(value)) return std::chrono::seconds(kMaxSeconds);  // past 2^64-1: as long as the most
   const std::string date(value.substr(0, 64));
   const time_t at = curl_getdate(date.c_str(), nullptr);
   if (at < 0) return std::nullopt;

@@ -31,22 +31,33 @@ struct Pause {
 
 class InstallationPauses {
  public:
-  // Pauses `installation` (non-zero) until `p` unless it is paused longer
-  // already; forgets the pauses over by steady `now`.
-  void pause(std::uint64_t installation, const Pause& p, SteadyTime now);
+  // Pauses `installation` (non-zero) on the origin `origin` (origin_id:
+  // another forge's installation of that number goes on) until `p` unless
+  // it is paused longer already; forgets the pauses over by steady `now`.
+  void pause(std::uint64_t installation, std::uint64_t origin, const Pause& p, SteadyTime now);
   // Whether any installation was ever paused (one atomic load).
   bool any() const noexcept { return any_.load(std::memory_order_acquire); }
-  // The pause of `installation` still in force at steady `now`, if any.
-  std::optional<Pause> active(std::uint64_t installation, SteadyTime now) const;
+  // The pause of `installation` on `origin` still in force at steady `now`, if any.
+  std::optional<Pause> active(std::uint64_t installation, std::uint64_t origin, SteadyTime now) const;
 
  private:
+  using Key = std::pair<std::uint64_t, std::uint64_t>;  // installation, origin
   std::atomic<bool> any_{false};
   mutable core_detail::Mutex mu_;
-  std::vector<std::pair<std::uint64_t, Pause>> pauses_ GUARDED_BY(mu_);
+  std::vector<std::pair<Key, Pause>> pauses_ GUARDED_BY(mu_);
 };
 
-// The wait a Retry-After value asks for at wall time `now`: delay-seconds, or
-// an HTTP-date (parsed by libcurl) that is not in the past; nullopt when the
+// The pause a secondary limit asking for `wait` (>= 0) at `now` (steady) and
+// `wall_now` (the same instant) makes. Saturated, never wrapped: a wait past
+// what a clock can hold (a Retry-After in the year 9999) ends at that clock's
+// last instant, a pause past any max_pause_wait.
+Pause pause_after(std::chrono::seconds wait, SteadyTime now, UtcMillis wall_now) noexcept;
+// Whether `p` was saturated by pause_after (it ends at the clock's end).
+inline bool endless(const Pause& p) noexcept { return p.until == SteadyTime::max(); }
+
+// The wait a Retry-After value asks for at wall time `now`: delay-seconds (any
+// number of digits: too many for 64 bits is as long as the most), or an
+// HTTP-date (parsed by libcurl) that is not in the past; nullopt when the
 // value is absent or neither.
 std::optional<std::chrono::seconds> retry_after_wait(std::string_view value, UtcMillis now);
 

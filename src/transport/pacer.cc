@@ -89,7 +89,7 @@ void Pacer::grant() {
 // window (the first at once, also right after a reset).
 PaceVerdict Pacer::probe(SteadyTime steady) {
   if (last_probe_ && steady - *last_probe_ < tuning_.probe_interval)
-    return {false, *last_probe_ + tuning_.probe_interval};
+    return {false, *last_probe_ + tuning_.probe_interval, *last_probe_ + tuning_.probe_interval};
   last_probe_ = steady;
   grant();
   tokens_ = 0;
@@ -111,9 +111,14 @@ PaceVerdict Pacer::admit(const BudgetWindow& w, UtcMillis wall, SteadyTime stead
   waiting_ = true;
   // Ask again when a token is due, at the reset at the latest (then a probe
   // goes), and at least every max_retry and every step (the rate may change).
-  Duration wait = std::min<Duration>({w.reset - wall, tuning_.max_retry, step_length(w)});
-  if (rate > 0) wait = std::min(wait, of_seconds((1 - tokens_) / rate));
-  return {false, steady + std::max<Duration>(wait, std::chrono::microseconds(1))};
+  // The token's time is reckoned in seconds first: a rate near 0 puts it
+  // past what a Duration holds, and then the reset's probe comes first.
+  const double to_reset = seconds(w.reset - wall);
+  const double to_token = rate > 0 ? (1 - tokens_) / rate : to_reset;
+  const Duration due = to_token < to_reset ? of_seconds(to_token) : w.reset - wall;
+  const Duration wait =
+      std::max<Duration>(std::min<Duration>({due, tuning_.max_retry, step_length(w)}), std::chrono::microseconds(1));
+  return {false, steady + wait, steady + std::max(due, wait)};
 }
 
 void Pacer::anchor(const BudgetWindow& w, UtcMillis at) {

@@ -31,10 +31,13 @@ using forgemeter::PacingTuning;  // forgemeter/transport.h
 // Why the tuning cannot be used, or nullopt.
 std::optional<std::string> check(const PacingTuning& t);
 
-// Whether a paced request may go now; if not, when to ask again.
+// Whether a paced request may go now; if not, when to ask again, and the
+// earliest it can go as things stand (a token due, or the reset's probe): a
+// request that may not wait that long fails at once instead of waiting to ask.
 struct PaceVerdict {
   bool go = true;
   SteadyTime retry_at{};
+  SteadyTime due{};  // >= retry_at
 };
 
 // What this replica knows of one budget's current window.

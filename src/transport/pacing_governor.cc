@@ -47,6 +47,7 @@ PaceVerdict PacingGovernor::admit(Lane lane, std::uint64_t installation, std::st
   const SteadyTime steady = clock_.steady_now();
   core_detail::MutexLock lock(mu_);
   Budget& b = budgets_[{installation, std::string(resource)}];
+  if (b.unpaceable()) return {};  // nothing to pace by: not held
   auto it = std::find_if(b.pacers.begin(), b.pacers.end(), [&](const auto& lp) { return lp.first == lane; });
   if (it == b.pacers.end())
     it = b.pacers.insert(b.pacers.end(), {lane, Pacer(spec->keep, spec->keep_fraction, tuning_)});
@@ -58,7 +59,22 @@ void PacingGovernor::offer(std::uint64_t installation, std::string_view resource
   core_detail::MutexLock lock(mu_);
   Budget& b = budgets_[{installation, std::string(resource)}];
   const BudgetWindow::Offered o = b.window.offer(r);
+  if (o == BudgetWindow::Offered::unusable) b.unreadable = true;
   for (auto& [lane, pacer] : b.pacers) pacer.observe(b.window, o, r.seen);
+}
+
+void PacingGovernor::unreadable(std::uint64_t installation, std::string_view resource) {
+  if (installation == 0 || !watched(installation, resource)) return;
+  core_detail::MutexLock lock(mu_);
+  budgets_[{installation, std::string(resource)}].unreadable = true;
+}
+
+std::vector<UnpacedBudget> PacingGovernor::unpaced() const {
+  std::vector<UnpacedBudget> out;
+  core_detail::MutexLock lock(mu_);
+  for (const auto& [key, b] : budgets_)
+    if (b.unpaceable()) out.push_back({.installation = key.first, .resource = key.second});
+  return out;
 }
 
 std::optional<double> PacingGovernor::share(Lane lane, std::uint64_t installation, std::string_view resource) const {

@@ -31,7 +31,8 @@
 
 namespace forgemeter::transport_detail {
 
-using forgemeter::PacedLane;  // forgemeter/transport.h
+using forgemeter::PacedLane;      // forgemeter/transport.h
+using forgemeter::UnpacedBudget;  // forgemeter/transport.h
 
 // Why `p` cannot be paced, or nullopt.
 std::optional<std::string> check(const PacedLane& p);
@@ -51,6 +52,14 @@ class PacingGovernor {
   PaceVerdict admit(Lane lane, std::uint64_t installation, std::string_view resource);
   // A reading of `installation`'s `resource` (its full name: "core", …).
   void offer(std::uint64_t installation, std::string_view resource, const meter::Reading& r);
+  // An answer that gave no usable reading (no remaining, or no reset) of a
+  // budget a paced request of `installation` expected to spend `resource`
+  // (resource_of_path). Until a usable reading comes, such a budget is
+  // unpaceable (a forge that sends no rate-limit headers, as Gitea): its
+  // requests go unpaced rather than one probe per probe_interval for ever.
+  void unreadable(std::uint64_t installation, std::string_view resource);
+  // The budgets unpaceable now, by installation and resource.
+  std::vector<UnpacedBudget> unpaced() const;
 
   // The share of the fleet's spend `lane` last measured on the budget (1
   // until measured, nullopt when it never asked): for tests and the doc.
@@ -60,6 +69,8 @@ class PacingGovernor {
   struct Budget {
     BudgetWindow window;
     std::vector<std::pair<Lane, Pacer>> pacers;
+    bool unreadable = false;  // an answer gave no usable reading
+    bool unpaceable() const noexcept { return unreadable && !window.known; }
   };
   using Key = std::pair<std::uint64_t, std::string>;
 

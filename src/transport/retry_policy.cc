@@ -26,9 +26,10 @@ RetryDecision decide_retry(const RetryPolicy& policy, const HopOutcome& o) {
   const bool may_retry = policy.enabled && o.retries_done < policy.max_retries && !o.body_delivered;
   const bool limited = o.status == 403 || o.status == 429;
   if (o.budget_spent && o.error == TransportErrc::ok) {
-    if (limited)
+    if (limited || o.graphql_limited)
       d.error = {TransportErrc::budget_exhausted,
-                 "HTTP " + std::to_string(o.status) + ": the primary rate limit is spent (remaining 0); not retried"};
+                 "HTTP " + std::to_string(o.status) + ": the primary rate limit is spent (" +
+                     (o.graphql_limited ? "GraphQL RATE_LIMITED" : "remaining 0") + "); not retried"};
     return d;  // a spent budget is never retried, whatever the status
   }
   if (o.secondary && o.error == TransportErrc::ok) {

@@ -1,7 +1,8 @@
 // retry_policy.h — whether one hop's outcome is tried again, and after how long.
 //
 // Pure decisions over the RetryPolicy in forgemeter/transport.h:
-//   * a spent primary budget (remaining 0) is never retried: budget_exhausted;
+//   * a spent primary budget (remaining 0, or a GraphQL answer, even a 200,
+//     whose errors say RATE_LIMITED) is never retried: budget_exhausted;
 //   * a secondary rate limit (class `secondary`), any method: retried after
 //     its wait (Retry-After, or the default when absent) when that is at most
 //     max_retry_after;
@@ -23,8 +24,9 @@ struct HopOutcome {
   std::string_view method;
   TransportErrc error = TransportErrc::ok;  // of the exchange, before policy
   int status = kNoAnswer;
-  bool budget_spent = false;  // the answer's remaining budget read 0
-  bool secondary = false;     // the answer is a secondary rate limit
+  bool budget_spent = false;     // the answer's remaining budget read 0, or its GraphQL errors say RATE_LIMITED
+  bool graphql_limited = false;  // a GraphQL answer whose errors say RATE_LIMITED (any status)
+  bool secondary = false;        // the answer is a secondary rate limit
   // A secondary limit's wait, and whether a Retry-After said so (else it is the default).
   std::chrono::seconds secondary_wait{};
   bool retry_after_given = false;

@@ -1,6 +1,7 @@
 #include "transport/secondary_limits.h"
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <stdexcept>
 
@@ -52,6 +53,8 @@ bool graphql_mutation(std::string_view body) noexcept {
   return rest.substr(0, 8) == "mutation";
 }
 
+std::uint64_t origin_id(std::string_view origin) noexcept { return std::hash<std::string_view>{}(origin); }
+
 RequestKind kind_of(std::string_view method, Api api, std::string_view body) {
   if (api == Api::graphql) {
     const bool mutation = graphql_mutation(body);
@@ -90,13 +93,13 @@ SecondaryVerdict SecondaryLimits::held(Load& load, const RequestKind& k, SteadyT
   return v;
 }
 
-SecondaryVerdict SecondaryLimits::admit(std::uint64_t installation, const RequestKind& k) {
+SecondaryVerdict SecondaryLimits::admit(std::uint64_t installation, const RequestKind& k, std::uint64_t origin) {
   if (installation == 0) return {};
   const SteadyTime now = clock_.steady_now();
   core_detail::MutexLock lock(mu_);
   if (loads_.size() > std::max(kKeepIdle, look_past_) || (loads_.size() > kKeepIdle && now >= look_at_))
     forget_idle(now);
-  const auto [it, fresh] = loads_.try_emplace(installation, options_);
+  const auto [it, fresh] = loads_.try_emplace({installation, origin}, options_);
   Load& load = it->second;
   SecondaryVerdict v = held(load, k, now);
   if (!v.go) return v;
@@ -115,18 +118,18 @@ SecondaryVerdict SecondaryLimits::admit(std::uint64_t installation, const Reques
   return v;
 }
 
-void SecondaryLimits::release(std::uint64_t installation) {
+void SecondaryLimits::release(std::uint64_t installation, std::uint64_t origin) {
   if (installation == 0) return;
   core_detail::MutexLock lock(mu_);
-  auto it = loads_.find(installation);
+  auto it = loads_.find({installation, origin});
   if (it != loads_.end() && it->second.in_flight > 0) --it->second.in_flight;
 }
 
 std::vector<std::pair<std::uint64_t, unsigned>> SecondaryLimits::in_flight() const {
   std::vector<std::pair<std::uint64_t, unsigned>> out;
   core_detail::MutexLock lock(mu_);
-  for (const auto& [installation, load] : loads_)
-    if (load.in_flight != 0) out.emplace_back(installation, load.in_flight);
+  for (const auto& [key, load] : loads_)
+    if (load.in_flight != 0) out.emplace_back(key.first, load.in_flight);
   return out;
 }
 

@@ -10,7 +10,8 @@
 // admit(); a request that would break one waits until the verdict's retry_at
 // and asks again, as a paced one does. Once admitted it is in flight until
 // release(). Requests charged to no installation are not counted (no budget
-// to key them by). Past 64 installations the idle ones (nothing in flight,
+// to key them by). Two forges' installations of one number are kept apart
+// (by origin). Past 64 installations the idle ones (nothing in flight,
 // every window empty) are forgotten by the first admit a minute after the
 // last look for them, or once the map has doubled since.
 // Why: docs/rate-limits.md#secondary-limits-avoided.
@@ -53,6 +54,11 @@ RequestKind kind_of(std::string_view method, Api api, std::string_view body);
 // Whether a GraphQL request body ({"query": "..."}) holds a mutation.
 bool graphql_mutation(std::string_view body) noexcept;
 
+// What keeps two forges' windows apart when both number an installation
+// alike: a hash of the origin (scheme, host, port) the requests go to. Two
+// origins that collide (1 in 2^64) share their windows, the cautious way.
+std::uint64_t origin_id(std::string_view origin) noexcept;
+
 struct SecondaryVerdict {
   bool go = true;
   SteadyTime retry_at{};
@@ -65,11 +71,13 @@ class SecondaryLimits {
   // `clock` is borrowed: it must outlive this.
   SecondaryLimits(const SecondaryLimitOptions& options, const Clock& clock);
 
-  // Whether a request of kind `k` charged to `installation` may go now; on
-  // go it is counted (and in flight until release()).
-  SecondaryVerdict admit(std::uint64_t installation, const RequestKind& k);
-  void release(std::uint64_t installation);
-  // Each installation's admitted requests not yet released (those with any).
+  // Whether a request of kind `k` charged to `installation` on the origin
+  // `origin` (origin_id) may go now; on go it is counted (and in flight
+  // until release()). The windows are kept per origin and installation.
+  SecondaryVerdict admit(std::uint64_t installation, const RequestKind& k, std::uint64_t origin = 0);
+  void release(std::uint64_t installation, std::uint64_t origin = 0);
+  // Each installation's admitted requests not yet released (those with any;
+  // an installation on two origins twice).
   std::vector<std::pair<std::uint64_t, unsigned>> in_flight() const;
 
  private:
@@ -89,7 +97,7 @@ class SecondaryLimits {
   SecondaryLimitOptions options_;
   const Clock& clock_;
   mutable core_detail::Mutex mu_;
-  std::map<std::uint64_t, Load> loads_ GUARDED_BY(mu_);
+  std::map<std::pair<std::uint64_t, std::uint64_t>, Load> loads_ GUARDED_BY(mu_);  // by installation, origin
   // The idle are looked for when the map passes twice its size after the
   // last look, or a minute after it: a look is linear in the installations,
   // so a look per admit would be too (bench/secondary_limits_bench.cc).

@@ -54,10 +54,8 @@ TEST_CASE("a 304's fields update the kept entry; its Set-Cookie is never merged 
   CacheRig rig;
   rig.server().set("/r", {.body = "x", .etag = "\"v1\"", .fields = {{"X-Kind", "old"}}});
   REQUIRE(rig.get("/r").status == 200);
-  rig.server().set("/r", {.body = "x",
-                          .etag = "\"v1\"",
-                          .fields = {{"X-Kind", "new"}},
-                          .on_304 = {{"Set-Cookie", "session=abc"}}});
+  rig.server().set(
+      "/r", {.body = "x", .etag = "\"v1\"", .fields = {{"X-Kind", "new"}}, .on_304 = {{"Set-Cookie", "session=abc"}}});
   const Response again = rig.get("/r");
   REQUIRE(again.revalidated);
   CHECK(again.header("X-Kind") == "new");

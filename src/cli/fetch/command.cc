@@ -260,6 +260,10 @@ int run_fetch(const FetchArgs& a) {
                        : run_curl_like(a, requests, *transport, write_out, in_flight, out_mu, etag_save.get());
   in_flight.park_if_stopped();  // a signal ended the run: its thread writes the meter's lines and exits
   std::fflush(stdout);
+  for (const UnpacedBudget& u : transport->figures().unpaced)  // once a budget, after its answers
+    complain(a, fmt::format("forgemeter: --pace: installation {}'s {} budget was not paced: its answers carry no "
+                            "rate-limit headers",
+                            u.installation, u.resource));
   transport.reset();
   meter.flush();
   if (const auto why = meter_log.problem()) {
