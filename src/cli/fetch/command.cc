@@ -25,12 +25,14 @@
 #include "cli/fetch/requests.h"
 #include "cli/fetch/verbose.h"
 #include "cli/number_arg.h"
+#include "core/shown_url.h"
 #include "core/terminal_text.h"
 #include "forgemeter/transport.h"
 #include "supervise/signal_watch.h"
 
 namespace forgemeter::cli {
 
+using core_detail::shown_url;
 using core_detail::terminal_text;
 using Steady = std::chrono::steady_clock;
 
@@ -83,7 +85,7 @@ std::string describe(const Request& req, const Response& res, Steady::duration t
                                  req.url, ms, res.hops.size(), hops);
   if (res.error) line += fmt::format(" error={}: {}", to_string(res.error.code), res.error.message);
   if (res.revalidated || res.coalesced) line += res.revalidated ? " cache=revalidated" : " cache=coalesced";
-  return terminal_text(line);  // hosts and messages come from a forge's redirects
+  return shown_url(line);  // hosts and messages come from a forge's redirects; a URL's password is ***
 }
 
 // Without -s, or with -sS: the error line on stderr.
@@ -274,7 +276,8 @@ constexpr const char* kFetchHelp =
     "Each URL in turn: the final answer's body raw to stdout (or -o FILE; -o - is stdout), streamed as it\n"
     "comes (memory stays flat), with -i its status line and header fields first (raw too), -w's text after\n"
     "it. -v shows each hop on stderr (method,\n"
-    "URL, host, status; credential values as ***; control bytes escaped). Redirects are always followed\n"
+    "URL, host, status; credential values as ***; control bytes escaped). A URL's password is *** wherever it is\n"
+    "shown. Redirects are always followed\n"
     "(up to --max-redirs; -L is accepted). Timeouts: -m for each URL's whole request, its redirects and\n"
     "retries included (default: 60s a hop; 0: none), --connect-timeout (default 10s), in seconds (5, 2.5)\n"
     "or as 500ms, 1m30s.\n"

@@ -16,12 +16,14 @@
 #include "core/duration_text.h"
 #include "core/number_text.h"
 #include "core/option_file.h"
+#include "core/shown_url.h"
 #include "core/terminal_text.h"
 
 namespace forgemeter::cli {
 
 using core_detail::has_control_bytes;
 using core_detail::iequals;
+using core_detail::shown_url;
 using core_detail::terminal_text;
 
 namespace {
@@ -44,7 +46,7 @@ std::uint64_t installation_of(std::string_view text, const std::string& where) {
 // A method or URL with a control byte is refused, shown escaped.
 void check_text(std::string_view what, std::string_view text, const std::string& where) {
   if (has_control_bytes(text))
-    throw UsageError(fmt::format("{}: the {} '{}' has a control byte; not sent", where, what, terminal_text(text)));
+    throw UsageError(fmt::format("{}: the {} '{}' has a control byte; not sent", where, what, shown_url(text)));
 }
 
 constexpr std::size_t kTokenBytes = std::size_t{64} << 10;

@@ -5,34 +5,23 @@
 #include <fmt/format.h>
 
 #include "core/ascii.h"
-#include "core/terminal_text.h"
+#include "core/shown_url.h"
 #include "transport/redirect_policy.h"
 
 namespace forgemeter::cli {
 
-using core_detail::terminal_text;
+using core_detail::shown_url;
 using transport_detail::is_credential_header;
 
 namespace {
 
 constexpr std::string_view kRedacted = "***";
 
+// Every line as shown_url() shows it: a URL's password (a hop's, a
+// Location's, one in a message) as ***, control bytes escaped.
 void line(std::string& out, std::string_view text) {
-  out += terminal_text(text);
+  out += shown_url(text);
   out += '\n';
-}
-
-// `url` with the password of a `user:password@` replaced.
-std::string shown_url(std::string_view url) {
-  const auto scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return std::string(url);
-  const auto authority = scheme_end + 3;
-  const auto authority_end = std::min(url.find_first_of("/?#", authority), url.size());
-  const auto at = url.substr(0, authority_end).rfind('@');
-  if (at == std::string_view::npos || at < authority) return std::string(url);
-  const auto colon = url.substr(0, at).find(':', authority);
-  if (colon == std::string_view::npos) return std::string(url);
-  return fmt::format("{}{}{}", url.substr(0, colon + 1), kRedacted, url.substr(at));
 }
 
 // The headers given with -H and --bearer-file, as this hop carried them.
@@ -72,8 +61,7 @@ void answer_headers(std::string& out, const Response& res) {
 
 std::string verbose_text(const Request& req, const Response& res) {
   std::string out;
-  if (res.hops.empty())
-    line(out, fmt::format("* {} {} not sent: {}", req.method, shown_url(req.url), res.error.message));
+  if (res.hops.empty()) line(out, fmt::format("* {} {} not sent: {}", req.method, req.url, res.error.message));
   const std::string origin = transport_detail::origin_key(req.url);
   std::string method = req.method;
   for (std::size_t i = 0; i < res.hops.size(); ++i) {
@@ -83,7 +71,7 @@ std::string verbose_text(const Request& req, const Response& res) {
     const bool own_origin = transport_detail::origin_key(hop.url) == origin;
     line(out, fmt::format("* hop {} of {}: {}{}", i + 1, res.hops.size(), hop.host,
                           own_origin ? "" : " (another origin: no credentials sent)"));
-    line(out, fmt::format("> {} {}", method, shown_url(hop.url)));
+    line(out, fmt::format("> {} {}", method, hop.url));
     request_headers(out, req, own_origin);
     if (hop.status == kNoAnswer) {
       line(out, "< (no answer)");

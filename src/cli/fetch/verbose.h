@@ -17,7 +17,8 @@
 // (Authorization, Cookie, Proxy-Authorization, PRIVATE-TOKEN, JOB-TOKEN, the
 // bearer; Set-Cookie of the
 // answer) and a password in a URL are shown as ***. Every line is
-// terminal-safe (core/terminal_text.h): a forge's control bytes are escaped.
+// shown as core/shown_url.h shows text: a URL's password as ***, a forge's
+// control bytes escaped.
 #pragma once
 
 #include <string>
