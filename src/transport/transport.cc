@@ -89,7 +89,7 @@ const char* redirect_location(Exchange& x) {
 
 // Makes the redirect to `location` the hop at hand, or says why it is not followed.
 TransportError follow_redirect(Exchange& x, const char* location, int max_redirects) {
-  std::string next = location;
+  std::string next = without_userinfo(location);  // never a credential the forge chose
   if (x.redirects >= max_redirects)
     return {TransportErrc::redirect_limit, "stopped after " + std::to_string(x.redirects) +
                                                " redirects (the limit is " + std::to_string(max_redirects) +

@@ -26,6 +26,12 @@ const std::string kSecret = "s3kr1t-pw-4711";
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+std::vector<std::string> fetch(const testforge::Forge& forge, std::initializer_list<std::string> more) {
+  std::vector<std::string> args = fetch_args(forge);
+  args.insert(args.end(), more);
+  return args;
+}
+
 // `url` ("http://host…") with `user:kSecret@` before its host.
 std::string with_password(const std::string& url) { return "http://user:" + kSecret + "@" + url.substr(7); }
 
@@ -57,4 +63,45 @@ TEST_CASE("fetch: a URL's password is *** in every line that shows the URL, neve
     CHECK_FALSE(has(r.out + r.err, kSecret));
     CHECK(has(r.out + r.err, "://user:***@"));
   }
+}
+
+TEST_CASE("fetch: userinfo in a redirect's Location never becomes a credential; -v shows what each hop sent") {
+  testforge::Forge forge;
+  const std::string port = std::to_string(forge.port());
+  const std::string other = "http://user:" + kSecret + "@uploads.forge.test:" + port + "/echo";
+  const std::string same = "http://user:" + kSecret + "@api.forge.test:" + port + "/echo";
+  for (const std::string& to : {other, same}) {
+    CAPTURE(to);
+    const auto before = forge.truth().requests().size();
+    const auto r = run_process(fetch(forge, {"-v", forge.url("api.forge.test", testforge::redirect_path(to))}));
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 0);
+    const auto got = forge.truth().requests();
+    REQUIRE(got.size() == before + 2);
+    CHECK_FALSE(got[before + 1].has_header("Authorization"));
+    const auto hop2 = r.err.find("* hop 2 of 2:");  // hop 1's URL holds the Location, percent-encoded
+    REQUIRE(hop2 != std::string::npos);
+    CHECK(r.err.find(kSecret, hop2) == std::string::npos);
+    CHECK_FALSE(has(r.err, "Authorization"));  // none was sent, on either hop
+  }
+  // The request's own URL's userinfo is sent, as curl sends it, to its own
+  // origin only; -v says so (its value as ***).
+  const auto before = forge.truth().requests().size();
+  const std::string start =
+      with_password(forge.url("api.forge.test", testforge::redirect_path(forge.url("uploads.forge.test", "/echo"))));
+  const auto r = run_process(fetch(forge, {"-v", start}));
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  const auto got = forge.truth().requests();
+  REQUIRE(got.size() == before + 2);
+  CHECK(got[before].header("Authorization").starts_with("Basic "));
+  CHECK_FALSE(got[before + 1].has_header("Authorization"));
+  const auto hop1 = r.err.find("* hop 1 of 2");
+  const auto basic = r.err.find("> Authorization: Basic ***\n");
+  const auto hop2 = r.err.find("* hop 2 of 2: uploads.forge.test:" + port + " (another origin: no credentials sent)");
+  CHECK(hop1 < basic);
+  CHECK(basic < hop2);
+  CHECK(hop2 != std::string::npos);
+  CHECK(r.err.find("Authorization", hop2) == std::string::npos);
+  CHECK_FALSE(has(r.err, kSecret));
 }

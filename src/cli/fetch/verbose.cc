@@ -24,9 +24,17 @@ void line(std::string& out, std::string_view text) {
   out += '\n';
 }
 
-// The headers given with -H and --bearer-file, as this hop carried them.
-void request_headers(std::string& out, const Request& req, bool own_origin) {
+// The headers given with -H and --bearer-file, as this hop carried them, and
+// the Basic credentials libcurl makes of the hop's URL's userinfo when no
+// Authorization went with it (only the request's own URL can have one: a
+// redirect's is dropped before its hop, transport/redirect_policy.h).
+void request_headers(std::string& out, const Request& req, const Hop& hop, bool own_origin) {
+  const bool authorized =
+      own_origin && (!req.bearer.empty() || std::any_of(req.headers.begin(), req.headers.end(), [](const Header& h) {
+        return core_detail::iequals(h.first, "Authorization");
+      }));
   if (own_origin && !req.bearer.empty()) line(out, fmt::format("> Authorization: Bearer {}", kRedacted));
+  if (!authorized && core_detail::has_userinfo(hop.url)) line(out, fmt::format("> Authorization: Basic {}", kRedacted));
   for (const auto& [name, value] : req.headers) {
     if (!is_credential_header(name)) {
       line(out, fmt::format("> {}: {}", name, value));
@@ -72,7 +80,7 @@ std::string verbose_text(const Request& req, const Response& res) {
     line(out, fmt::format("* hop {} of {}: {}{}", i + 1, res.hops.size(), hop.host,
                           own_origin ? "" : " (another origin: no credentials sent)"));
     line(out, fmt::format("> {} {}", method, hop.url));
-    request_headers(out, req, own_origin);
+    request_headers(out, req, hop, own_origin);
     if (hop.status == kNoAnswer) {
       line(out, "< (no answer)");
     } else if (i + 1 == res.hops.size()) {
