@@ -97,8 +97,14 @@ void complain(const FetchArgs& a, const std::string& line) {
 // (also into a file or pipe). Exit 1 when an exchange failed, else 22 when
 // -f and an answer was an HTTP error, else 0. Once stdout takes no more (a
 // closed pipe, a full disk), no further request is sent: 23.
-int run_summary(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport, InFlight& in_flight,
+int run_summary(const FetchArgs& a, std::vector<Request>& requests, Transport& transport, InFlight& in_flight,
                 std::mutex& out_mu) {
+  // No summary line shows a body: each is dropped as it comes, so memory
+  // stays flat whatever the answers' size. But --cache with --parallel: an
+  // identical request in flight is answered with a copy of the whole answer
+  // (a streamed one cannot be shared), so there the answers are kept.
+  if (!(a.cache && a.parallel > 1))
+    for (Request& r : requests) r.on_body = [](const BodyChunk&) noexcept { return true; };
   std::atomic<std::size_t> next{0}, failed{0}, http_errors{0};
   std::atomic<bool> unwritten{false};
   auto worker = [&]() noexcept {
