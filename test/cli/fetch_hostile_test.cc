@@ -65,6 +65,34 @@ TEST_CASE("fetch: a URL's password is *** in every line that shows the URL, neve
   }
 }
 
+TEST_CASE("fetch: -A and every option that becomes a header refuse CR, LF and other control bytes: nothing sent") {
+  testforge::Forge forge;
+  TempDir dir;
+  write_file(dir.file("token"), "tok\r\nX-Injected: 1\n");
+  ::chmod(dir.file("token").c_str(), 0600);
+  const std::string url = forge.url("api.forge.test", "/redirect?to=http://uploads.forge.test/echo");
+  const std::vector<std::vector<std::string>> cases = {
+      {"-A", "agent\r\nAuthorization: Bearer stolen"},
+      {"-A", "agent\nX-Injected: 1"},
+      {"-A", "agent\x1b[31m"},
+      {"-H", "X-Ok: value\r\nX-Injected: 1"},
+      {"-H", "X-Bell: \x07"},
+      {"--bearer-file", dir.file("token")},
+  };
+  for (const auto& extra : cases) {
+    CAPTURE(extra);
+    std::vector<std::string> args = fetch_args(forge);
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(url);
+    const auto r = run_process(args);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(has(r.err, "control byte"));
+    CHECK_FALSE(has(r.err, "\r"));
+  }
+  CHECK(forge.truth().total() == 0);
+}
+
 TEST_CASE("fetch: userinfo in a redirect's Location never becomes a credential; -v shows what each hop sent") {
   testforge::Forge forge;
   const std::string port = std::to_string(forge.port());

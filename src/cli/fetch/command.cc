@@ -195,7 +195,10 @@ TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
       throw UsageError("--pace paces one lane on one installation's budget: give --lane and --installation");
     to.pacing = {{.lane = *base.lane, .installation = base.installation, .keep_fraction = kFetchPaceKeep}};
   }
-  if (a.user_agent) to.user_agent = *a.user_agent;
+  if (a.user_agent) {
+    check_header("-A", "User-Agent", *a.user_agent);
+    to.user_agent = *a.user_agent;
+  }
   to.decompress = a.compressed;
   if (!a.max_time.empty()) to.timeout = std::chrono::milliseconds::zero();  // -m is the whole request's (run_fetch)
   if (!a.connect_timeout.empty())

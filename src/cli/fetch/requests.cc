@@ -18,6 +18,8 @@
 #include "core/option_file.h"
 #include "core/shown_url.h"
 #include "core/terminal_text.h"
+#include "transport/redirect_policy.h"
+#include "transport/request_checks.h"
 
 namespace forgemeter::cli {
 
@@ -68,6 +70,11 @@ std::string read_secret(const std::string& path) {
   s = std::string(core_detail::trimmed(s, true));
   if (s.empty())
     throw UsageError(fmt::format("--bearer-file '{}' holds no token; put the token in it", terminal_text(path)));
+  if (!transport_detail::is_field_value(s))  // its text is not shown: it is a secret
+    throw UsageError(
+        fmt::format("--bearer-file '{}': the token has a control byte (a CR or LF would start another "
+                    "header); not sent",
+                    terminal_text(path)));
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0)
     if (const auto why = core_detail::too_open(st.st_mode, path, "a token"))
@@ -108,6 +115,18 @@ Header header_of(const std::string& h) {
 
 }  // namespace
 
+void check_header(std::string_view option, std::string_view name, std::string_view value) {
+  if (!transport_detail::is_token(name))
+    throw UsageError(
+        fmt::format("{}: the header name '{}' is not an HTTP token; not sent", option, core_detail::ascii_text(name)));
+  if (transport_detail::is_field_value(value)) return;
+  // A credential's value is not shown, not even escaped.
+  const std::string shown = transport_detail::is_credential_header(name) ? "***" : terminal_text(value);
+  throw UsageError(
+      fmt::format("{}: the {} value '{}' has a control byte (a CR or LF would start another header); not sent", option,
+                  core_detail::ascii_text(name), shown));
+}
+
 Request base_request(const RequestArgs& a) {
   Request base;
   base.method = a.method.empty() ? (a.data.empty() ? "GET" : "POST") : a.method;
@@ -117,6 +136,7 @@ Request base_request(const RequestArgs& a) {
   base.lane = lane_of(a.lane, "--lane");
   for (const auto& h : a.headers) {
     Header header = header_of(h);
+    check_header("-H", header.first, header.second);
     if (iequals(header.first, "Authorization"))
       std::erase_if(base.headers, [](const Header& x) { return iequals(x.first, "Authorization"); });
     base.headers.push_back(std::move(header));

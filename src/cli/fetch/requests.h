@@ -2,9 +2,9 @@
 // and its --urls file: the requests, each checked before anything is sent.
 //
 // Errors: UsageError for anything the user wrote wrong (a lane, an id, a
-// header, a duration, a control byte in a method or URL: shown escaped, a
-// file that cannot be read or is larger than its bound: 64 KiB for a token,
-// 64 MiB for --urls, 256 MiB for a body).
+// header, a duration, a control byte in a method, URL or header: shown
+// escaped, a file that cannot be read or is larger than its bound: 64 KiB for
+// a token, 64 MiB for --urls, 256 MiB for a body).
 #pragma once
 
 #include <chrono>
@@ -40,6 +40,13 @@ struct RequestArgs {
 // empty, a directory or unreadable is a usage error; one that group or others
 // may read is warned about on stderr.
 Request base_request(const RequestArgs& a);
+
+// The one check for every option that becomes a header (-H, -A,
+// --bearer-file): the Transport's rule (transport/request_checks.h: the name
+// an HTTP token, the value without a control byte but a tab, so that no CR
+// or LF starts another header), as a UsageError naming `option`; a
+// credential's value is never shown.
+void check_header(std::string_view option, std::string_view name, std::string_view value);
 
 // One request per URL given on the command line.
 std::vector<Request> requests_for(const std::vector<std::string>& urls, const Request& base);
