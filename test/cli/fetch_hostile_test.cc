@@ -35,6 +35,21 @@ std::vector<std::string> fetch(const testforge::Forge& forge, std::initializer_l
 // `url` ("http://host…") with `user:kSecret@` before its host.
 std::string with_password(const std::string& url) { return "http://user:" + kSecret + "@" + url.substr(7); }
 
+const std::string kEmpty = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+
+// What `program` (curl, or forgemeter fetch) sent to a raw peer with `args` before its URL.
+RawRequest sent_by(std::vector<std::string> program, const std::vector<std::string>& args) {
+  RawPeer peer(kEmpty);
+  program.insert(program.end(), args.begin(), args.end());
+  program.push_back(peer.url("/p"));
+  const auto r = run_process(program);
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 0);
+  const auto got = peer.requests();
+  REQUIRE(got.size() == 1);
+  return got.front();
+}
+
 }  // namespace
 
 TEST_CASE("fetch: a URL's password is *** in every line that shows the URL, never in clear") {
@@ -132,4 +147,36 @@ TEST_CASE("fetch: userinfo in a redirect's Location never becomes a credential; 
   CHECK(hop2 != std::string::npos);
   CHECK(r.err.find("Authorization", hop2) == std::string::npos);
   CHECK_FALSE(has(r.err, kSecret));
+}
+
+TEST_CASE("fetch -H as curl: a tab after the colon, 'Name:' removes the header, 'Name;' sends it empty") {
+  const std::string curl = find_on_path("curl");
+  REQUIRE_MESSAGE(!curl.empty(), "curl is needed on PATH to compare with");
+  const std::vector<std::string> fm = {forgemeter_bin(), "fetch", "-sS", "--meter-log", "/dev/null"};
+  TempDir dir;
+  write_file(dir.file("token"), "from-file\n");
+  ::chmod(dir.file("token").c_str(), 0600);
+
+  const auto tab = sent_by(fm, {"-H", "Authorization:\ttoken X"});
+  CHECK(tab.fields("Authorization") == std::vector<std::string>{"token X"});
+
+  // -H 'Authorization:' removes the header fetch would make from --bearer-file, as curl's removes -u's.
+  const auto removed = sent_by(fm, {"--bearer-file", dir.file("token"), "-H", "Authorization:"});
+  CHECK(removed.fields("Authorization").empty());
+  const auto curl_removed = sent_by({curl, "-sS"}, {"-u", "a:b", "-H", "Authorization:"});
+  CHECK(curl_removed.fields("Authorization").empty());
+
+  // 'Name;' sends the header empty; 'User-Agent:' sends none.
+  const std::vector<std::string> args = {"-H", "X-Empty;", "-H", "User-Agent:"};
+  const auto ours = sent_by(fm, args);
+  const auto theirs = sent_by({curl, "-sS"}, args);
+  CAPTURE(ours.head);
+  for (const std::string name : {"X-Empty", "User-Agent"}) {
+    CAPTURE(name);
+    CHECK(ours.fields(name) == theirs.fields(name));
+  }
+  CHECK(ours.fields("X-Empty") == std::vector<std::string>{""});
+  CHECK(ours.fields("User-Agent").empty());
+  // Unlike curl (which sends the earlier one), 'Name:' takes an earlier -H of its name too: the last -H stands.
+  CHECK(sent_by(fm, {"-H", "X-Gone: 1", "-H", "X-Gone:"}).fields("X-Gone").empty());
 }

@@ -199,6 +199,7 @@ TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
     check_header("-A", "User-Agent", *a.user_agent);
     to.user_agent = *a.user_agent;
   }
+  if (removes_header(a.request, "User-Agent")) to.user_agent.clear();  // -H 'User-Agent:', as curl: none sent
   to.decompress = a.compressed;
   if (!a.max_time.empty()) to.timeout = std::chrono::milliseconds::zero();  // -m is the whole request's (run_fetch)
   if (!a.connect_timeout.empty())
@@ -329,7 +330,9 @@ void add_fetch(CLI::App& root, Action& action) {
   RequestArgs& r = a->request;
   cmd->add_option("URL", a->urls, "URLs to request");
   cmd->add_option("-X,--request", r.method, "method (default GET, or POST with -d)");
-  cmd->add_option("-H,--header", r.headers, "extra header 'Name: value' (repeatable)")->allow_extra_args(false);
+  cmd->add_option("-H,--header", r.headers,
+                  "extra header 'Name: value' (repeatable); 'Name:' removes it, 'Name;' sends it empty")
+      ->allow_extra_args(false);
   auto* data = cmd->add_option("-d,--data", a->data,
                                "request body, POST unless -X says otherwise; @FILE reads FILE (@-: stdin) without "
                                "its CR and LF; several are joined with '&'")

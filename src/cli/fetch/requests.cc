@@ -104,13 +104,27 @@ std::string body_of(const std::vector<DataArg>& data) {
   return body;
 }
 
-Header header_of(const std::string& h) {
+// One -H as curl reads it: 'Name: value' (the spaces and tabs around the
+// value dropped, as HTTP drops them), 'Name:' with nothing after it (no
+// value: the header removed), 'Name;' (sent with an empty value).
+struct HeaderArg {
+  std::string name;
+  std::optional<std::string> value;  // nullopt: removed
+};
+
+HeaderArg header_of(const std::string& h) {
   const auto colon = h.find(':');
+  if (colon == std::string::npos) {
+    const auto semicolon = h.find(';');
+    if (semicolon != std::string::npos && semicolon > 0 && core_detail::trimmed(h.substr(semicolon + 1)).empty())
+      return {h.substr(0, semicolon), std::string()};
+  }
   if (colon == std::string::npos || colon == 0)
-    throw UsageError(fmt::format("-H '{}' wants 'Name: value'", terminal_text(h)));
-  std::string value = h.substr(colon + 1);
-  while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-  return {h.substr(0, colon), value};
+    throw UsageError(
+        fmt::format("-H '{}' wants 'Name: value' ('Name:' removes it, 'Name;' sends it empty)", terminal_text(h)));
+  const std::string_view value = core_detail::trimmed(std::string_view(h).substr(colon + 1));
+  if (value.empty()) return {h.substr(0, colon), std::nullopt};
+  return {h.substr(0, colon), std::string(value)};
 }
 
 }  // namespace
@@ -127,6 +141,13 @@ void check_header(std::string_view option, std::string_view name, std::string_vi
                   core_detail::ascii_text(name), shown));
 }
 
+bool removes_header(const RequestArgs& a, std::string_view name) {
+  bool removed = false;
+  for (const auto& h : a.headers)
+    if (HeaderArg arg = header_of(h); iequals(arg.name, name)) removed = !arg.value;
+  return removed;
+}
+
 Request base_request(const RequestArgs& a) {
   Request base;
   base.method = a.method.empty() ? (a.data.empty() ? "GET" : "POST") : a.method;
@@ -135,15 +156,17 @@ Request base_request(const RequestArgs& a) {
   if (!a.installation.empty()) base.installation = installation_of(a.installation, "--installation");
   base.lane = lane_of(a.lane, "--lane");
   for (const auto& h : a.headers) {
-    Header header = header_of(h);
-    check_header("-H", header.first, header.second);
-    if (iequals(header.first, "Authorization"))
-      std::erase_if(base.headers, [](const Header& x) { return iequals(x.first, "Authorization"); });
-    base.headers.push_back(std::move(header));
+    HeaderArg arg = header_of(h);
+    check_header("-H", arg.name, arg.value.value_or(""));
+    // A removal takes every earlier one of its name; of several Authorization the last stands.
+    if (!arg.value || iequals(arg.name, "Authorization"))
+      std::erase_if(base.headers, [&](const Header& x) { return iequals(x.first, arg.name); });
+    if (arg.value) base.headers.emplace_back(std::move(arg.name), std::move(*arg.value));
   }
+  // Given (or removed) with -H: fetch makes none of that name.
   const auto given = [&](std::string_view name) {
-    return std::any_of(base.headers.begin(), base.headers.end(),
-                       [&](const Header& x) { return iequals(x.first, name); });
+    return removes_header(a, name) || std::any_of(base.headers.begin(), base.headers.end(),
+                                                  [&](const Header& x) { return iequals(x.first, name); });
   };
   const bool json =
       std::any_of(a.data.begin(), a.data.end(), [](const DataArg& d) { return d.kind == DataArg::Kind::json; });

@@ -34,12 +34,19 @@ struct RequestArgs {
 
 // The request every URL starts from. The body is the data pieces joined as
 // curl joins them: with '&', but a --json piece straight after the one before.
-// -H 'Authorization: …' wins over --bearer-file (as curl's -H replaces a
-// header curl would make; the file is then not read), and of several
-// Authorization -H the last: never two on the wire. A bearer file that is
-// empty, a directory or unreadable is a usage error; one that group or others
-// may read is warned about on stderr.
+// -H as curl reads it: 'Name: value' (spaces and tabs around the value
+// dropped), 'Name;' sends the header empty, 'Name:' removes it: every earlier
+// -H of that name and the one fetch would make (--bearer-file's
+// Authorization, --json's Content-Type and Accept; removes_header() for the
+// User-Agent). -H 'Authorization: …' wins over --bearer-file (as curl's -H
+// replaces a header curl would make; the file is then not read), and of
+// several Authorization -H the last: never two on the wire. A bearer file that
+// is empty, a directory or unreadable is a usage error; one that group or
+// others may read is warned about on stderr.
 Request base_request(const RequestArgs& a);
+
+// Whether the last -H named `name` (any case) is 'Name:', which removes it.
+bool removes_header(const RequestArgs& a, std::string_view name);
 
 // The one check for every option that becomes a header (-H, -A,
 // --bearer-file): the Transport's rule (transport/request_checks.h: the name
