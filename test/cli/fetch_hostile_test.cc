@@ -63,10 +63,10 @@ TEST_CASE("fetch: a URL's password is *** in every line that shows the URL, neve
       {"--summary", ok, missing, refused},
       {"--parallel", "2", ok, missing, refused},
       {"--urls", dir.file("urls")},
-      {"-f", missing},                                 // the error line of an HTTP error
-      {refused},                                       // the error line of a failed exchange
+      {"-f", missing},                                             // the error line of an HTTP error
+      {refused},                                                   // the error line of a failed exchange
       {"-w", "%{url} %{url_effective}\n", "-o", "/dev/null", ok},  // -w's URLs
-      {with_password("http://127.0.0.1:1/")},          // a connection refused
+      {with_password("http://127.0.0.1:1/")},                      // a connection refused
   };
   for (const auto& extra : runs) {
     CAPTURE(extra);
@@ -179,4 +179,32 @@ TEST_CASE("fetch -H as curl: a tab after the colon, 'Name:' removes the header, 
   CHECK(ours.fields("User-Agent").empty());
   // Unlike curl (which sends the earlier one), 'Name:' takes an earlier -H of its name too: the last -H stands.
   CHECK(sent_by(fm, {"-H", "X-Gone: 1", "-H", "X-Gone:"}).fields("X-Gone").empty());
+}
+
+TEST_CASE("fetch -d @FILE is bounded while reading: /dev/zero refused at the bound, a FIFO with no writer by -m") {
+  testforge::Forge forge;
+  TempDir dir;
+  const std::string url = forge.url("api.forge.test", "/echo");
+  const auto t0 = Steady::now();
+  const auto zero = run_process(fetch(forge, {"-d", "@/dev/zero", url}));
+  CAPTURE(zero.err);
+  CHECK(zero.exit_code == 2);
+  CHECK(has(zero.err, "-d @/dev/zero: is longer than 67108864 bytes"));  // 64 MiB (was 256 MiB, 536 MB resident)
+  CHECK(Steady::now() - t0 < std::chrono::seconds(10));
+
+  // A FIFO no one opens for writing: the read gives up when -m's time is out.
+  const std::string fifo = dir.file("fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto t1 = Steady::now();
+  const auto stuck =
+      run_process(fetch(forge, {"-m", "1", "--data-binary", "@" + fifo, url}), {.timeout = std::chrono::seconds(30)});
+  const auto took = Steady::now() - t1;
+  CAPTURE(stuck.err);
+  CHECK_FALSE(stuck.timed_out);
+  CHECK(stuck.exit_code == 2);  // as any body file that cannot be read: nothing sent
+  CHECK(has(stuck.err, "--data-binary @" + fifo + ": nothing more came within 1000 ms"));
+  // Margin: -m is 1 s; the process starts and ends well within 20 s more on a loaded machine.
+  CHECK(took >= std::chrono::milliseconds(1000));
+  CHECK(took < std::chrono::seconds(21));
+  CHECK(forge.truth().total() == 0);
 }

@@ -180,7 +180,7 @@ constexpr std::size_t kFetchCacheBytes = std::size_t{64} << 20;
 // --pace: what every process pacing the budget leaves of it at the reset.
 constexpr double kFetchPaceKeep = 0.05;
 
-TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
+TransportOptions transport_options(const FetchArgs& a, const Request& base, Meter& meter) {
   TransportOptions to;
   to.meter = &meter;
   to.resolve = a.resolve;
@@ -190,7 +190,6 @@ TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
   to.retry.max_retries = a.retry;
   if (a.cache) to.cache.max_bytes = kFetchCacheBytes;
   if (a.pace) {
-    const Request base = base_request(a.request);
     if (!base.lane || base.installation == 0)
       throw UsageError("--pace paces one lane on one installation's budget: give --lane and --installation");
     to.pacing = {{.lane = *base.lane, .installation = base.installation, .keep_fraction = kFetchPaceKeep}};
@@ -226,15 +225,16 @@ int run_fetch(const FetchArgs& a) {
   // As curl: a reader that went away (`fetch URL | head -c 10`) is a write
   // error (exit 23, the meter's lines still written), not a silent death.
   std::signal(SIGPIPE, SIG_IGN);
-  const Request base = base_request(a.request);
+  // As curl's -m: each request's every hop, retry and wait; and the reading of the files it sends.
+  const auto max_time =
+      a.max_time.empty() ? std::chrono::milliseconds::zero() : seconds_or_duration(a.max_time, "-m/--max-time", true);
+  const Request base = base_request(a.request, max_time);
   std::vector<Request> requests = requests_for(a.urls, base);
   if (!a.urls_file.empty())
-    for (auto& r : read_url_file(a.urls_file, base)) requests.push_back(std::move(r));
+    for (auto& r : read_url_file(a.urls_file, base, max_time)) requests.push_back(std::move(r));
   if (requests.empty()) throw UsageError("no URL given (name URLs or --urls FILE)");
-  if (!a.max_time.empty()) {  // as curl's -m: each request's every hop, retry and wait
-    const auto max_time = seconds_or_duration(a.max_time, "-m/--max-time", true);
+  if (!a.max_time.empty())
     for (Request& r : requests) r.total_timeout = max_time;
-  }
   check_mode(a, requests.size());
   const std::unique_ptr<EtagSave> etag_save = etag_options(a, requests);
   if (etag_save && !etag_save->open()) {  // as curl: before anything is sent
@@ -249,7 +249,7 @@ int run_fetch(const FetchArgs& a) {
   Meter meter({.sink = meter_log.sink()});  // its lines at its flush (the end of this function)
   std::unique_ptr<Transport> transport;
   try {
-    transport = std::make_unique<Transport>(transport_options(a, meter));
+    transport = std::make_unique<Transport>(transport_options(a, base, meter));
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }

@@ -53,20 +53,25 @@ void check_text(std::string_view what, std::string_view text, const std::string&
 
 constexpr std::size_t kTokenBytes = std::size_t{64} << 10;
 constexpr std::size_t kUrlsBytes = std::size_t{64} << 20;
-constexpr std::size_t kBodyBytes = std::size_t{256} << 20;
+// A body is held in memory, and copied for each URL: its bound keeps a
+// mistaken @FILE (a disk image, /dev/zero) from taking the machine's memory
+// (at 256 MiB, -d @/dev/zero took 536 MB before it was refused).
+constexpr std::size_t kBodyBytes = std::size_t{64} << 20;
 
 // The text of a file an option names (`-`: stdin), or a usage error: nothing
-// is sent. `label` is what the message shows before the path ("--urls ").
-std::string option_text(const std::string& path, std::string_view label, std::size_t max_bytes) {
-  auto file = core_detail::read_option_file(path, max_bytes);
+// is sent. `label` is what the message shows before the path ("--urls ");
+// `wait` bounds the time spent reading (-m; 0: none).
+std::string option_text(const std::string& path, std::string_view label, std::size_t max_bytes,
+                        std::chrono::milliseconds wait) {
+  auto file = core_detail::read_option_file(path, max_bytes, wait);
   if (file.problem)
     throw UsageError(
         fmt::format("{}{}: {}; check the path and its permissions", label, terminal_text(path), *file.problem));
   return std::move(file.text);
 }
 
-std::string read_secret(const std::string& path) {
-  std::string s = option_text(path, "--bearer-file ", kTokenBytes);
+std::string read_secret(const std::string& path, std::chrono::milliseconds wait) {
+  std::string s = option_text(path, "--bearer-file ", kTokenBytes, wait);
   s = std::string(core_detail::trimmed(s, true));
   if (s.empty())
     throw UsageError(fmt::format("--bearer-file '{}' holds no token; put the token in it", terminal_text(path)));
@@ -83,21 +88,22 @@ std::string read_secret(const std::string& path) {
 }
 
 // One body option's bytes, as curl reads them.
-std::string data_of(const DataArg& d) {
+std::string data_of(const DataArg& d, std::chrono::milliseconds wait) {
   using Kind = DataArg::Kind;
   if (d.kind == Kind::raw || !d.value.starts_with('@')) return d.value;
   const char* option = d.kind == Kind::data ? "-d" : d.kind == Kind::json ? "--json" : "--data-binary";
-  std::string text = option_text(d.value.substr(1), std::string(option) + " @", kBodyBytes);
+  std::string text = option_text(d.value.substr(1), std::string(option) + " @", kBodyBytes, wait);
   if (d.kind == Kind::data) std::erase_if(text, [](char c) { return c == '\r' || c == '\n'; });
   return text;
 }
 
 // The pieces joined as curl joins them: '&' between two, none before a --json piece.
-std::string body_of(const std::vector<DataArg>& data) {
+std::string body_of(const std::vector<DataArg>& data, std::chrono::milliseconds wait) {
+  if (data.size() == 1) return data_of(data.front(), wait);  // no copy of a large file's text
   std::string body;
   for (std::size_t i = 0; i < data.size(); ++i) {
     if (i > 0 && data[i].kind != DataArg::Kind::json) body += '&';
-    body += data_of(data[i]);
+    body += data_of(data[i], wait);
     if (body.size() > kBodyBytes)
       throw UsageError(fmt::format("the request body is longer than {} bytes, the most fetch sends", kBodyBytes));
   }
@@ -148,11 +154,11 @@ bool removes_header(const RequestArgs& a, std::string_view name) {
   return removed;
 }
 
-Request base_request(const RequestArgs& a) {
+Request base_request(const RequestArgs& a, std::chrono::milliseconds wait) {
   Request base;
   base.method = a.method.empty() ? (a.data.empty() ? "GET" : "POST") : a.method;
   check_text("method", base.method, "--request");
-  base.body = body_of(a.data);
+  base.body = body_of(a.data, wait);
   if (!a.installation.empty()) base.installation = installation_of(a.installation, "--installation");
   base.lane = lane_of(a.lane, "--lane");
   for (const auto& h : a.headers) {
@@ -172,7 +178,7 @@ Request base_request(const RequestArgs& a) {
       std::any_of(a.data.begin(), a.data.end(), [](const DataArg& d) { return d.kind == DataArg::Kind::json; });
   for (const char* name : {"Content-Type", "Accept"})  // --json's, unless -H says otherwise (as curl)
     if (json && !given(name)) base.headers.emplace_back(name, "application/json");
-  if (!a.bearer_file.empty() && !given("Authorization")) base.bearer = read_secret(a.bearer_file);
+  if (!a.bearer_file.empty() && !given("Authorization")) base.bearer = read_secret(a.bearer_file, wait);
   return base;
 }
 
@@ -187,8 +193,8 @@ std::vector<Request> requests_for(const std::vector<std::string>& urls, const Re
   return out;
 }
 
-std::vector<Request> read_url_file(const std::string& path, const Request& base) {
-  std::istringstream f(option_text(path, "--urls ", kUrlsBytes));
+std::vector<Request> read_url_file(const std::string& path, const Request& base, std::chrono::milliseconds wait) {
+  std::istringstream f(option_text(path, "--urls ", kUrlsBytes, wait));
   std::vector<Request> out;
   std::string line;
   for (int n = 1; std::getline(f, line); ++n) {

@@ -4,7 +4,7 @@
 // Errors: UsageError for anything the user wrote wrong (a lane, an id, a
 // header, a duration, a control byte in a method, URL or header: shown
 // escaped, a file that cannot be read or is larger than its bound: 64 KiB for
-// a token, 64 MiB for --urls, 256 MiB for a body).
+// a token, 64 MiB for --urls and for a body).
 #pragma once
 
 #include <chrono>
@@ -42,8 +42,9 @@ struct RequestArgs {
 // replaces a header curl would make; the file is then not read), and of
 // several Authorization -H the last: never two on the wire. A bearer file that
 // is empty, a directory or unreadable is a usage error; one that group or
-// others may read is warned about on stderr.
-Request base_request(const RequestArgs& a);
+// others may read is warned about on stderr. Files are read for at most
+// `wait` (-m; 0: no bound): a FIFO no one writes to is then a usage error.
+Request base_request(const RequestArgs& a, std::chrono::milliseconds wait);
 
 // Whether the last -H named `name` (any case) is 'Name:', which removes it.
 bool removes_header(const RequestArgs& a, std::string_view name);
@@ -59,7 +60,7 @@ void check_header(std::string_view option, std::string_view name, std::string_vi
 std::vector<Request> requests_for(const std::vector<std::string>& urls, const Request& base);
 
 // `--urls FILE` (`-`: stdin): one request per line, `METHOD URL [lane=L] [installation=N]`; blank lines and # comments skipped.
-std::vector<Request> read_url_file(const std::string& path, const Request& base);
+std::vector<Request> read_url_file(const std::string& path, const Request& base, std::chrono::milliseconds wait);
 
 // `-m 5`, `--connect-timeout 2.5` (seconds, as curl reads them) or the tool's
 // own forms (`500ms`, `1m30s`), rounded up to the millisecond. `allow_zero`:
