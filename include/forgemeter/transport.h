@@ -24,8 +24,9 @@
 // constructor throws std::invalid_argument for unusable options (no meter, a
 // malformed resolve entry, max_redirects < 0, a timeout outside 0-100000h,
 // cache.poll <= 0, a pacing or secondary-limit value out of range,
-// max_installations 0) and std::runtime_error if libcurl (or, with a cache,
-// its random key) cannot start. A request timeout past 100000h (or a negative
+// max_installations 0, a user_agent with a control byte) and
+// std::runtime_error if libcurl (or, with a cache, its random key) cannot
+// start. A request timeout past 100000h (or a negative
 // per-hop one) is TransportErrc::invalid_request.
 #pragma once
 

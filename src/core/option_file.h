@@ -3,12 +3,16 @@
 // check that a file holding a secret is private to its owner.
 //
 // read_option_file() refuses a directory, a file it cannot open or read, and
-// one longer than its bound: it stops reading one byte past the bound, so
-// /dev/zero or a runaway pipe fails at once instead of filling the memory.
+// one longer than its bound: a regular file by its size, before reading it;
+// anything else (/dev/zero, a runaway pipe) once it has read one byte past
+// the bound, its buffer never more than that: it fails at once instead of
+// filling the memory. Given a `wait`, it also refuses a file whose end does
+// not come within it (a FIFO no one writes to, a silent stdin).
 // Errors are values (OptionFile::problem: what is wrong and what to do).
 // Thread-safety: no state; stdin ("-") is the process's own.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -21,8 +25,10 @@ struct OptionFile {
   std::optional<std::string> problem;  // "is a directory", "No such file or directory", "is longer than …"
 };
 
-// The file at `path` ("-": stdin), at most `max_bytes` bytes.
-OptionFile read_option_file(const std::string& path, std::size_t max_bytes);
+// The file at `path` ("-": stdin), at most `max_bytes` bytes, read within
+// `wait` (0: however long it takes).
+OptionFile read_option_file(const std::string& path, std::size_t max_bytes,
+                            std::chrono::milliseconds wait = std::chrono::milliseconds::zero());
 
 // nullopt when group and others have no access to a file of `mode` (its
 // st_mode); else the problem and its fix: "permissions 0644 are too open: it

@@ -22,6 +22,13 @@ std::optional<Origin> origin_of(std::string_view url);
 // "scheme://host:port" (for equality checks), or "" for an unreadable URL.
 std::string origin_key(std::string_view url);
 
+// `url` without its userinfo (`user:password@`), as libcurl reads the URL:
+// a redirect's Location is followed without it, since libcurl would send it
+// as Basic credentials to wherever the forge pointed. `url` itself when it
+// has none, or when libcurl cannot parse it; "" (no URL) when it has some
+// that could not be taken off.
+std::string without_userinfo(const std::string& url);
+
 // Only http and https are ever requested.
 bool allowed_scheme(std::string_view scheme) noexcept;
 

@@ -19,10 +19,10 @@ std::string check_request(const Request& r, HandleState& known) {
   }
   for (const auto& [name, value] : r.headers) {
     if (!is_token(name)) return "the header name \"" + terminal_text(name) + "\" is not an HTTP token";
-    if (has_control(value)) return "the value of header " + name + " has a control byte";
+    if (!is_field_value(value)) return "the value of header " + name + " has a control byte";
     if (core_detail::iequals(name, "Host")) return "the Host header comes from the URL; do not set it";
   }
-  if (has_control(r.bearer)) return "the bearer credential has a control byte";
+  if (!is_field_value(r.bearer)) return "the bearer credential has a control byte";
   if (r.total_timeout && *r.total_timeout > kLongestTimeout) return "total_timeout is past 100000h";
   for (const auto& [name, t] : {std::pair{"timeout", r.timeout}, std::pair{"connect_timeout", r.connect_timeout}})
     if (t && !timeout_in_range(*t)) return std::string(name) + " is out of range: 0 (none) to 100000h";

@@ -1,7 +1,8 @@
 // request_checks.h — what a request must be for the Transport to send it.
 //
-// A method and a header name are RFC 9110 tokens; no URL, header value or
-// credential holds a control byte (one would split a line on the wire); the
+// A method and a header name are RFC 9110 tokens; no URL holds a control
+// byte, no header value or credential one but a tab (is_field_value: a CR or
+// LF would split a line on the wire); the
 // URL parses, names a host and is http or https; the Host header comes from
 // the URL only; a timeout is at most kLongestTimeout (a per-hop or connect
 // timeout at least 0).
@@ -30,6 +31,16 @@ inline bool is_token(std::string_view s) noexcept {
   if (s.empty()) return false;
   for (unsigned char c : s)
     if (!kTchar[c]) return false;
+  return true;
+}
+
+// Whether `value` may be sent as a header field's value: no control byte but
+// a tab (RFC 9110's field-value; a CR or LF would end the field and start
+// another, on this hop and on every redirect's). The one check for every
+// value that becomes a header: a caller's headers, the bearer, the User-Agent.
+inline bool is_field_value(std::string_view value) noexcept {
+  for (unsigned char c : value)
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
   return true;
 }
 

@@ -89,7 +89,7 @@ const char* redirect_location(Exchange& x) {
 
 // Makes the redirect to `location` the hop at hand, or says why it is not followed.
 TransportError follow_redirect(Exchange& x, const char* location, int max_redirects) {
-  std::string next = location;
+  std::string next = without_userinfo(location);  // never a credential the forge chose
   if (x.redirects >= max_redirects)
     return {TransportErrc::redirect_limit, "stopped after " + std::to_string(x.redirects) +
                                                " redirects (the limit is " + std::to_string(max_redirects) +
@@ -208,6 +208,8 @@ Transport::Transport(TransportOptions options) {
   if (options.retry.max_retries < 0) throw std::invalid_argument("Transport: retry.max_retries must be >= 0");
   for (const auto& e : options.resolve)
     if (auto why = check_resolve_entry(e); !why.empty()) throw std::invalid_argument("Transport: " + why);
+  if (!is_field_value(options.user_agent))
+    throw std::invalid_argument("Transport: user_agent has a control byte (a CR or LF would start another header)");
   if (has_control(options.lane_header) || (!options.lane_header.empty() && !is_token(options.lane_header)))
     throw std::invalid_argument("Transport: lane_header must be an HTTP header name");
   impl_ = std::make_unique<Impl>(std::move(options));

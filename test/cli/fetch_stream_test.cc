@@ -2,12 +2,14 @@
 // server (generated as it is sent, never stored) reaches the file byte for
 // byte while the process's peak resident memory (getrusage of the child,
 // ru_maxrss) stays under 64 MiB; before the streaming it held the answer
-// (and a copy) in memory: 538 MB for a 300 MB answer.
+// (and a copy) in memory: 538 MB for a 300 MB answer. The summary modes
+// keep no body at all.
 #include <doctest/doctest.h>
 #include <httplib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
@@ -96,4 +98,28 @@ TEST_CASE("fetch -o streams a 200 MiB answer: byte-identical, peak RSS under 64 
   CHECK(matching_prefix(out) == kAnswerBytes);
   // The meter counted the one request and its 200.
   CHECK(read_file(dir.file("stderr")).find("forge HTTP") != std::string::npos);
+}
+
+// Summary lines show no body: the answers are counted and dropped as they
+// come (before, each was kept whole until its line was written: 538 MB for a
+// 400 MB answer, and as many at once as --parallel ran).
+TEST_CASE("fetch --summary and --parallel keep no answer's body: two 200 MiB answers, peak RSS under 64 MiB") {
+  BigServer server;
+  TempDir dir;
+  for (const char* mode : {"--summary", "--parallel"}) {
+    CAPTURE(mode);
+    std::vector<std::string> args = {forgemeter_bin(), "fetch", "-s", mode};
+    if (std::string(mode) == "--parallel") args.push_back("2");
+    args.insert(args.end(), {server.url(), server.url()});
+    const Spawned child = spawn_process(args, dir.file("stdout"), dir.file("stderr"));
+    int status = 0;
+    rusage usage{};
+    REQUIRE(::wait4(child.pid, &status, 0, &usage) == child.pid);
+    CHECK(exit_code(status) == 0);
+    MESSAGE("peak RSS of fetch " << std::string(mode) << " for 2 x 200 MiB: " << usage.ru_maxrss << " KiB");
+    CHECK(usage.ru_maxrss < kPeakBoundKiB);  // KiB
+    const std::string out = read_file(dir.file("stdout"));
+    CHECK(std::count(out.begin(), out.end(), '\n') == 2);
+    CHECK(out.rfind("200 GET " + server.url(), 0) == 0);
+  }
 }

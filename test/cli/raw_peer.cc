@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace fmtest {
@@ -37,7 +38,7 @@ std::vector<std::string> RawRequest::fields(const std::string& name) const {
     const std::string line = head.substr(start, end - start);
     const auto colon = line.find(':');
     if (colon == name.size() && strncasecmp(line.data(), name.data(), name.size()) == 0)
-      out.push_back(line.substr(line.find_first_not_of(' ', colon + 1)));
+      out.push_back(line.substr(std::min(line.find_first_not_of(' ', colon + 1), line.size())));  // "Name:": ""
     at = end;
   }
   return out;

@@ -25,12 +25,14 @@
 #include "cli/fetch/requests.h"
 #include "cli/fetch/verbose.h"
 #include "cli/number_arg.h"
+#include "core/shown_url.h"
 #include "core/terminal_text.h"
 #include "forgemeter/transport.h"
 #include "supervise/signal_watch.h"
 
 namespace forgemeter::cli {
 
+using core_detail::shown_url;
 using core_detail::terminal_text;
 using Steady = std::chrono::steady_clock;
 
@@ -83,7 +85,7 @@ std::string describe(const Request& req, const Response& res, Steady::duration t
                                  req.url, ms, res.hops.size(), hops);
   if (res.error) line += fmt::format(" error={}: {}", to_string(res.error.code), res.error.message);
   if (res.revalidated || res.coalesced) line += res.revalidated ? " cache=revalidated" : " cache=coalesced";
-  return terminal_text(line);  // hosts and messages come from a forge's redirects
+  return shown_url(line);  // hosts and messages come from a forge's redirects; a URL's password is ***
 }
 
 // Without -s, or with -sS: the error line on stderr.
@@ -95,8 +97,14 @@ void complain(const FetchArgs& a, const std::string& line) {
 // (also into a file or pipe). Exit 1 when an exchange failed, else 22 when
 // -f and an answer was an HTTP error, else 0. Once stdout takes no more (a
 // closed pipe, a full disk), no further request is sent: 23.
-int run_summary(const FetchArgs& a, const std::vector<Request>& requests, Transport& transport, InFlight& in_flight,
+int run_summary(const FetchArgs& a, std::vector<Request>& requests, Transport& transport, InFlight& in_flight,
                 std::mutex& out_mu) {
+  // No summary line shows a body: each is dropped as it comes, so memory
+  // stays flat whatever the answers' size. But --cache with --parallel: an
+  // identical request in flight is answered with a copy of the whole answer
+  // (a streamed one cannot be shared), so there the answers are kept.
+  if (!(a.cache && a.parallel > 1))
+    for (Request& r : requests) r.on_body = [](const BodyChunk&) noexcept { return true; };
   std::atomic<std::size_t> next{0}, failed{0}, http_errors{0};
   std::atomic<bool> unwritten{false};
   auto worker = [&]() noexcept {
@@ -172,7 +180,7 @@ constexpr std::size_t kFetchCacheBytes = std::size_t{64} << 20;
 // --pace: what every process pacing the budget leaves of it at the reset.
 constexpr double kFetchPaceKeep = 0.05;
 
-TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
+TransportOptions transport_options(const FetchArgs& a, const Request& base, Meter& meter) {
   TransportOptions to;
   to.meter = &meter;
   to.resolve = a.resolve;
@@ -182,12 +190,15 @@ TransportOptions transport_options(const FetchArgs& a, Meter& meter) {
   to.retry.max_retries = a.retry;
   if (a.cache) to.cache.max_bytes = kFetchCacheBytes;
   if (a.pace) {
-    const Request base = base_request(a.request);
     if (!base.lane || base.installation == 0)
       throw UsageError("--pace paces one lane on one installation's budget: give --lane and --installation");
     to.pacing = {{.lane = *base.lane, .installation = base.installation, .keep_fraction = kFetchPaceKeep}};
   }
-  if (a.user_agent) to.user_agent = *a.user_agent;
+  if (a.user_agent) {
+    check_header("-A", "User-Agent", *a.user_agent);
+    to.user_agent = *a.user_agent;
+  }
+  if (removes_header(a.request, "User-Agent")) to.user_agent.clear();  // -H 'User-Agent:', as curl: none sent
   to.decompress = a.compressed;
   if (!a.max_time.empty()) to.timeout = std::chrono::milliseconds::zero();  // -m is the whole request's (run_fetch)
   if (!a.connect_timeout.empty())
@@ -214,15 +225,16 @@ int run_fetch(const FetchArgs& a) {
   // As curl: a reader that went away (`fetch URL | head -c 10`) is a write
   // error (exit 23, the meter's lines still written), not a silent death.
   std::signal(SIGPIPE, SIG_IGN);
-  const Request base = base_request(a.request);
+  // As curl's -m: each request's every hop, retry and wait; and the reading of the files it sends.
+  const auto max_time =
+      a.max_time.empty() ? std::chrono::milliseconds::zero() : seconds_or_duration(a.max_time, "-m/--max-time", true);
+  const Request base = base_request(a.request, max_time);
   std::vector<Request> requests = requests_for(a.urls, base);
   if (!a.urls_file.empty())
-    for (auto& r : read_url_file(a.urls_file, base)) requests.push_back(std::move(r));
+    for (auto& r : read_url_file(a.urls_file, base, max_time)) requests.push_back(std::move(r));
   if (requests.empty()) throw UsageError("no URL given (name URLs or --urls FILE)");
-  if (!a.max_time.empty()) {  // as curl's -m: each request's every hop, retry and wait
-    const auto max_time = seconds_or_duration(a.max_time, "-m/--max-time", true);
+  if (!a.max_time.empty())
     for (Request& r : requests) r.total_timeout = max_time;
-  }
   check_mode(a, requests.size());
   const std::unique_ptr<EtagSave> etag_save = etag_options(a, requests);
   if (etag_save && !etag_save->open()) {  // as curl: before anything is sent
@@ -237,7 +249,7 @@ int run_fetch(const FetchArgs& a) {
   Meter meter({.sink = meter_log.sink()});  // its lines at its flush (the end of this function)
   std::unique_ptr<Transport> transport;
   try {
-    transport = std::make_unique<Transport>(transport_options(a, meter));
+    transport = std::make_unique<Transport>(transport_options(a, base, meter));
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -278,7 +290,8 @@ constexpr const char* kFetchHelp =
     "Each URL in turn: the final answer's body raw to stdout (or -o FILE; -o - is stdout), streamed as it\n"
     "comes (memory stays flat), with -i its status line and header fields first (raw too), -w's text after\n"
     "it. -v shows each hop on stderr (method,\n"
-    "URL, host, status; credential values as ***; control bytes escaped). Redirects are always followed\n"
+    "URL, host, status; credential values as ***; control bytes escaped). A URL's password is *** wherever it is\n"
+    "shown. Redirects are always followed\n"
     "(up to --max-redirs; -L is accepted). Timeouts: -m for each URL's whole request, its redirects and\n"
     "retries included (default: 60s a hop; 0: none), --connect-timeout (default 10s), in seconds (5, 2.5)\n"
     "or as 500ms, 1m30s.\n"
@@ -323,7 +336,9 @@ void add_fetch(CLI::App& root, Action& action) {
   RequestArgs& r = a->request;
   cmd->add_option("URL", a->urls, "URLs to request");
   cmd->add_option("-X,--request", r.method, "method (default GET, or POST with -d)");
-  cmd->add_option("-H,--header", r.headers, "extra header 'Name: value' (repeatable)")->allow_extra_args(false);
+  cmd->add_option("-H,--header", r.headers,
+                  "extra header 'Name: value' (repeatable); 'Name:' removes it, 'Name;' sends it empty")
+      ->allow_extra_args(false);
   auto* data = cmd->add_option("-d,--data", a->data,
                                "request body, POST unless -X says otherwise; @FILE reads FILE (@-: stdin) without "
                                "its CR and LF; several are joined with '&'")

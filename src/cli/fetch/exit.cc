@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/terminal_text.h"
+#include "core/shown_url.h"
 
 namespace forgemeter::cli {
 
@@ -42,10 +42,10 @@ int fetch_exit_code(const Response& res, bool fail_on_http_error) noexcept {
 
 std::string fetch_error_line(const Request& req, const Response& res, int exit_code) {
   if (exit_code == kExitHttpError)
-    return core_detail::terminal_text(
+    return core_detail::shown_url(
         fmt::format("forgemeter: ({}) {} {}: the server answered {}", exit_code, req.method, req.url, res.status));
-  return core_detail::terminal_text(fmt::format("forgemeter: ({}) {} {}: {}: {}", exit_code, req.method, req.url,
-                                                to_string(res.error.code), res.error.message));
+  return core_detail::shown_url(fmt::format("forgemeter: ({}) {} {}: {}: {}", exit_code, req.method, req.url,
+                                            to_string(res.error.code), res.error.message));
 }
 
 }  // namespace forgemeter::cli

@@ -7,6 +7,7 @@
 
 #include "cli/errors.h"
 #include "core/option_file.h"
+#include "core/shown_url.h"
 #include "core/terminal_text.h"
 #include "transport/redirect_policy.h"
 
@@ -103,12 +104,14 @@ std::string WriteOut::expand(const Fetched& f) const {
       case Var::http_code: out += fmt::format("{:03d}", f.res.status); break;
       case Var::num_redirects: out += std::to_string(redirects_followed(f.res)); break;
       case Var::time_total: out += fmt::format("{:.6f}", std::chrono::duration<double>(f.took).count()); break;
-      case Var::url_effective: out += terminal_text(f.res.hops.empty() ? f.req.url : f.res.hops.back().url); break;
-      case Var::url: out += terminal_text(f.req.url); break;
+      case Var::url_effective:
+        out += core_detail::shown_url(f.res.hops.empty() ? f.req.url : f.res.hops.back().url);
+        break;
+      case Var::url: out += core_detail::shown_url(f.req.url); break;
       case Var::method: out += terminal_text(f.req.method); break;
       case Var::size_download: out += std::to_string(f.res.body.size() + f.streamed); break;
       case Var::exitcode: out += std::to_string(f.exit_code); break;
-      case Var::errormsg: out += f.res.error ? terminal_text(f.res.error.message) : std::string(); break;
+      case Var::errormsg: out += f.res.error ? core_detail::shown_url(f.res.error.message) : std::string(); break;
       case Var::header: out += terminal_text(f.res.header(p.text).value_or(std::string_view())); break;
     }
   }

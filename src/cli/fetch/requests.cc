@@ -16,12 +16,16 @@
 #include "core/duration_text.h"
 #include "core/number_text.h"
 #include "core/option_file.h"
+#include "core/shown_url.h"
 #include "core/terminal_text.h"
+#include "transport/redirect_policy.h"
+#include "transport/request_checks.h"
 
 namespace forgemeter::cli {
 
 using core_detail::has_control_bytes;
 using core_detail::iequals;
+using core_detail::shown_url;
 using core_detail::terminal_text;
 
 namespace {
@@ -44,28 +48,38 @@ std::uint64_t installation_of(std::string_view text, const std::string& where) {
 // A method or URL with a control byte is refused, shown escaped.
 void check_text(std::string_view what, std::string_view text, const std::string& where) {
   if (has_control_bytes(text))
-    throw UsageError(fmt::format("{}: the {} '{}' has a control byte; not sent", where, what, terminal_text(text)));
+    throw UsageError(fmt::format("{}: the {} '{}' has a control byte; not sent", where, what, shown_url(text)));
 }
 
 constexpr std::size_t kTokenBytes = std::size_t{64} << 10;
 constexpr std::size_t kUrlsBytes = std::size_t{64} << 20;
-constexpr std::size_t kBodyBytes = std::size_t{256} << 20;
+// A body is held in memory, and copied for each URL: its bound keeps a
+// mistaken @FILE (a disk image, /dev/zero) from taking the machine's memory
+// (at 256 MiB, -d @/dev/zero took 536 MB before it was refused).
+constexpr std::size_t kBodyBytes = std::size_t{64} << 20;
 
 // The text of a file an option names (`-`: stdin), or a usage error: nothing
-// is sent. `label` is what the message shows before the path ("--urls ").
-std::string option_text(const std::string& path, std::string_view label, std::size_t max_bytes) {
-  auto file = core_detail::read_option_file(path, max_bytes);
+// is sent. `label` is what the message shows before the path ("--urls ");
+// `wait` bounds the time spent reading (-m; 0: none).
+std::string option_text(const std::string& path, std::string_view label, std::size_t max_bytes,
+                        std::chrono::milliseconds wait) {
+  auto file = core_detail::read_option_file(path, max_bytes, wait);
   if (file.problem)
     throw UsageError(
         fmt::format("{}{}: {}; check the path and its permissions", label, terminal_text(path), *file.problem));
   return std::move(file.text);
 }
 
-std::string read_secret(const std::string& path) {
-  std::string s = option_text(path, "--bearer-file ", kTokenBytes);
+std::string read_secret(const std::string& path, std::chrono::milliseconds wait) {
+  std::string s = option_text(path, "--bearer-file ", kTokenBytes, wait);
   s = std::string(core_detail::trimmed(s, true));
   if (s.empty())
     throw UsageError(fmt::format("--bearer-file '{}' holds no token; put the token in it", terminal_text(path)));
+  if (!transport_detail::is_field_value(s))  // its text is not shown: it is a secret
+    throw UsageError(
+        fmt::format("--bearer-file '{}': the token has a control byte (a CR or LF would start another "
+                    "header); not sent",
+                    terminal_text(path)));
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0)
     if (const auto why = core_detail::too_open(st.st_mode, path, "a token"))
@@ -74,60 +88,97 @@ std::string read_secret(const std::string& path) {
 }
 
 // One body option's bytes, as curl reads them.
-std::string data_of(const DataArg& d) {
+std::string data_of(const DataArg& d, std::chrono::milliseconds wait) {
   using Kind = DataArg::Kind;
   if (d.kind == Kind::raw || !d.value.starts_with('@')) return d.value;
   const char* option = d.kind == Kind::data ? "-d" : d.kind == Kind::json ? "--json" : "--data-binary";
-  std::string text = option_text(d.value.substr(1), std::string(option) + " @", kBodyBytes);
+  std::string text = option_text(d.value.substr(1), std::string(option) + " @", kBodyBytes, wait);
   if (d.kind == Kind::data) std::erase_if(text, [](char c) { return c == '\r' || c == '\n'; });
   return text;
 }
 
 // The pieces joined as curl joins them: '&' between two, none before a --json piece.
-std::string body_of(const std::vector<DataArg>& data) {
+std::string body_of(const std::vector<DataArg>& data, std::chrono::milliseconds wait) {
+  if (data.size() == 1) return data_of(data.front(), wait);  // no copy of a large file's text
   std::string body;
   for (std::size_t i = 0; i < data.size(); ++i) {
     if (i > 0 && data[i].kind != DataArg::Kind::json) body += '&';
-    body += data_of(data[i]);
+    body += data_of(data[i], wait);
     if (body.size() > kBodyBytes)
       throw UsageError(fmt::format("the request body is longer than {} bytes, the most fetch sends", kBodyBytes));
   }
   return body;
 }
 
-Header header_of(const std::string& h) {
+// One -H as curl reads it: 'Name: value' (the spaces and tabs around the
+// value dropped, as HTTP drops them), 'Name:' with nothing after it (no
+// value: the header removed), 'Name;' (sent with an empty value).
+struct HeaderArg {
+  std::string name;
+  std::optional<std::string> value;  // nullopt: removed
+};
+
+HeaderArg header_of(const std::string& h) {
   const auto colon = h.find(':');
+  if (colon == std::string::npos) {
+    const auto semicolon = h.find(';');
+    if (semicolon != std::string::npos && semicolon > 0 && core_detail::trimmed(h.substr(semicolon + 1)).empty())
+      return {h.substr(0, semicolon), std::string()};
+  }
   if (colon == std::string::npos || colon == 0)
-    throw UsageError(fmt::format("-H '{}' wants 'Name: value'", terminal_text(h)));
-  std::string value = h.substr(colon + 1);
-  while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-  return {h.substr(0, colon), value};
+    throw UsageError(
+        fmt::format("-H '{}' wants 'Name: value' ('Name:' removes it, 'Name;' sends it empty)", terminal_text(h)));
+  const std::string_view value = core_detail::trimmed(std::string_view(h).substr(colon + 1));
+  if (value.empty()) return {h.substr(0, colon), std::nullopt};
+  return {h.substr(0, colon), std::string(value)};
 }
 
 }  // namespace
 
-Request base_request(const RequestArgs& a) {
+void check_header(std::string_view option, std::string_view name, std::string_view value) {
+  if (!transport_detail::is_token(name))
+    throw UsageError(
+        fmt::format("{}: the header name '{}' is not an HTTP token; not sent", option, core_detail::ascii_text(name)));
+  if (transport_detail::is_field_value(value)) return;
+  // A credential's value is not shown, not even escaped.
+  const std::string shown = transport_detail::is_credential_header(name) ? "***" : terminal_text(value);
+  throw UsageError(
+      fmt::format("{}: the {} value '{}' has a control byte (a CR or LF would start another header); not sent", option,
+                  core_detail::ascii_text(name), shown));
+}
+
+bool removes_header(const RequestArgs& a, std::string_view name) {
+  bool removed = false;
+  for (const auto& h : a.headers)
+    if (HeaderArg arg = header_of(h); iequals(arg.name, name)) removed = !arg.value;
+  return removed;
+}
+
+Request base_request(const RequestArgs& a, std::chrono::milliseconds wait) {
   Request base;
   base.method = a.method.empty() ? (a.data.empty() ? "GET" : "POST") : a.method;
   check_text("method", base.method, "--request");
-  base.body = body_of(a.data);
+  base.body = body_of(a.data, wait);
   if (!a.installation.empty()) base.installation = installation_of(a.installation, "--installation");
   base.lane = lane_of(a.lane, "--lane");
   for (const auto& h : a.headers) {
-    Header header = header_of(h);
-    if (iequals(header.first, "Authorization"))
-      std::erase_if(base.headers, [](const Header& x) { return iequals(x.first, "Authorization"); });
-    base.headers.push_back(std::move(header));
+    HeaderArg arg = header_of(h);
+    check_header("-H", arg.name, arg.value.value_or(""));
+    // A removal takes every earlier one of its name; of several Authorization the last stands.
+    if (!arg.value || iequals(arg.name, "Authorization"))
+      std::erase_if(base.headers, [&](const Header& x) { return iequals(x.first, arg.name); });
+    if (arg.value) base.headers.emplace_back(std::move(arg.name), std::move(*arg.value));
   }
+  // Given (or removed) with -H: fetch makes none of that name.
   const auto given = [&](std::string_view name) {
-    return std::any_of(base.headers.begin(), base.headers.end(),
-                       [&](const Header& x) { return iequals(x.first, name); });
+    return removes_header(a, name) || std::any_of(base.headers.begin(), base.headers.end(),
+                                                  [&](const Header& x) { return iequals(x.first, name); });
   };
   const bool json =
       std::any_of(a.data.begin(), a.data.end(), [](const DataArg& d) { return d.kind == DataArg::Kind::json; });
   for (const char* name : {"Content-Type", "Accept"})  // --json's, unless -H says otherwise (as curl)
     if (json && !given(name)) base.headers.emplace_back(name, "application/json");
-  if (!a.bearer_file.empty() && !given("Authorization")) base.bearer = read_secret(a.bearer_file);
+  if (!a.bearer_file.empty() && !given("Authorization")) base.bearer = read_secret(a.bearer_file, wait);
   return base;
 }
 
@@ -142,8 +193,8 @@ std::vector<Request> requests_for(const std::vector<std::string>& urls, const Re
   return out;
 }
 
-std::vector<Request> read_url_file(const std::string& path, const Request& base) {
-  std::istringstream f(option_text(path, "--urls ", kUrlsBytes));
+std::vector<Request> read_url_file(const std::string& path, const Request& base, std::chrono::milliseconds wait) {
+  std::istringstream f(option_text(path, "--urls ", kUrlsBytes, wait));
   std::vector<Request> out;
   std::string line;
   for (int n = 1; std::getline(f, line); ++n) {

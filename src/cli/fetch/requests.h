@@ -2,9 +2,9 @@
 // and its --urls file: the requests, each checked before anything is sent.
 //
 // Errors: UsageError for anything the user wrote wrong (a lane, an id, a
-// header, a duration, a control byte in a method or URL: shown escaped, a
-// file that cannot be read or is larger than its bound: 64 KiB for a token,
-// 64 MiB for --urls, 256 MiB for a body).
+// header, a duration, a control byte in a method, URL or header: shown
+// escaped, a file that cannot be read or is larger than its bound: 64 KiB for
+// a token, 64 MiB for --urls and for a body).
 #pragma once
 
 #include <chrono>
@@ -34,18 +34,33 @@ struct RequestArgs {
 
 // The request every URL starts from. The body is the data pieces joined as
 // curl joins them: with '&', but a --json piece straight after the one before.
-// -H 'Authorization: …' wins over --bearer-file (as curl's -H replaces a
-// header curl would make; the file is then not read), and of several
-// Authorization -H the last: never two on the wire. A bearer file that is
-// empty, a directory or unreadable is a usage error; one that group or others
-// may read is warned about on stderr.
-Request base_request(const RequestArgs& a);
+// -H as curl reads it: 'Name: value' (spaces and tabs around the value
+// dropped), 'Name;' sends the header empty, 'Name:' removes it: every earlier
+// -H of that name and the one fetch would make (--bearer-file's
+// Authorization, --json's Content-Type and Accept; removes_header() for the
+// User-Agent). -H 'Authorization: …' wins over --bearer-file (as curl's -H
+// replaces a header curl would make; the file is then not read), and of
+// several Authorization -H the last: never two on the wire. A bearer file that
+// is empty, a directory or unreadable is a usage error; one that group or
+// others may read is warned about on stderr. Files are read for at most
+// `wait` (-m; 0: no bound): a FIFO no one writes to is then a usage error.
+Request base_request(const RequestArgs& a, std::chrono::milliseconds wait);
+
+// Whether the last -H named `name` (any case) is 'Name:', which removes it.
+bool removes_header(const RequestArgs& a, std::string_view name);
+
+// The one check for every option that becomes a header (-H, -A,
+// --bearer-file): the Transport's rule (transport/request_checks.h: the name
+// an HTTP token, the value without a control byte but a tab, so that no CR
+// or LF starts another header), as a UsageError naming `option`; a
+// credential's value is never shown.
+void check_header(std::string_view option, std::string_view name, std::string_view value);
 
 // One request per URL given on the command line.
 std::vector<Request> requests_for(const std::vector<std::string>& urls, const Request& base);
 
 // `--urls FILE` (`-`: stdin): one request per line, `METHOD URL [lane=L] [installation=N]`; blank lines and # comments skipped.
-std::vector<Request> read_url_file(const std::string& path, const Request& base);
+std::vector<Request> read_url_file(const std::string& path, const Request& base, std::chrono::milliseconds wait);
 
 // `-m 5`, `--connect-timeout 2.5` (seconds, as curl reads them) or the tool's
 // own forms (`500ms`, `1m30s`), rounded up to the millisecond. `allow_zero`:

@@ -5,39 +5,36 @@
 #include <fmt/format.h>
 
 #include "core/ascii.h"
-#include "core/terminal_text.h"
+#include "core/shown_url.h"
 #include "transport/redirect_policy.h"
 
 namespace forgemeter::cli {
 
-using core_detail::terminal_text;
+using core_detail::shown_url;
 using transport_detail::is_credential_header;
 
 namespace {
 
 constexpr std::string_view kRedacted = "***";
 
+// Every line as shown_url() shows it: a URL's password (a hop's, a
+// Location's, one in a message) as ***, control bytes escaped.
 void line(std::string& out, std::string_view text) {
-  out += terminal_text(text);
+  out += shown_url(text);
   out += '\n';
 }
 
-// `url` with the password of a `user:password@` replaced.
-std::string shown_url(std::string_view url) {
-  const auto scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return std::string(url);
-  const auto authority = scheme_end + 3;
-  const auto authority_end = std::min(url.find_first_of("/?#", authority), url.size());
-  const auto at = url.substr(0, authority_end).rfind('@');
-  if (at == std::string_view::npos || at < authority) return std::string(url);
-  const auto colon = url.substr(0, at).find(':', authority);
-  if (colon == std::string_view::npos) return std::string(url);
-  return fmt::format("{}{}{}", url.substr(0, colon + 1), kRedacted, url.substr(at));
-}
-
-// The headers given with -H and --bearer-file, as this hop carried them.
-void request_headers(std::string& out, const Request& req, bool own_origin) {
+// The headers given with -H and --bearer-file, as this hop carried them, and
+// the Basic credentials libcurl makes of the hop's URL's userinfo when no
+// Authorization went with it (only the request's own URL can have one: a
+// redirect's is dropped before its hop, transport/redirect_policy.h).
+void request_headers(std::string& out, const Request& req, const Hop& hop, bool own_origin) {
+  const bool authorized =
+      own_origin && (!req.bearer.empty() || std::any_of(req.headers.begin(), req.headers.end(), [](const Header& h) {
+        return core_detail::iequals(h.first, "Authorization");
+      }));
   if (own_origin && !req.bearer.empty()) line(out, fmt::format("> Authorization: Bearer {}", kRedacted));
+  if (!authorized && core_detail::has_userinfo(hop.url)) line(out, fmt::format("> Authorization: Basic {}", kRedacted));
   for (const auto& [name, value] : req.headers) {
     if (!is_credential_header(name)) {
       line(out, fmt::format("> {}: {}", name, value));
@@ -72,8 +69,7 @@ void answer_headers(std::string& out, const Response& res) {
 
 std::string verbose_text(const Request& req, const Response& res) {
   std::string out;
-  if (res.hops.empty())
-    line(out, fmt::format("* {} {} not sent: {}", req.method, shown_url(req.url), res.error.message));
+  if (res.hops.empty()) line(out, fmt::format("* {} {} not sent: {}", req.method, req.url, res.error.message));
   const std::string origin = transport_detail::origin_key(req.url);
   std::string method = req.method;
   for (std::size_t i = 0; i < res.hops.size(); ++i) {
@@ -83,8 +79,8 @@ std::string verbose_text(const Request& req, const Response& res) {
     const bool own_origin = transport_detail::origin_key(hop.url) == origin;
     line(out, fmt::format("* hop {} of {}: {}{}", i + 1, res.hops.size(), hop.host,
                           own_origin ? "" : " (another origin: no credentials sent)"));
-    line(out, fmt::format("> {} {}", method, shown_url(hop.url)));
-    request_headers(out, req, own_origin);
+    line(out, fmt::format("> {} {}", method, hop.url));
+    request_headers(out, req, hop, own_origin);
     if (hop.status == kNoAnswer) {
       line(out, "< (no answer)");
     } else if (i + 1 == res.hops.size()) {

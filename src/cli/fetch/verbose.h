@@ -13,11 +13,13 @@
 // Composed from the Request and the Response's hops (a redirect hop's method
 // follows the Transport's rule, transport/redirect_policy.h), not read off
 // the wire: the request headers shown are the ones given with -H and
-// --bearer-file, on the hops they went to. Values of credential headers
-// (Authorization, Cookie, Proxy-Authorization, PRIVATE-TOKEN, JOB-TOKEN, the
-// bearer; Set-Cookie of the
-// answer) and a password in a URL are shown as ***. Every line is
-// terminal-safe (core/terminal_text.h): a forge's control bytes are escaped.
+// --bearer-file, on the hops they went to, and the Basic credentials libcurl
+// makes of a URL's userinfo (never a redirect's: the Transport drops it).
+// Values of credential headers (Authorization, Cookie, Proxy-Authorization,
+// PRIVATE-TOKEN, JOB-TOKEN, the bearer; Set-Cookie of the answer) and a
+// password in a URL are shown as ***. Every line is
+// shown as core/shown_url.h shows text: a URL's password as ***, a forge's
+// control bytes escaped.
 #pragma once
 
 #include <string>
