@@ -1,6 +1,6 @@
 // One scrape of ~10 000 series: forgemeter's MeterCollectable beside a
 // prometheus::Registry of 10 000 plain prometheus-cpp counters, in the same
-// binary and run. Target (issue 28): forgemeter's scrape <= 1.5x the baseline's.
+// binary and run. Target: forgemeter's scrape <= 1.5x the baseline's.
 //
 //   BM_ScrapeCounters        Registry::Collect() + TextSerializer::Serialize of
 //                            one Family<Counter>: 2 000 installations x 5 lanes
