@@ -2,7 +2,7 @@
 // the naive design in the same binary (one mutex around an ordered map keyed
 // by strings built per record). Targets: <= 50 ns per record on one
 // thread; >= 3x the baseline's throughput at 2 threads. And the answer path,
-// Meter::record_answer with a budget reading (compared between builds: bench/README.md).
+// Meter::record_answer with a budget reading (compared between builds: bench/meter.md).
 // And a request and its answer with the request-duration histogram on and
 // off (target: on costs at most 15 ns more per request than off).
 //

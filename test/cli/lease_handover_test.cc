@@ -9,7 +9,7 @@
 // where a polling successor (retry 3 s) would wait 1.5 s on average — margins
 // for a 2-core machine under a load of 8-10, where starting CMD (a sentinel,
 // then sh) alone took 70-170 ms (medians measured: PostgreSQL 46-172 ms,
-// etcd 35-81 ms, depending on the load; bench/README.md#clean-handover). (Memory, in one process, and the wake-up
+// etcd 35-81 ms, depending on the load; bench/handover.md). (Memory, in one process, and the wake-up
 // suppressed: the conformance row "20 clean handovers at TTL 9 s".)
 #include <doctest/doctest.h>
 
