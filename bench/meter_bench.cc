@@ -1,10 +1,10 @@
 // The request-record hot path: Meter::record_request, 1 and 2 threads, beside
 // the naive design in the same binary (one mutex around an ordered map keyed
-// by strings built per record). Targets (issue 2): <= 50 ns per record on one
+// by strings built per record). Targets: <= 50 ns per record on one
 // thread; >= 3x the baseline's throughput at 2 threads. And the answer path,
-// Meter::record_answer with a budget reading (compared between builds: bench/README.md).
+// Meter::record_answer with a budget reading (compared between builds: bench/meter.md).
 // And a request and its answer with the request-duration histogram on and
-// off (issue 28: on costs at most 15 ns more than the meter before it).
+// off (target: on costs at most 15 ns more per request than off).
 //
 //   build/<dir>/bench/meter_bench --benchmark_min_time=1
 #include <benchmark/benchmark.h>

@@ -1,6 +1,6 @@
 // One scrape of ~10 000 series: forgemeter's MeterCollectable beside a
 // prometheus::Registry of 10 000 plain prometheus-cpp counters, in the same
-// binary and run. Target (issue 28): forgemeter's scrape <= 1.5x the baseline's.
+// binary and run. Target: forgemeter's scrape <= 1.5x the baseline's.
 //
 //   BM_ScrapeCounters        Registry::Collect() + TextSerializer::Serialize of
 //                            one Family<Counter>: 2 000 installations x 5 lanes
@@ -13,7 +13,7 @@
 // live = 0: everything in the counters of past hours (just after a turn);
 // live = 1: every key counted again in the current hour too, which each
 // scrape folds in (the steady state of a service busy all hour).
-// bench/README.md says how to run it and compare.
+// bench/README.md says how to run it and compare; bench/prometheus.md, its figures.
 #include <benchmark/benchmark.h>
 #include <prometheus/counter.h>
 #include <prometheus/family.h>

@@ -2,7 +2,7 @@
 # scrape_ratio.sh — runs prometheus_bench (5 repetitions) and prints each
 # case's median wall and CPU time per scrape and its ratio to the baseline's
 # (BM_ScrapeCounters, 10 000 plain prometheus-cpp counters, same run).
-# Issue 28's target: BM_ScrapeMeter <= 1.5x.
+# The target: BM_ScrapeMeter <= 1.5x.
 #
 #   bench/scrape_ratio.sh BUILD_DIR [more benchmark flags]
 set -euo pipefail

@@ -326,7 +326,7 @@ BENCHMARK(BM_Paired)->MinTime(3.0)->UseRealTime()->Unit(benchmark::kMillisecond)
 BENCHMARK_TEMPLATE(BM_Alone, Bare)->Name("BM_BareCurl")->MinTime(1.0)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_Alone, Metered)->Name("BM_MeteredTransport")->MinTime(1.0)->UseRealTime();
 
-// Fixed counts for `valgrind --tool=callgrind` (instructions per request; see bench/README.md).
+// Fixed counts for `valgrind --tool=callgrind` (instructions per request; see bench/transport.md).
 BENCHMARK_TEMPLATE(BM_Alone, Bare)->Name("BM_FixedBare")->Iterations(2000)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_Alone, Metered)->Name("BM_FixedMetered")->Iterations(2000)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_Alone, MeteredUnlimited)->Name("BM_FixedMeteredUnlimited")->Iterations(2000)->UseRealTime();

@@ -101,11 +101,9 @@ struct FORGEMETER_API CampaignSpec {
   Duration ttl{};                   // kMinCampaignTtl to kMaxCampaignTtl (docs/lease-timing.md)
   std::optional<Duration> retry{};  // nullopt: ttl / 3; a value must be > 0 and < ttl
   // The serving window W: how long after the SENDING of its last proven call
-  // a term may serve (D at campaign() below). nullopt: T − ⌈T/6⌉. A value must be
-  // at least T/3 + 1 ms (a renewal sent at T/3 can still prove within it,
-  // whatever the stamp's sub-millisecond offset) and at most T − ⌈T/6⌉ (the
-  // step-down keeps T/6 before the recorded expiry); T being the TTL
-  // truncated to whole ms.
+  // a term may serve (D at campaign() below). nullopt: T − ⌈T/6⌉; a value
+  // from T/3 + 1 ms to that, T being the TTL truncated to whole ms (why those
+  // bounds: docs/lease-timing.md#the-serving-window).
   std::optional<Duration> serve_for{};
   const Clock* clock = nullptr;                       // nullptr: system_clock()
   std::function<void(const LeaseEvent&)> on_event{};  // on campaign()'s event thread, after any stop it reports
@@ -216,17 +214,5 @@ class FORGEMETER_API LeaseNames {
   std::shared_ptr<Impl> impl_ = make_impl();
   static std::shared_ptr<Impl> make_impl();
 };
-
-// The spellings before campaign(), CampaignEnd and check_campaign_spec(), for
-// one release.
-using RunEnd [[deprecated("use CampaignEnd")]] = CampaignEnd;
-[[deprecated("use forgemeter::campaign()")]] inline CampaignEnd run(LeaseStore& store, const CampaignSpec& spec,
-                                                                    std::stop_token stop,
-                                                                    std::function<void(Term&)> work) {
-  return campaign(store, spec, std::move(stop), std::move(work));
-}
-[[deprecated("use check_campaign_spec()")]] inline std::string campaign_spec_error(const CampaignSpec& spec) {
-  return check_campaign_spec(spec).value_or("");
-}
 
 }  // namespace forgemeter

@@ -46,15 +46,6 @@ class FORGEMETER_API Lane {
   // Why `name` is not a valid lane to tag with, or nullopt when it is.
   static std::optional<std::string> check(std::string_view name);
 
-  // The spelling before check(), for one release.
-  [[deprecated("use check(name), then parse(name)")]] static std::optional<Lane> parse(std::string_view name,
-                                                                                       std::string* error) {
-    auto why = check(name);
-    if (!why) return parse(name);
-    if (error) *error = std::move(*why);
-    return std::nullopt;
-  }
-
   std::string_view name() const noexcept;
   bool is_other() const noexcept;
 

@@ -188,18 +188,4 @@ FORGEMETER_API std::optional<std::string> check_lease_name(std::string_view name
 FORGEMETER_API UtcMillis lease_stamp(WallTime now) noexcept;
 FORGEMETER_API std::chrono::milliseconds lease_ttl(Duration ttl) noexcept;
 
-// The spellings before check_lease_args() and check_lease_name(), for one
-// release: the reason, or "" when valid.
-[[deprecated("use check_lease_args()")]] inline std::string lease_args_error(std::string_view name,
-                                                                             std::string_view owner, Duration ttl) {
-  return check_lease_args(name, owner, ttl).value_or("");
-}
-[[deprecated("use check_lease_args()")]] inline std::string lease_args_error(std::string_view name,
-                                                                             std::string_view owner) {
-  return check_lease_args(name, owner).value_or("");
-}
-[[deprecated("use check_lease_name()")]] inline std::string lease_name_error(std::string_view name) {
-  return check_lease_name(name).value_or("");
-}
-
 }  // namespace forgemeter

@@ -64,11 +64,11 @@ class Campaign {
 
   CampaignEnd run() {
     SteadyTime next = clock_.steady_now();
-    std::uint64_t mark = 0;
+    std::uint64_t seen = 0;
     while (!stop_.stop_requested()) {
-      pause(next, mark);
+      wait(next, seen, stop_);
       if (stop_.stop_requested()) break;
-      if (changes_ != nullptr) mark = changes_->change_mark(spec_.name);  // before the acquire: no change is missed
+      seen = mark();  // before the acquire: no change is missed
       const Sent sent = stamp();
       next = sent.steady + t_.retry;
       LeaseResult r = store_.acquire(spec_.name, id_, sent.wall, t_.ttl, bound(sent.steady + t_.third, stop_));
@@ -89,8 +89,7 @@ class Campaign {
         break;
       }
       // Heard before the work starts, so a resign request from then on wakes the holder.
-      const std::uint64_t granted_mark = changes_ != nullptr ? changes_->change_mark(spec_.name) : 0;
-      Ending how = serve(r.term, sent, granted_mark);
+      Ending how = serve(r.term, sent, mark());
       if (how == Ending::stopped) return CampaignEnd::stopped;
       if (how == Ending::work_returned) return CampaignEnd::work_returned;
       if (spec_.on_loss == OnLoss::stop) return CampaignEnd::term_ended;
@@ -109,30 +108,22 @@ class Campaign {
   }
   Deadline bound(SteadyTime at, std::stop_token stop = {}) const { return {&clock_, at, std::move(stop)}; }
 
-  // A candidate's wait before its next attempt: until `next`, the stop, or —
-  // when the store hears of changes — a change of the lease past `mark` (a
-  // release, a change of hands). The wake-up only wakes: the acquire decides.
-  void pause(SteadyTime next, std::uint64_t mark) const {
-    if (changes_ != nullptr)
-      changes_->wait_for_change(spec_.name, mark, bound(next, stop_));
-    else
-      clock_.wait_until(next, stop_);
-  }
-
-  // The instant on the steady face at which a lease expiring at `expiry`
-  // (the caller's wall clock, as stamped) is takeable: a candidate tries then
-  // rather than at its next poll.
-  // A holder's wait before its next renewal: until `at`, or `wake` (a stop,
-  // work's return), or — when the store hears of changes — a change of the
-  // lease past `mark`: a resign request, which the renewal that follows
-  // reads. True when a change was heard.
-  bool idle(SteadyTime at, std::uint64_t mark, const std::stop_token& wake) const {
+  // A wait until `at` or `wake` (a stop; for a holder, work's return too) or —
+  // when the store hears of changes — a change of the lease past `mark`. A
+  // candidate waits so before its next attempt (a release, a change of hands
+  // wakes it); a holder before its next renewal (a resign request wakes it, and
+  // the renewal that follows reads it). The wake-up only wakes: the next call
+  // decides. True when a change was heard.
+  bool wait(SteadyTime at, std::uint64_t mark, const std::stop_token& wake) const {
     if (changes_ != nullptr) return changes_->wait_for_change(spec_.name, mark, bound(at, wake));
     clock_.wait_until(at, wake);
     return false;
   }
   std::uint64_t mark() const { return changes_ != nullptr ? changes_->change_mark(spec_.name) : 0; }
 
+  // The instant on the steady face at which a lease expiring at `expiry`
+  // (the caller's wall clock, as stamped) is takeable: a candidate tries then
+  // rather than at its next poll.
   SteadyTime expires(UtcMillis expiry) const {
     const SteadyTime s = clock_.steady_now();
     const Duration left = expiry - clock_.now();
@@ -257,7 +248,7 @@ class Campaign {
     int unanswered = 0;
     for (;;) {
       const SteadyTime deadline = st.deadline();
-      const bool changed = idle(std::min(next_renew, deadline), seen, wake);
+      const bool changed = wait(std::min(next_renew, deadline), seen, wake);
       if (stop_.stop_requested()) return {Ending::stopped, {}};
       if (done.load(std::memory_order_acquire)) return {Ending::work_returned, {}};
       if (clock_.steady_now() >= deadline) return {Ending::stepped_down, {}};

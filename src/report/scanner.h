@@ -1,4 +1,4 @@
-// scan.h — reading meter lines out of logs into a Fleet, with skipped-line accounting.
+// scanner.h — reading meter lines out of logs into a Fleet, with skipped-line accounting.
 #pragma once
 
 #include <cstdint>

@@ -23,7 +23,7 @@ Slist make_slist(const std::vector<std::string>& items) {
   return Slist(head);
 }
 
-std::string check_resolve_entry(const std::string& entry) {
+std::optional<std::string> check_resolve_entry(const std::string& entry) {
   std::string_view e = entry;
   if (!e.empty() && e.front() == '+') e.remove_prefix(1);
   const auto c1 = e.find(':');

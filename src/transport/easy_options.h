@@ -12,6 +12,7 @@
 #include <curl/curl.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,8 @@ using Slist = std::unique_ptr<curl_slist, SlistDeleter>;
 Slist make_slist(const std::vector<std::string>& items);
 
 // Checks "host:port:address[,address...]" (with an optional leading '+');
-// returns why it is unusable, or "" when fine.
-std::string check_resolve_entry(const std::string& entry);
+// returns why it is unusable, or nullopt when fine.
+std::optional<std::string> check_resolve_entry(const std::string& entry);
 
 struct ConnectionSettings {
   const TransportOptions* options = nullptr;

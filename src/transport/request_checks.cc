@@ -5,7 +5,7 @@
 #include "transport/redirect_policy.h"
 
 namespace forgemeter::transport_detail {
-std::string check_request(const Request& r, HandleState& known) {
+std::optional<std::string> check_request(const Request& r, HandleState& known) {
   if (!is_token(r.method)) return "the method \"" + terminal_text(r.method) + "\" is not an HTTP token";
   if (known.checked_origin.empty() || r.url != known.checked_url) {
     if (r.url.empty() || has_control(r.url) || r.url.find(' ') != std::string::npos)

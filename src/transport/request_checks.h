@@ -10,6 +10,7 @@
 
 #include <array>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -57,10 +58,10 @@ inline bool timeout_in_range(std::chrono::milliseconds t) noexcept {
   return t >= std::chrono::milliseconds::zero() && t <= kLongestTimeout;
 }
 
-// Why `r` cannot be sent, or "" when it can; then known.checked_origin is its
+// Why `r` cannot be sent, or nullopt when it can; then known.checked_origin is its
 // origin_key(). `known` remembers the last URL that passed on this handle and
 // its origin, so a request to the same URL is not parsed again (the checks
 // are the same).
-std::string check_request(const Request& r, HandleState& known);
+std::optional<std::string> check_request(const Request& r, HandleState& known);
 
 }  // namespace forgemeter::transport_detail

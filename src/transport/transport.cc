@@ -207,7 +207,7 @@ Transport::Transport(TransportOptions options) {
   if (options.max_installations == 0) throw std::invalid_argument("Transport: max_installations must be at least 1");
   if (options.retry.max_retries < 0) throw std::invalid_argument("Transport: retry.max_retries must be >= 0");
   for (const auto& e : options.resolve)
-    if (auto why = check_resolve_entry(e); !why.empty()) throw std::invalid_argument("Transport: " + why);
+    if (auto why = check_resolve_entry(e)) throw std::invalid_argument("Transport: " + *why);
   if (!is_field_value(options.user_agent))
     throw std::invalid_argument("Transport: user_agent has a control byte (a CR or LF would start another header)");
   if (has_control(options.lane_header) || (!options.lane_header.empty() && !is_token(options.lane_header)))
@@ -234,9 +234,9 @@ Response Transport::perform(const Request& req) {
 
 Response Transport::Impl::send(const Request& req) {
   HandlePool::Handle handle = pool.take();
-  if (auto why = check_request(req, handle.state()); !why.empty()) {
+  if (auto why = check_request(req, handle.state())) {
     Response res;
-    res.error = {TransportErrc::invalid_request, "request not sent: " + why};
+    res.error = {TransportErrc::invalid_request, "request not sent: " + *why};
     return res;
   }
   Exchange x(options, resolve.get(), req, handle);

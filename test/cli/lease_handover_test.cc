@@ -3,13 +3,13 @@
 // to the holder's `lease run`, whose CMD exits at once; the waiting candidate
 // is woken by the store (NOTIFY, a watch) and its CMD starts. 20 handovers on
 // each store, timed from the holder's CMD exiting to the successor's CMD
-// starting, never two CMDs at once. The figures are printed against issue
-// 27's targets (median <= 100 ms, worst <= 250 ms); what the test asserts is
+// starting, never two CMDs at once. The figures are printed against the
+// targets (median <= 100 ms, worst <= 250 ms); what the test asserts is
 // that the wake-up, not a poll, handed over: median <= 300 ms and worst <= 1 s,
 // where a polling successor (retry 3 s) would wait 1.5 s on average — margins
 // for a 2-core machine under a load of 8-10, where starting CMD (a sentinel,
 // then sh) alone took 70-170 ms (medians measured: PostgreSQL 46-172 ms,
-// etcd 35-81 ms, depending on the load; bench/README.md#clean-handover). (Memory, in one process, and the wake-up
+// etcd 35-81 ms, depending on the load; bench/handover.md). (Memory, in one process, and the wake-up
 // suppressed: the conformance row "20 clean handovers at TTL 9 s".)
 #include <doctest/doctest.h>
 
@@ -80,7 +80,7 @@ void twenty_handovers(const std::string& store) {
   std::ostringstream all;
   for (double t : took) all << static_cast<int>(t) << " ";
   MESSAGE("20 clean handovers (CMD down -> next CMD up): median "
-          << median << " ms, worst " << sorted.back() << " ms (issue 27's targets: 100 and 250 ms"
+          << median << " ms, worst " << sorted.back() << " ms (targets: 100 and 250 ms"
           << std::string(median <= 100 && sorted.back() <= 250 ? ", met" : ", not met on this machine now")
           << "); each: " << all.str());
   CHECK(median <= 300);

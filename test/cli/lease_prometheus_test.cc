@@ -1,6 +1,7 @@
 // A real Prometheus server (Debian's `prometheus`) scraping two
 // `forgemeter lease run --metrics-addr` replicas on PostgreSQL (TTL 3 s,
-// retry 1 s), read back through its HTTP query API (issue 28's acceptance).
+// retry 1 s), read back through its HTTP query API: what a real server
+// scrapes is one leader at a time, handed over on a stop.
 // The test starts Prometheus itself on 127.0.0.1 at a free port, as the
 // current user, with a scrape and evaluation interval of 1 s and a scratch
 // TSDB, and stops it with SIGTERM at the end, whatever happened (exit 0).

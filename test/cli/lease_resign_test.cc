@@ -7,7 +7,7 @@
 // CMDs at once (both CMDs stamp one clock); also from the command's answer
 // (the request landed), as the one-shot command's own start-up (a process,
 // a store check, a connection: ~220 ms here, as `lease status`) is not the
-// move's. The figures are printed against issue 27's target (250 ms); the
+// move's. The figures are printed against the target (250 ms); the
 // test asserts the wake-up moved it: each
 // within 1 s, where a renewal every 3 s would take 1.5 s on average — margin
 // for a 2-core machine under a load of 8-10 (starting CMD alone: 70-170 ms,
@@ -97,7 +97,7 @@ FM_SUITE_PG_TEST(
   std::sort(moved.begin(), moved.end());
   MESSAGE("5 resigns, lease resign invoked -> next CMD up: median "
           << sorted[2] << " ms, worst " << sorted.back() << " ms; its answer -> next CMD up: median " << moved[2]
-          << " ms, worst " << moved.back() << " ms (issue 27's target: 250 ms"
+          << " ms, worst " << moved.back() << " ms (target: 250 ms"
           << std::string(moved.back() <= 250 ? ", met" : ", not met on this machine now")
           << "); each, from the invocation, answered/CMD down/next CMD up in ms: " << parts.str());
   CHECK(sorted.back() <= 1000);

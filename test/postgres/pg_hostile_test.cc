@@ -1,4 +1,5 @@
-// PostgresStore against a hostile environment (issue 15):
+// PostgresStore against a hostile environment: every call ends by its deadline
+// or its stop, whatever the server or the resolver does:
 //   * a FROZEN server (every process of a PRIVATE instance SIGSTOPped): no
 //     call is held past its deadline — not a statement on an open
 //     connection, not a new connection (the kernel still accepts it), not

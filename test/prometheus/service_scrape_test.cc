@@ -2,7 +2,8 @@
 // (Debian's `prometheus`, started by the test on 127.0.0.1, scrape interval
 // 1 s; support/prometheus_server.h) while it spends an installation's budget
 // at the loopback forge in two lanes; read back through Prometheus' query API
-// (issue 28's acceptance, with cli_lease_prometheus_test for lease run).
+// (cli_lease_prometheus_test does the same for lease run): what Prometheus
+// reads is what the service spent, lane by lane.
 //
 // The service is this process: a Transport and its Meter against the forge,
 // a campaign on a MemoryStore, and a prometheus::Exposer on 127.0.0.1 (port

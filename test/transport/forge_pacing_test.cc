@@ -1,12 +1,12 @@
-// Issue 25's acceptance on the loopback forge, in real time on windows of
-// 4 s: replicas that know nothing of each other, each a Transport with a
-// Meter of its own pacing one lane, share one installation's budget of L =
-// 600 a window with a demand of 3 L. Counted by the forge (arrivals in each
-// quarter of each window). Margins: the bounds are the issue's (15-35 % of L
-// a quarter, >= 90 % of L a window, nothing refused); the governor's own
-// figures in simulated time (pacing_fleet_test.cc) are 22-33 % a quarter.
-// At L = 600 a window, 30 replicas send about 19 requests each a window (the
-// model wants about 20: docs/rate-limits.md#assumptions-and-where-it-fails).
+// Pacing's promise on the loopback forge, in real time on windows of 4 s:
+// replicas that know nothing of each other, each a Transport with a Meter of
+// its own pacing one lane, share one installation's budget of L = 600 a
+// window with a demand of 3 L. Counted by the forge (arrivals in each quarter
+// of each window). The promise: 15-35 % of L a quarter, >= 90 % of L a
+// window, nothing refused; the governor's own figures in simulated time
+// (pacing_fleet_test.cc) are 22-33 % a quarter. At L = 600 a window, 30
+// replicas send about 19 requests each a window (the model wants about 20:
+// docs/rate-limits.md#assumptions-and-where-it-fails).
 #include <doctest/doctest.h>
 
 #include <string>

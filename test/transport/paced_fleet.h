@@ -1,6 +1,6 @@
 // A fleet of replicas on the loopback forge, each a Transport with a Meter of
 // its own, pacing one lane on one installation's budget and knowing nothing
-// of the others: the acceptance of issue 25 in real (short) time. Each
+// of the others, spreading one budget to its reset in real (short) time. Each
 // replica's demand is spread evenly (its first request offset by its index),
 // performed by a thread of its own; what waits is the governor's doing. At
 // the end every thread is stopped (a request waiting for its pace is

@@ -1,6 +1,6 @@
 // The pacing governor's proof on a simulated fleet (pacing_sim.h): replicas
 // that know nothing of each other, each pacing its own lane from its own
-// readings, spread one budget to its reset. The acceptance of issue 25, in
+// readings, spread one budget to its reset. The promise, in
 // simulated time: nothing refused before the reset, at least 90 % of the
 // limit spent, each quarter of the window between 15 % and 35 % of it.
 #include <doctest/doctest.h>

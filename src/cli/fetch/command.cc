@@ -1,6 +1,6 @@
 // forgemeter fetch: metered requests through the library's Transport, with
-// curl's options where the names are curl's (fetch_output.h, fetch_verbose.h,
-// fetch_exit.h), or one summary line per request (--urls, --parallel, --summary).
+// curl's options where the names are curl's (output.h, verbose.h,
+// exit.h), or one summary line per request (--urls, --parallel, --summary).
 #include <unistd.h>
 
 #include <atomic>

@@ -1,4 +1,4 @@
-// fetch_etag.h — curl's --etag-compare FILE and --etag-save FILE for
+// etag.h — curl's --etag-compare FILE and --etag-save FILE for
 // `forgemeter fetch` (one URL, as curl's), so a script run again asks the
 // forge "changed since?" and a 304 costs nothing on GitHub.
 //

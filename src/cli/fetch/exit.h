@@ -1,4 +1,4 @@
-// fetch_exit.h — the exit code of one `forgemeter fetch` of a URL, curl's
+// exit.h — the exit code of one `forgemeter fetch` of a URL, curl's
 // number where curl has one for the same outcome (curl(1), "EXIT CODES"):
 //
 //   0   an answer came (any status; without -f)

@@ -1,4 +1,4 @@
-// fetch_output.h — what `forgemeter fetch` writes for one URL, as curl does:
+// output.h — what `forgemeter fetch` writes for one URL, as curl does:
 // the answer (with -i its status line and header fields first, then the body)
 // raw to stdout or the -o file, and then the -w/--write-out text on stdout.
 //

@@ -1,4 +1,4 @@
-// fetch_requests.h — what `forgemeter fetch` sends, read from its command line
+// requests.h — what `forgemeter fetch` sends, read from its command line
 // and its --urls file: the requests, each checked before anything is sent.
 //
 // Errors: UsageError for anything the user wrote wrong (a lane, an id, a

@@ -1,4 +1,4 @@
-// fetch_verbose.h — `forgemeter fetch -v`: each hop of one request on stderr,
+// verbose.h — `forgemeter fetch -v`: each hop of one request on stderr,
 // for a person reading it:
 //
 //   * hop 1 of 3: api.forge.test:8080

@@ -1,4 +1,4 @@
-// lease_status.h — `forgemeter lease status`: who holds a lease now.
+// status.h — `forgemeter lease status`: who holds a lease now.
 #pragma once
 
 #include "cli/command.h"
