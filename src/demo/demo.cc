@@ -16,6 +16,7 @@
 #include "demo/demo_report.h"
 #include "demo/fleet_log.h"
 #include "demo/fleet_metrics.h"
+#include "demo/hour_end.h"
 #include "forgemeter/memory_store.h"
 #include "meter/civil.h"
 #include "report/output.h"
@@ -36,6 +37,9 @@ constexpr auto kBurstAfter = std::chrono::minutes(20);
 // How long (real time) an hour's lines may take to come once it is over: its
 // replicas write them at their next request, a simulated minute later.
 constexpr auto kLinesWithin = std::chrono::seconds(20);
+// How long (real time) the requests on the wire at an hour's end may take to
+// land (a hop's own timeout is 60 s; on loopback one takes milliseconds).
+constexpr auto kLandWithin = std::chrono::seconds(30);
 
 LaneCounts forge_lanes(testforge::Forge& forge) {
   LaneCounts out;
@@ -133,17 +137,17 @@ std::string plan_text(const DemoPlan& plan) {
 // Starts replica `r`'s loops for hour `h` (from, until): its sweep as the hour
 // has it (1 unelected, 2 elected, 3 paced), its untagged requests and searches.
 void start_hour(std::vector<std::jthread>& threads, Replica& r, int h, const DemoPlan& plan, UtcMillis until,
-                const std::stop_token& stop, Election& election) {
+                HourEnd& end, Election& election) {
   const UtcMillis from = plan.hour_start(h);
-  threads.emplace_back([&r, &election, h, from, until, stop] {
+  threads.emplace_back([&r, &election, &end, h, from, until] {
     if (h == 2)
-      r.sweep_elected(election.store, stop, election.events, election.mu);
+      r.sweep_elected(election.store, end, election.events, election.mu);
     else
-      r.sweep_unelected(from, until, stop, /*paced=*/h == 3);
+      r.sweep_unelected(from, until, end, /*paced=*/h == 3);
   });
-  threads.emplace_back([&r, from, until, stop] { r.background(from, until, stop); });
+  threads.emplace_back([&r, &end, from, until] { r.background(from, until, end); });
   const int burst = h == 2 ? kBurst : 0;
-  threads.emplace_back([&r, from, until, stop, burst] { r.searches(from, until, stop, from + kBurstAfter, burst); });
+  threads.emplace_back([&r, &end, from, until, burst] { r.searches(from, until, end, from + kBurstAfter, burst); });
 }
 
 // --metrics-addr: each replica's Meter on /metrics (null without the option).
@@ -221,19 +225,22 @@ class PeriodCounter {
 };
 
 // Hour `h` on the fleet, printing hour h-1's line meanwhile. Time stops just
-// before its end, every request of the hour lands, then the forge is counted.
+// before its end, the fleet starts no more requests, every request on the
+// wire lands (HourEnd), then the forge is counted.
 ForgePeriod run_hour(std::FILE* out, const DemoPlan& plan, Stage& stage, PeriodCounter& counter, int h) {
   const UtcMillis freeze = plan.hour_start(h + 1) - std::chrono::seconds(1);
-  std::stop_source stop;
+  HourEnd end(stage.clock);  // outlives the threads
   std::vector<std::jthread> threads;
-  for (auto& r : stage.fleet) start_hour(threads, *r, h, plan, freeze, stop.get_token(), stage.election);
+  for (auto& r : stage.fleet) start_hour(threads, *r, h, plan, freeze, end, stage.election);
   stage.clock.pause_at(freeze);
   stage.clock.resume();
   if (h > 1) print_hour(out, stage.log, stage.names, h - 1, seconds(plan.hour_start(h)));
   wait_clock(stage.clock, freeze);
   stage.clock.freeze();
-  stop.request_stop();  // ends a term, a pace's wait
-  threads.clear();      // joins
+  if (!end.end(kLandWithin))
+    fmt::print(out, "hour {}: requests still on the wire {} s after its end were cancelled: the forge may lack them\n",
+               h, std::chrono::duration_cast<std::chrono::seconds>(kLandWithin).count());
+  threads.clear();  // joins
   ForgePeriod p = counter.take(stage.forge, plan, h);
   stage.clock.jump_to(plan.hour_start(h + 1));
   return p;

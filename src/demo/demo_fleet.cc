@@ -54,37 +54,35 @@ bool Replica::wait_until(UtcMillis t, const std::stop_token& stop) {
   return clock_.wait_until(clock_.steady_at(t), stop) && !stop.stop_requested();
 }
 
-void Replica::get(const std::string& path, std::optional<std::string_view> lane, Transport& through,
-                  const std::stop_token& stop) {
+bool Replica::get(const std::string& path, std::optional<std::string_view> lane, Transport& through, HourEnd& end) {
   Request r;
-  r.stop = stop;
   r.url = forge_.url(testforge::kHosts[0], path);
   r.bearer = fmt::format("inst-{}", plan_.installation);
   r.installation = plan_.installation;
   if (lane) r.lane = Lane(*lane);
-  through.perform(r);  // a 403 (budget spent) or a refusal is counted, not retried; a stopped pace sends nothing
+  return end.perform(through, std::move(r));
 }
 
-void Replica::pass(int n, const std::stop_token& stop, Transport& through) {
+bool Replica::pass(int n, const std::stop_token& stop, Transport& through, HourEnd& end) {
   const bool deep = n % 30 == 0;
   const int runs = deep ? plan_.deep_runs : plan_.light_runs;
-  for (int run = 0; run < runs && !stop.stop_requested(); ++run) {
-    int pull = 1000 + run;
-    get(fmt::format("/repos/acme/app/pulls/{}", pull), kSweepLane, through, stop);
-    get(fmt::format("/repos/acme/app/commits/{:040x}/status", pull), kSweepLane, through, stop);
+  for (int run = 0; run < runs; ++run) {
+    const int pull = 1000 + run;
+    if (stop.stop_requested() || !get(fmt::format("/repos/acme/app/pulls/{}", pull), kSweepLane, through, end) ||
+        !get(fmt::format("/repos/acme/app/commits/{:040x}/status", pull), kSweepLane, through, end))
+      return false;
   }
+  return true;
 }
 
-void Replica::sweep_unelected(UtcMillis from, UtcMillis until, const std::stop_token& stop, bool paced) {
+void Replica::sweep_unelected(UtcMillis from, UtcMillis until, HourEnd& end, bool paced) {
+  const std::stop_token stop = end.loops();
   int n = 0;
-  for (UtcMillis t = from + offset_; t < until; t += std::chrono::minutes(1)) {
-    if (!wait_until(t, stop)) return;
-    pass(n++, stop, paced ? paced_ : transport_);
-  }
+  for (UtcMillis t = from + offset_; t < until; t += std::chrono::minutes(1))
+    if (!wait_until(t, stop) || !pass(n++, stop, paced ? paced_ : transport_, end)) return;
 }
 
-void Replica::sweep_elected(LeaseStore& store, std::stop_token stop, std::vector<std::string>& events,
-                            std::mutex& events_mu) {
+void Replica::sweep_elected(LeaseStore& store, HourEnd& end, std::vector<std::string>& events, std::mutex& events_mu) {
   CampaignSpec spec;
   spec.owner = name_;
   spec.ttl = std::chrono::minutes(3);    // three sweep intervals
@@ -94,21 +92,23 @@ void Replica::sweep_elected(LeaseStore& store, std::stop_token stop, std::vector
     std::lock_guard lock(events_mu);
     events.push_back(clock_text(std::chrono::floor<std::chrono::seconds>(clock_.now())) + " " + e.text);
   };
-  elect(cached_, Lane(kSweepLane), store, spec, std::move(stop), [this](Term& term) {
+  // A term that ends (its lease lost, or the hour) starts no more requests;
+  // the one on the wire lands, as at the hour's end.
+  elect(cached_, Lane(kSweepLane), store, spec, end.loops(), [this, &end](Term& term) {
     std::stop_token ts = term.stop_token();
-    int n = 0;
-    for (UtcMillis t = clock_.now(); wait_until(t, ts); t += std::chrono::minutes(1)) pass(n++, ts, cached_);
+    UtcMillis t = clock_.now();
+    for (int n = 0; wait_until(t, ts) && pass(n, ts, cached_, end); ++n) t += std::chrono::minutes(1);
   });
 }
 
-void Replica::background(UtcMillis from, UtcMillis until, const std::stop_token& stop) {
-  for (UtcMillis t = from + offset_ + std::chrono::seconds(5); t < until; t += std::chrono::minutes(2)) {
-    if (!wait_until(t, stop)) return;
-    get("/repos/acme/app", std::nullopt, transport_);
-  }
+void Replica::background(UtcMillis from, UtcMillis until, HourEnd& end) {
+  const std::stop_token stop = end.loops();
+  for (UtcMillis t = from + offset_ + std::chrono::seconds(5); t < until; t += std::chrono::minutes(2))
+    if (!wait_until(t, stop) || !get("/repos/acme/app", std::nullopt, transport_, end)) return;
 }
 
-void Replica::searches(UtcMillis from, UtcMillis until, const std::stop_token& stop, UtcMillis burst_at, int burst) {
+void Replica::searches(UtcMillis from, UtcMillis until, HourEnd& end, UtcMillis burst_at, int burst) {
+  const std::stop_token stop = end.loops();
   const std::string query = "/search/issues?q=repo:acme/app+is:pr+is:open+label:merge-queue";
   bool burst_done = index_ != 0 || burst == 0;
   for (UtcMillis t = from + offset_ + std::chrono::seconds(20); t < until;) {
@@ -119,12 +119,13 @@ void Replica::searches(UtcMillis from, UtcMillis until, const std::stop_token& s
       // that all of them land in one minute of the bucket however slowly this
       // machine sends them (at 1200x, 36 requests of 2 ms each would span 86 s).
       clock_.freeze();
-      for (int i = 0; i < burst && !stop.stop_requested(); ++i) get(query, kSearchLane, transport_);
+      for (int i = 0; i < burst; ++i)
+        if (!get(query, kSearchLane, transport_, end)) break;
       clock_.resume();
       burst_done = true;
       continue;
     }
-    get(query, kSearchLane, transport_);
+    if (!get(query, kSearchLane, transport_, end)) return;
     t += std::chrono::minutes(5);
   }
 }

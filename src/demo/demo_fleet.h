@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "demo/fast_clock.h"
+#include "demo/hour_end.h"
 #include "forgemeter/lease.h"
 #include "forgemeter/meter.h"
 #include "forgemeter/transport.h"
@@ -71,25 +72,28 @@ class Replica {
   const std::string& name() const { return name_; }
   const Meter& meter() const { return meter_; }
 
+  // Each loop below runs on `end`'s loops() and sends through it: it stops
+  // starting requests when the hour ends, and those it sent land.
+  //
   // Hours 1 and 3: passes at each minute (plus this replica's offset) from
-  // `from` while before `until` and not stopped; a pass late (a slow machine,
-  // or its pace) starts the next at once. `paced`: through the Transport that
-  // paces the sweep's lane; `stop` also ends a request's wait (its pace, a
-  // secondary limit) while time stands still at the hour's end.
-  void sweep_unelected(UtcMillis from, UtcMillis until, const std::stop_token& stop, bool paced);
-  // Hour 2: campaigns for the sweep's lane; sweeps each term until `stop`.
-  void sweep_elected(LeaseStore& store, std::stop_token stop, std::vector<std::string>& events, std::mutex& events_mu);
-  // The untagged requests, every 2 minutes from `from` while before `until` and not stopped;
+  // `from` while before `until`; a pass late (a slow machine, or its pace)
+  // starts the next at once. `paced`: through the Transport that paces the
+  // sweep's lane (a request still waiting for its pace when the hour ends is
+  // never sent).
+  void sweep_unelected(UtcMillis from, UtcMillis until, HourEnd& end, bool paced);
+  // Hour 2: campaigns for the sweep's lane; sweeps each term until it or the hour ends.
+  void sweep_elected(LeaseStore& store, HourEnd& end, std::vector<std::string>& events, std::mutex& events_mu);
+  // The untagged requests, every 2 minutes from `from` while before `until`;
   // and a search every 5 minutes (replica 0 also runs `burst` searches at once at `burst_at`).
-  void background(UtcMillis from, UtcMillis until, const std::stop_token& stop);
-  void searches(UtcMillis from, UtcMillis until, const std::stop_token& stop, UtcMillis burst_at, int burst);
+  void background(UtcMillis from, UtcMillis until, HourEnd& end);
+  void searches(UtcMillis from, UtcMillis until, HourEnd& end, UtcMillis burst_at, int burst);
 
   void flush() { meter_.flush(); }
 
  private:
-  void pass(int n, const std::stop_token& stop, Transport& through);
-  void get(const std::string& path, std::optional<std::string_view> lane, Transport& through,
-           const std::stop_token& stop = {});
+  // false: stop sending (`stop` fired: the hour or the term ended; or `end` sends no more).
+  bool pass(int n, const std::stop_token& stop, Transport& through, HourEnd& end);
+  bool get(const std::string& path, std::optional<std::string_view> lane, Transport& through, HourEnd& end);
   bool wait_until(UtcMillis t, const std::stop_token& stop);
 
   const int index_;

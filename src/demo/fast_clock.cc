@@ -36,7 +36,9 @@ bool FastClock::wait_until(SteadyTime deadline, std::stop_token stop) const {
     const std::uint64_t gen = generation_;
     auto changed = [&] { return generation_ != gen; };
     if (frozen_ || (pause_at_ && elapsed_locked() >= *pause_at_)) {
+      parked_.push_back(&stop);
       cv_.wait(lock, stop, changed);
+      parked_.erase(std::find(parked_.begin(), parked_.end(), &stop));
     } else {
       auto left = target - base_elapsed_;
       auto real_at = real_base_ + Duration(static_cast<Duration::rep>(static_cast<double>(left.count()) / speed_)) +
@@ -44,6 +46,11 @@ bool FastClock::wait_until(SteadyTime deadline, std::stop_token stop) const {
       cv_.wait_until(lock, stop, real_at, changed);
     }
   }
+}
+
+std::size_t FastClock::parked(const std::stop_token& stop) const {
+  std::lock_guard lock(mu_);
+  return static_cast<std::size_t>(std::count_if(parked_.begin(), parked_.end(), [&](auto* p) { return *p == stop; }));
 }
 
 void FastClock::freeze() {

@@ -8,13 +8,19 @@
 // so that every request of that hour is stamped inside it before it reads the
 // forge's counts (a freeze() called on waking would come late on a loaded
 // machine: at 1200x, 5 ms of scheduling delay is 6 simulated seconds).
+// parked() tells how many threads wait while time stands still with a given
+// stop token: the demo's hour end needs to know that every request left is
+// waiting on the clock, none on the wire.
 //
 // Thread-safety: every method may be called from any thread at once.
 #pragma once
 
 #include <condition_variable>
+#include <cstddef>
 #include <mutex>
 #include <optional>
+#include <stop_token>
+#include <vector>
 
 #include "forgemeter/clock.h"
 
@@ -34,6 +40,9 @@ class FastClock final : public Clock {
   void pause_at(UtcMillis t);
   void jump_to(UtcMillis t);  // forward only; a past instant changes nothing
   double speed() const { return speed_; }
+  // How many threads are in wait_until() now with `stop` (the same stop state),
+  // blocked while time stands still: they stay so until time moves or `stop` fires.
+  std::size_t parked(const std::stop_token& stop) const;
   // The steady instant at which the wall face reads `t` (the faces move together).
   SteadyTime steady_at(UtcMillis t) const { return start_steady_ + (t - start_wall_); }
 
@@ -48,8 +57,9 @@ class FastClock final : public Clock {
   std::chrono::steady_clock::time_point real_base_;
   Duration base_elapsed_{};
   bool frozen_ = false;
-  std::optional<Duration> pause_at_;  // simulated time since start where time stops by itself
-  std::uint64_t generation_ = 0;      // bumped on every freeze/resume/jump/pause
+  std::optional<Duration> pause_at_;                    // simulated time since start where time stops by itself
+  std::uint64_t generation_ = 0;                        // bumped on every freeze/resume/jump/pause
+  mutable std::vector<const std::stop_token*> parked_;  // the waiters blocked while time stands still
 };
 
 }  // namespace forgemeter::demo
