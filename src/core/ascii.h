@@ -5,6 +5,8 @@
 // Thread-safety: pure functions. Errors: none (but std::bad_alloc).
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <string>
 #include <string_view>
 
@@ -34,7 +36,7 @@ constexpr int hex_digit(char c) noexcept {
 }
 
 // `text` with A-Z as a-z.
-std::string ascii_lowercase(std::string_view text);
+FORGEMETER_API std::string ascii_lowercase(std::string_view text);
 
 // `text` without leading and trailing spaces and tabs (HTTP's OWS), or, with
 // `all_space`, without any of " \t\r\n\f\v" (a line read from a file, a

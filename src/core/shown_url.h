@@ -10,6 +10,8 @@
 // Thread-safety: pure functions. Errors: none (but std::bad_alloc).
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <string>
 #include <string_view>
 
@@ -17,10 +19,10 @@ namespace forgemeter::core_detail {
 
 // `text` — a URL, or a line of text that names URLs (an error message) —
 // with every URL's password masked and its control bytes escaped.
-std::string shown_url(std::string_view text);
+FORGEMETER_API std::string shown_url(std::string_view text);
 
 // Whether the URL `url` carries userinfo (`user@` or `user:password@`):
 // libcurl sends it as Basic credentials.
-bool has_userinfo(std::string_view url) noexcept;
+FORGEMETER_API bool has_userinfo(std::string_view url) noexcept;
 
 }  // namespace forgemeter::core_detail

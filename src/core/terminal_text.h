@@ -11,24 +11,26 @@
 // Thread-safety: pure functions. Errors: none (but std::bad_alloc).
 #pragma once
 
+#include "forgemeter/export.h"
+
 #include <string>
 #include <string_view>
 
 namespace forgemeter::core_detail {
 
-std::string terminal_text(std::string_view text);
+FORGEMETER_API std::string terminal_text(std::string_view text);
 
 // The same for at most `max_bytes` of `text`: cut before a UTF-8 character
 // that would pass the bound (never inside one), and then ending in "…" to say
 // it was cut. For text that may be a screenful (a body, a server's message).
-std::string terminal_text(std::string_view text, std::size_t max_bytes);
+FORGEMETER_API std::string terminal_text(std::string_view text, std::size_t max_bytes);
 
 // For a name that is ASCII by rule (a lane, a header name): every byte
 // outside printable ASCII as \xNN, so a lone 0x9B (C1's CSI to an 8-bit
 // terminal) or 0xFF is shown, not passed on.
-std::string ascii_text(std::string_view text);
+FORGEMETER_API std::string ascii_text(std::string_view text);
 
 // Whether `text` has a byte terminal_text() would escape.
-bool has_control_bytes(std::string_view text) noexcept;
+FORGEMETER_API bool has_control_bytes(std::string_view text) noexcept;
 
 }  // namespace forgemeter::core_detail
