@@ -1,16 +1,11 @@
 // fleet_metrics.h — `forgemeter-demo --metrics-addr HOST:PORT`: the fleet's
-// meters on GET /metrics while the demo runs, through prometheus-cpp's Exposer.
+// meters on GET /metrics while the demo runs, through the serving room.
 //
-// One MeterCollectable per replica, all behind one collectable that merges
-// their families by name and gives each metric a `replica` label (the
-// replica's name, web-0 …): prometheus-cpp's Exposer has no per-collectable
-// labels, and ten collectables registered side by side would repeat each
-// family's HELP and TYPE lines, which an exposition may not.
-//
-// Built on forgemeter's prometheus component when the build has it
-// (fleet_metrics.cc); without it (fleet_metrics_absent.cc) available() is
-// false and the demo refuses the option. The Meters are borrowed: they must
-// outlive the FleetMetrics (destroy it first; scrapes stop with it).
+// Each replica's Meter::metrics() snapshot, merged family by family, each
+// sample labelled `replica` (web-0 …): ten meters side by side would repeat
+// each family's HELP and TYPE lines, which an exposition may not. The Meters
+// are borrowed: they must outlive the FleetMetrics (destroy it first; the
+// server stops with it).
 #pragma once
 
 #include <memory>
@@ -19,28 +14,27 @@
 #include <vector>
 
 #include "forgemeter/meter.h"
+#include "serve/server.h"
 
 namespace forgemeter::demo {
 
 class FleetMetrics {
  public:
-  // Whether this build can serve /metrics (it has the prometheus component).
-  static bool available();
   // Listens on `addr` (HOST:PORT, checked by the caller) before it returns;
   // std::runtime_error when it cannot (the port in use, a host not of this machine).
   // `meters`: each replica's name and Meter.
-  FleetMetrics(const std::string& addr, const std::vector<std::pair<std::string, const Meter*>>& meters);
-  ~FleetMetrics();
+  FleetMetrics(const std::string& addr, std::vector<std::pair<std::string, const Meter*>> meters);
   FleetMetrics(const FleetMetrics&) = delete;
   FleetMetrics& operator=(const FleetMetrics&) = delete;
 
   // http://HOST:PORT/metrics, as a browser or Prometheus reaches it.
   const std::string& url() const { return url_; }
 
-  struct Impl;
-
  private:
-  std::unique_ptr<Impl> impl_;
+  std::string text() const;
+
+  std::vector<std::pair<std::string, const Meter*>> meters_;
+  std::unique_ptr<serve::Server> server_;
   std::string url_;
 };
 

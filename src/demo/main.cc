@@ -6,12 +6,12 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "cli/host_port.h"
 #include "cli/number_arg.h"
 #include "cli/program.h"
 #include "demo/demo.h"
 #include "demo/fleet_metrics.h"
 #include "forgemeter/version.h"
+#include "serve/listen_address.h"
 
 namespace {
 
@@ -25,14 +25,11 @@ void check_metrics_options(const forgemeter::demo::DemoArgs& a, bool lingers) {
   if (lingers && a.metrics_addr.empty())
     throw CLI::ValidationError("--linger", "goes with --metrics-addr (it keeps /metrics served); give both");
   if (a.metrics_addr.empty()) return;
-  if (!forgemeter::demo::FleetMetrics::available())
-    throw CLI::ValidationError("--metrics-addr",
-                               "this forgemeter-demo was built without the prometheus component (prometheus-cpp; "
-                               "configure with -DFORGEMETER_PROMETHEUS=ON)");
-  if (const auto parsed = forgemeter::cli::parse_host_port(a.metrics_addr);
+  if (const auto parsed = forgemeter::serve::parse_listen_address(a.metrics_addr);
       const auto* why = std::get_if<std::string>(&parsed))
-    throw CLI::ValidationError("--metrics-addr",
-                               fmt::format("'{}': {}; give HOST:PORT, e.g. 127.0.0.1:9464", a.metrics_addr, *why));
+    throw CLI::ValidationError(
+        "--metrics-addr",
+        fmt::format("'{}': {}; give HOST:PORT (e.g. 127.0.0.1:9464) or unix:PATH", a.metrics_addr, *why));
 }
 
 // The options as parsed, and the two whose presence the checks ask about.

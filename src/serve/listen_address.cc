@@ -35,14 +35,13 @@ std::variant<ListenAddress, std::string> parse_host_port(std::string_view addr) 
 
 std::string bind_failure(int err, const ListenAddress& address) {
   switch (err) {
-    case EADDRINUSE: return fmt::format("{} is in use; choose another", address.text());
+    case EADDRINUSE: return "the port is in use; choose another";
     case EACCES:
     case EPERM:
-      return address.is_unix()
-                 ? fmt::format("permission denied creating {}", address.path)
-                 : fmt::format("permission denied binding {} (a port below 1024 needs privileges)", address.text());
-    case EADDRNOTAVAIL: return fmt::format("{} is not an address of this machine", address.host);
-    default: return fmt::format("cannot listen on {}: {}", address.text(), std::strerror(err));
+      return address.is_unix() ? "permission denied creating the socket's file"
+                               : "permission denied (a port below 1024 needs root or CAP_NET_BIND_SERVICE)";
+    case EADDRNOTAVAIL: return "the host is not an address of this machine";
+    default: return fmt::format("cannot listen there: {}", std::strerror(err));
   }
 }
 
@@ -69,12 +68,12 @@ std::variant<int, std::string> open_unix(const ListenAddress& address, int backl
   sockaddr_un sun{};
   sun.sun_family = AF_UNIX;
   if (address.path.size() >= sizeof sun.sun_path)
-    return fmt::format("unix:{}: the path is longer than {} bytes", address.path, sizeof sun.sun_path - 1);
+    return fmt::format("the path is longer than {} bytes", sizeof sun.sun_path - 1);
   std::memcpy(sun.sun_path, address.path.c_str(), address.path.size() + 1);
   struct stat st {};
   if (::lstat(address.path.c_str(), &st) == 0) {
-    if (!S_ISSOCK(st.st_mode)) return fmt::format("unix:{}: a file that is not a socket is there", address.path);
-    if (unix_socket_answers(sun)) return fmt::format("{} is in use; choose another", address.text());
+    if (!S_ISSOCK(st.st_mode)) return std::string("a file that is not a socket is there");
+    if (unix_socket_answers(sun)) return std::string("a server listens on that socket; choose another path");
     ::unlink(address.path.c_str());  // a stale socket a stopped server left
   }
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -114,7 +113,7 @@ std::variant<int, std::string> open_listener(const ListenAddress& address, int b
   addrinfo* found = nullptr;
   const std::string port = std::to_string(address.port);
   if (const int rc = ::getaddrinfo(address.host.c_str(), port.c_str(), &hints, &found); rc != 0)
-    return fmt::format("{} is not an address of this machine ({})", address.host, ::gai_strerror(rc));
+    return fmt::format("the host is not an address of this machine ({})", ::gai_strerror(rc));
   struct Free {
     addrinfo* p;
     ~Free() { ::freeaddrinfo(p); }

@@ -117,11 +117,11 @@ std::optional<std::string> Server::start() {
   std::vector<Listener> bound;
   for (const std::string& text : s.options.listen) {
     auto parsed = parse_listen_address(text);
-    if (auto* why = std::get_if<std::string>(&parsed)) return fmt::format("--listen {}: {}", text, *why);
+    if (auto* why = std::get_if<std::string>(&parsed)) return fmt::format("'{}': {}", text, *why);
     Listener l{std::get<ListenAddress>(std::move(parsed)), -1, nullptr, {}};
     if (l.address.exposed() && s.options.tls_cert_file.empty() && !s.options.insecure_listen)
       return fmt::format(
-          "--listen {}: not a loopback address; give --tls-cert and --tls-key, or --insecure-listen "
+          "{}: not a loopback address; give --tls-cert and --tls-key, or --insecure-listen "
           "when a TLS-ending proxy stands in front",
           text);
     bound.push_back(std::move(l));
@@ -132,7 +132,7 @@ std::optional<std::string> Server::start() {
       std::make_unique<HeaderDeadlines>(s.clock(), header, std::max<Duration>(header, s.options.idle_timeout));
   for (Listener& l : bound) {
     auto fd = open_listener(l.address);
-    if (auto* why = std::get_if<std::string>(&fd)) return *why;
+    if (auto* why = std::get_if<std::string>(&fd)) return fmt::format("{}: {}", l.address.text(), *why);
     l.fd = std::get<int>(fd);
     if (auto why = s.start_daemon(l, l.daemon)) return why;
   }

@@ -61,7 +61,8 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Binds every listener and serves; nullopt, or why not (nothing serves).
+  // Binds every listener and serves; nullopt, or why not, naming the
+  // address ("127.0.0.1:9464: the port is in use; choose another").
   std::optional<std::string> start();
   // The addresses bound, as listen gave them (a port 0 resolved).
   std::vector<std::string> addresses() const;

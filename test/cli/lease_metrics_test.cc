@@ -113,7 +113,7 @@ FM_SUITE_PG_TEST("lease run --metrics-addr on PostgreSQL: one leader at a time, 
   const ProcessResult r = run_process(
       {forgemeter_bin(), "lease", "run", "--store", *pg, "--name", name, "--metrics-addr", taken, "--", "true"});
   CHECK(r.exit_code == 1);
-  CHECK(r.err.find("cannot listen there (the port is in use") != std::string::npos);
+  CHECK(r.err.find("--metrics-addr " + taken + ": the port is in use; choose another") != std::string::npos);
   kill(b.proc.pid, SIGTERM);
   CHECK(wait_exit(b.proc.pid, seconds(20)) == 0);
 }
@@ -168,7 +168,8 @@ TEST_CASE("lease run --metrics-addr on a privileged port without the right to it
   const ProcessResult r = run_process(argv);
   INFO(r.err);
   CHECK(r.exit_code == 1);
-  CHECK(r.err.find("--metrics-addr 127.0.0.1:80: cannot listen there (permission denied") != std::string::npos);
+  CHECK(r.err.find("--metrics-addr 127.0.0.1:80: permission denied (a port below 1024 needs root or "
+                   "CAP_NET_BIND_SERVICE)") != std::string::npos);
   CHECK(r.err.find("in use") == std::string::npos);
   CHECK(r.out.empty());
 }

@@ -16,16 +16,17 @@
 #include "cli/errors.h"
 #include "cli/lease/duration_arg.h"
 #include "cli/lease/lease_name.h"
-#include "cli/lease/metrics_server.h"
 #include "cli/lease/resign.h"
 #include "cli/lease/say.h"
 #include "cli/lease/status.h"
 #include "cli/lease/store_options.h"
 #include "cli/lease/term.h"
+#include "cli/serve_options.h"
 #include "core/duration_text.h"
 #include "forgemeter/campaign.h"
 #include "lease/uri/open_store.h"
 #include "lease/uri/store_check.h"
+#include "serve/metrics_route.h"
 #include "supervise/command_tree.h"
 #include "supervise/signal_watch.h"
 
@@ -44,6 +45,34 @@ struct RunArgs {
   StoreOptions store;
   std::string name, owner, ttl = "90s", retry, grace, serve_for, metrics_addr;
   std::vector<std::string> cmd;
+  ServeArgs serve;
+};
+
+// --metrics-addr: /metrics and the probes while lease run runs. On the first
+// SIGINT/SIGTERM/SIGHUP /readyz turns 503; when lease run is done the server
+// stays for what is left of --shutdown-delay, then stops (--shutdown-grace).
+class MetricsEndpoint {
+ public:
+  MetricsEndpoint(const RunArgs& a, const LeaseMetrics& metrics)
+      : serving_(start_serving(a.serve, "--metrics-addr", {a.metrics_addr},
+                               serve::metrics_route([&metrics] { return metrics.prometheus(); }),
+                               [&metrics] { return metrics.health(); })) {}
+  ~MetricsEndpoint() {
+    const std::int64_t at = drained_at_.load();
+    serving_.stop_after_delay(at == 0 ? system_clock().steady_now() : SteadyTime(Duration(at)));
+  }
+  MetricsEndpoint(const MetricsEndpoint&) = delete;
+  MetricsEndpoint& operator=(const MetricsEndpoint&) = delete;
+
+  void drain() {
+    std::int64_t none = 0;
+    if (drained_at_.compare_exchange_strong(none, system_clock().steady_now().time_since_epoch().count()))
+      serving_.drain();
+  }
+
+ private:
+  Serving serving_;
+  std::atomic<std::int64_t> drained_at_{0};  // steady nanoseconds of the first signal; 0: none yet
 };
 
 // SIGINT/SIGTERM/SIGHUP (taken on a thread of their own: construct before
@@ -130,10 +159,10 @@ int run_lease(const RunArgs& a) {
   RunPlan p = plan_run(a);
   CampaignSpec& spec = p.spec;
   LeaseMetrics metrics;
-  std::optional<MetricsServer> served;  // bound before anything else: a bad address or a port in use, up front
+  std::optional<MetricsEndpoint> served;  // bound before anything else: a bad address or a port in use, up front
   if (!a.metrics_addr.empty()) {
     spec.metrics = &metrics;
-    served.emplace(a.metrics_addr, metrics);
+    served.emplace(a, metrics);
   }
   if (const auto no = unrunnable(a.cmd.at(0))) {  // exit 127 or 126, as env, timeout and shells
     say(fmt::format("cannot run '{}': {}; check the command and PATH", a.cmd[0], no->why));
@@ -153,8 +182,10 @@ int run_lease(const RunArgs& a) {
 
   Supervision s;
   spec.exit_now = s.exit_now.get_token();
-  SignalWatch signals([&s](int sig) { on_signal(s, sig); });
-  if (served) served->serve();  // after the signal mask: no signal lands on its thread
+  SignalWatch signals([&s, &served](int sig) {
+    if (served) served->drain();
+    on_signal(s, sig);
+  });
   const CampaignEnd end = campaign_terms(*store, spec, s, TermPlan{a.cmd, spec.name, spec.owner, p.grace}, resigned);
   return exit_code(s, spec.name, a.cmd[0], end);
 }
@@ -199,8 +230,10 @@ void add_lease(CLI::App& root, Action& action) {
                   "how long after a renewal was sent CMD may run without a later one proven (default: TTL - TTL/6;\n"
                   "from TTL/3 + 1ms): CMD gets SIGTERM that long after it, less --grace, and SIGKILL by then");
   run->add_option("--metrics-addr", a->metrics_addr,
-                  "serve GET /metrics (the lease's figures, Prometheus text) and GET /healthz (200 ok, or 503 and\n"
-                  "why the campaign is stuck) on HOST:PORT, e.g. 127.0.0.1:9464 (docs/metrics.md)");
+                  "serve GET /metrics (the lease's figures, Prometheus text), GET /healthz (200 ok, or 503 and\n"
+                  "why the campaign is stuck) and GET /readyz on HOST:PORT or unix:PATH, e.g. 127.0.0.1:9464\n"
+                  "(docs/metrics.md; the serving options below apply to it)");
+  add_serve_options(*run, a->serve);
   run->add_option("CMD", a->cmd, "the command and its arguments, after --")->required();
   run->callback([a, &action] { action = [a] { return with_store_errors([&] { return run_lease(*a); }); }; });
 
