@@ -7,12 +7,13 @@
 namespace forgemeter::serve {
 namespace {
 
-// Stops accepting: the socket is ours again, closed, a unix socket's file removed.
-void close_listener(Listener& l) {
+// Stops accepting: the socket is ours again and a unix socket's file goes.
+// The socket is closed only once the daemons are stopped: quiescing tells
+// their threads to drop it, and closing it before they have would free its
+// number for the next socket opened while one of them still names it.
+void quiesce(Listener& l) {
   if (l.daemon) MHD_quiesce_daemon(l.daemon->mhd);
-  if (l.fd >= 0) ::close(l.fd);
   if (l.address.is_unix()) ::unlink(l.address.path.c_str());
-  l.fd = -1;
 }
 
 }  // namespace
@@ -24,7 +25,7 @@ void Server::stop(std::chrono::milliseconds grace) {
   std::vector<Listener> listeners;
   {
     core_detail::MutexLock lock(s.mu);
-    for (Listener& l : s.listeners) close_listener(l);
+    for (Listener& l : s.listeners) quiesce(l);
     listeners = std::move(s.listeners);
   }
   // Requests in flight finish within the grace (streams are ended below:
@@ -40,6 +41,7 @@ void Server::stop(std::chrono::milliseconds grace) {
   for (Listener& l : listeners) {
     for (auto& old : l.retired) MHD_stop_daemon(old->mhd);
     if (l.daemon) MHD_stop_daemon(l.daemon->mhd);
+    if (l.fd >= 0) ::close(l.fd);
   }
   s.deadlines.reset();
 }

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "serve/server.h"
@@ -61,10 +62,12 @@ TEST_CASE("requests are answered; the probes answer as their owner says") {
 }
 
 TEST_CASE("an answer made later, on another thread, reaches the client; a lost Reply answers 500") {
+  std::mutex later_mu;  // the server's threads start them, this one counts them
   std::vector<std::jthread> later;
   Server server(loopback(), [&](const ServeRequest& r, Reply reply) {
     if (r.path == "/lost") return;  // the handler's bug: no answer, no Reply kept
     if (r.path == "/throws") throw std::runtime_error("boom");
+    std::lock_guard lock(later_mu);
     later.emplace_back([reply]() mutable {
       std::this_thread::sleep_for(200ms);  // the slow work the answer waits for
       reply.answer(200, {}, "late");
@@ -228,8 +231,10 @@ TEST_CASE("the access log: one record per request, no credential in it") {
 }
 
 TEST_CASE("stop: a request in flight finishes within the grace; new ones are refused") {
+  std::mutex later_mu;  // the server's threads start them, this one counts them
   std::vector<std::jthread> later;
   Server server(loopback(), [&](const ServeRequest&, Reply reply) {
+    std::lock_guard lock(later_mu);
     later.emplace_back([reply]() mutable {
       std::this_thread::sleep_for(500ms);
       reply.answer(200, {}, "finished");
@@ -238,7 +243,10 @@ TEST_CASE("stop: a request in flight finishes within the grace; new ones are ref
   REQUIRE_FALSE(server.start());
   const std::string url = url_of(server, "/work");
   std::jthread client([&] { CHECK(fmtest::fetch(url).body == "finished"); });
-  REQUIRE(fmtest::eventually([&] { return later.size() == 1; }));
+  REQUIRE(fmtest::eventually([&] {
+    std::lock_guard lock(later_mu);
+    return later.size() == 1;
+  }));
   server.stop(5s);
   client.join();
   CHECK(fmtest::fetch(url).status == 0);  // nothing listens any more
