@@ -18,7 +18,17 @@
 namespace forgemeter::report {
 
 std::unique_ptr<LogReader> LogReader::open(const std::string& path) {
-  if (path == "-") return make_stream_reader("(stdin)", STDIN_FILENO, false);
+  if (path == "-") {
+    auto reader = make_stream_reader("(stdin)", STDIN_FILENO, false);
+    // Stdin redirected from a file is that file: named as well (`report
+    // web.log - < web.log`) it is read once, as any input named twice.
+    struct stat st {};
+    if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
+      reader->id_ = FileId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+      reader->named_ = false;
+    }
+    return reader;
+  }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     throw ReportError(
@@ -38,7 +48,7 @@ std::unique_ptr<LogReader> LogReader::open(const std::string& path) {
 }
 
 void LogReader::check_still_named(std::uint64_t bytes) const {
-  if (!id_) return;
+  if (!id_ || !named_) return;
   struct stat now {};
   if (::stat(name_.c_str(), &now) == 0 &&
       FileId{static_cast<std::uint64_t>(now.st_dev), static_cast<std::uint64_t>(now.st_ino)} == *id_)

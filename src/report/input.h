@@ -59,8 +59,9 @@ class LogReader {
   };
   virtual std::optional<PlainFile> plain_file() const { return std::nullopt; }
 
-  // A regular file's device and inode as opened (not stdin, not a pipe): the
-  // same file named twice, or a file replaced while read, is told by them.
+  // A regular file's device and inode as opened (stdin too when it is
+  // redirected from one; not a pipe): the same file named twice, or a file
+  // replaced while read, is told by them.
   struct FileId {
     std::uint64_t device = 0, inode = 0;
     friend bool operator==(const FileId&, const FileId&) = default;
@@ -68,6 +69,7 @@ class LogReader {
   const std::optional<FileId>& file_id() const { return id_; }
   // Throws ReportError when the path no longer names the file that was opened
   // (renamed over or deleted while it was read); `bytes`: how far it was read.
+  // Stdin has no path to check.
   void check_still_named(std::uint64_t bytes) const;
 
  protected:
@@ -76,6 +78,7 @@ class LogReader {
  private:
   std::string name_;
   std::optional<FileId> id_;
+  bool named_ = true;  // false: stdin, whose file has no name to look up again
 };
 
 }  // namespace forgemeter::report

@@ -196,3 +196,22 @@ TEST_CASE("CSV: control bytes escaped as the table writes them; formula cells ne
   CHECK(r.out.find("\n2026-09-30T15:00Z,web\\x1b[2J\\x07-1,1,") != std::string::npos);
   for (char c : r.out) CHECK((static_cast<unsigned char>(c) >= 0x20 || c == '\n'));
 }
+
+TEST_CASE("stdin redirected from a file also named is that file: read once, with a warning") {
+  TempDir dir;
+  const std::string log = dir.file("web-1.log");
+  write_file(log, count_line(7) + "\n");
+  for (const std::string& inputs : {fmt::format("'{}' -", log), fmt::format("- '{}'", log)}) {
+    CAPTURE(inputs);
+    auto r = run_process(
+        {"/bin/sh", "-c", fmt::format("'{}' report --format csv {} < '{}'", forgemeter_bin(), inputs, log)});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == kHeader + csv_row(7));  // not 14 requests of 2 replicas
+    CHECK(r.err.find("is the same file as") != std::string::npos);
+  }
+  // A pipe is no file: read as it comes.
+  auto r = report({"--format", "csv", log, "-"}, {.stdin_data = count_line(5) + "\n"});
+  CHECK(r.out ==
+        "hour_ending,requests,replicas,partial,lowest_remaining,lowest_at,limit,over_limit,exhausted_at,"
+        "lane:other\n2026-09-30T15:00Z,12,2,false,,,,false,,12\n");
+}
