@@ -215,10 +215,10 @@ struct FORGEMETER_API LineScan {
 
 // Finds a meter line anywhere in one log line: after a timestamp or level
 // prefix, or inside a JSON string (with `\u2014`, `\"` and `\\` escapes). A
-// meter line begins with `forge HTTP: <digits> requests`, `forge rate limit:
-// lowest remaining`, `forge HTTP answers: in the hour` or `forge HTTP lanes:
-// in the hour`; text that begins so
-// and does not parse is `malformed`. The line ends at the first unescaped '"'
+// meter line begins with its opening words up to their colon: `forge HTTP:`,
+// `forge rate limit:`, or `forge HTTP <word>:` (`answers`, `lanes`); text
+// that begins so and does not parse (`forge HTTP: -5 requests`) is
+// `malformed`. The line ends at the first unescaped '"'
 // or at the end of the text (trailing spaces and CR/LF dropped).
 // Round trip: scan_line(format_line(x)).line == x.
 FORGEMETER_API LineScan scan_line(std::string_view log_line);

@@ -324,29 +324,31 @@ Line& hold(BasicMeterLine<Text>& line, IdleLines<Text>* idle) {
 }  // namespace
 
 bool starts_meter_line(std::string_view text) noexcept {
-  if (text.starts_with(kBudgetHead.substr(0, 34)) || text.starts_with(kAnswersHead.substr(0, 31)) ||
-      text.starts_with(kLanesHead.substr(0, 29)))
-    return true;
-  if (!text.starts_with(kCountHead)) return false;
-  text.remove_prefix(kCountHead.size());
-  std::size_t n = 0;
-  while (n < text.size() && text[n] >= '0' && text[n] <= '9') ++n;
-  return n > 0 && text.substr(n).starts_with(" requests");
+  if (text.starts_with("forge rate limit:")) return true;
+  if (!text.starts_with("forge HTTP")) return false;
+  text.remove_prefix(10);
+  if (text.starts_with(':')) return true;
+  // `forge HTTP <word>:` (answers, lanes, or a word mistyped); prose such as
+  // `forge HTTP client started` has no colon after its word.
+  if (!text.starts_with(' ')) return false;
+  std::size_t n = 1;
+  while (n < text.size() && ((text[n] >= 'a' && text[n] <= 'z') || (text[n] >= 'A' && text[n] <= 'Z'))) ++n;
+  return n > 1 && n < text.size() && text[n] == ':';
 }
 
 template <class Text>
 bool parse_meter_line(std::string_view text, BasicMeterLine<Text>& line, std::string& reason, IdleLines<Text>* idle) {
   try {
     Cursor c(text);
-    if (text.starts_with("forge rate limit: ")) {
+    if (text.starts_with("forge rate limit:")) {
       auto& budget = hold<BasicBudgetLine<Text>>(line, idle);
       c.expect(kBudgetHead, "the budget line's words");
       read_body(c, budget, read_budget_entry<Text>);
-    } else if (text.starts_with("forge HTTP answers: ")) {
+    } else if (text.starts_with("forge HTTP answers:")) {
       auto& answers = hold<BasicAnswersLine<Text>>(line, idle);
       c.expect(kAnswersHead, "the answers line's words");
       read_body(c, answers, read_answers_entry<Text>);
-    } else if (text.starts_with("forge HTTP lanes: ")) {
+    } else if (text.starts_with("forge HTTP lanes:")) {
       auto& lanes = hold<BasicLanesLine<Text>>(line, idle);
       c.expect(kLanesHead, "the lanes line's words");
       read_body(c, lanes, read_lanes_entry<Text>);

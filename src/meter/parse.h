@@ -9,11 +9,11 @@
 
 namespace forgemeter::meter {
 
-// Whether `text` starts with the opening words of a meter line: the count line
-// `forge HTTP: <digits> requests`, the budget line `forge rate limit: lowest
-// remaining`, the answers line `forge HTTP answers: in the hour`, the lanes
-// line `forge HTTP lanes: in the hour`. Text past
-// those words that does not parse is a malformed line, not "no line".
+// Whether `text` starts with the opening words of a meter line, up to their
+// colon: `forge HTTP:` (the count line), `forge rate limit:`, or `forge HTTP
+// <word>:` (`answers`, `lanes`). Text past those words that does not parse
+// is a malformed line, not "no line": `forge HTTP: -5 requests`, `forge
+// HTTP: 5 request in …` are reported, never passed over in silence.
 bool starts_meter_line(std::string_view text) noexcept;
 
 // One line of each kind, for a reader to keep the vectors of the kinds it is

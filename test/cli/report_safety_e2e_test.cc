@@ -215,3 +215,27 @@ TEST_CASE("stdin redirected from a file also named is that file: read once, with
         "hour_ending,requests,replicas,partial,lowest_remaining,lowest_at,limit,over_limit,exhausted_at,"
         "lane:other\n2026-09-30T15:00Z,12,2,false,,,,false,,12\n");
 }
+
+TEST_CASE("a count or budget line with the opening words that does not parse is malformed, said, and fails --strict") {
+  const std::string rest = " in the hour ending 2026-09-30T15:00Z \u2014 api.github.com rest other=5";
+  for (const std::string& bad :
+       {"forge HTTP: -5 requests" + rest, "forge HTTP: 0x10 requests" + rest, "forge HTTP: +7 requests" + rest,
+        "forge HTTP: 5x requests" + rest, "forge HTTP: 5 request" + rest, "forge HTTP:  5 requests" + rest,
+        "forge HTTP: 5  requests" + rest,
+        "forge rate limit: lowest  remaining" + rest.substr(0, rest.find(" api")) +
+            " api.github.com rest installation 1: 0 at 14:00:00Z"}) {
+    CAPTURE(bad);
+    const std::string log = count_line(7) + "\n" + "web-1 app: " + bad + "\n";
+    auto r = report({"--format", "csv"}, {.stdin_data = log});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == kHeader + csv_row(7));
+    CHECK(r.err.find("skipped 1 malformed meter line") != std::string::npos);
+    CHECK(r.err.find("(stdin):2: ") != std::string::npos);
+    r = report({"--strict", "--format", "csv"}, {.stdin_data = log});
+    CHECK(r.exit_code == 1);
+  }
+  // Prose that names the forge is no meter line.
+  auto r = report({"--strict", "--format", "csv"}, {.stdin_data = count_line(7) + "\nforge HTTP client started\n"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+}

@@ -6,6 +6,7 @@
 #include <random>
 #include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "forgemeter/line_view.h"
 
@@ -171,9 +172,26 @@ TEST_CASE("scan: a budget entry's resource, and lines written before resources a
 
 TEST_CASE("scan: text that holds no meter line") {
   for (std::string_view log :
-       {"", "hello", "forge HTTP client started", "forge HTTP: ready", "forge rate limit: exceeded", "forge "}) {
+       {"", "hello", "forge HTTP client started", "forge HTTPS: on", "forge rate limits", "forge HTTP", "forge "}) {
     CAPTURE(log);
     CHECK(scan_line(log).kind == LineScan::Kind::none);
+  }
+}
+
+TEST_CASE("scan: text with a meter line's opening words up to their colon is a meter line, or malformed") {
+  const std::string hour = " in the hour ending 2026-09-30T15:00Z \u2014 h rest other=5";
+  for (const std::string& log : std::vector<std::string>{
+           "forge HTTP: -5 requests" + hour, "forge HTTP: 0x10 requests" + hour, "forge HTTP: +7 requests" + hour,
+           "forge HTTP: 5x requests" + hour, "forge HTTP: 5 request" + hour, "forge HTTP:  5 requests" + hour,
+           "forge HTTP: 5  requests" + hour, "forge HTTP: ready", "forge rate limit: exceeded",
+           "forge rate limit:  lowest remaining" + hour, "forge HTTP answer: in the hour ending 2026-09-30T15:00Z",
+           "app: forge HTTP lanes:in the hour"}) {
+    CAPTURE(log);
+    const auto s = scan_line(log);
+    CHECK(s.kind == LineScan::Kind::malformed);
+    CHECK(!s.reason.empty());
+    LineReader reader;  // the report's reader: the same answer
+    CHECK(reader.scan(log) == LineScan::Kind::malformed);
   }
 }
 
