@@ -59,7 +59,8 @@ enum class Skip {
 // read_more, the buffer's window) is one loop's, and a split must leave the
 // report bench (bench/report_bench.sh) unchanged. NOLINTNEXTLINE(readability-function-size)
 std::uint64_t scan_blocks(ByteSource& source, std::string_view marker, const BlockScan& scan, std::vector<char>& buffer,
-                          const OnMarkedLine& on_line, const OnPassed& on_passed, const OnDropped& on_dropped) {
+                          const OnMarkedLine& on_line, const OnPassed& on_passed, const OnDropped& on_dropped,
+                          const OnMarkedLine& on_unended) {
   if (buffer.size() < scan.block) buffer.resize(scan.block);
   const std::size_t keep = marker.size() - 1;  // a tail that may hold the start of a marker
   std::uint64_t origin = 0;                    // offset in the source of buffer[0]
@@ -72,11 +73,11 @@ std::uint64_t scan_blocks(ByteSource& source, std::string_view marker, const Blo
     if (on_passed && to > from) on_passed(buffer.data() + from, buffer.data() + to);
   };
   // The lines of buffer[from, to): `to` is just after a '\n', at a cut, or at the end of the input.
-  auto feed = [&](std::size_t from, std::size_t to) {
+  auto feed = [&](std::size_t from, std::size_t to, const OnMarkedLine& to_whom) {
     const char* base = buffer.data();
     for_each_marked_line(
         base + from, base + to, marker,
-        [&](std::string_view line) { on_line(line, origin + static_cast<std::uint64_t>(line.data() - base)); },
+        [&](std::string_view line) { to_whom(line, origin + static_cast<std::uint64_t>(line.data() - base)); },
         scan.follow);
     pass(from, to);
   };
@@ -95,7 +96,7 @@ std::uint64_t scan_blocks(ByteSource& source, std::string_view marker, const Blo
     if (const char* m = last_marker(base + start + 1, in_reach, marker)) {
       // The text before the last marker is read as a line; the line goes on from the marker.
       const auto at = static_cast<std::size_t>(m - base);
-      feed(start, at);
+      feed(start, at, on_line);
       shift(at);
       mid_line = true;
       return;
@@ -122,11 +123,16 @@ std::uint64_t scan_blocks(ByteSource& source, std::string_view marker, const Blo
       }
       const std::size_t got = source.read(buffer.data() + len, want);
       total += got;
-      if (got == 0) {  // the end: an unterminated last line is still a line
-        if (skip == Skip::none)
-          feed(0, len);
-        else
+      if (got == 0) {  // the end: lines not read yet, then maybe one that no '\n' ended
+        if (skip == Skip::none) {
+          const void* nl = memrchr(buffer.data(), '\n', len);
+          const std::size_t ended =
+              nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) + 1 - buffer.data()) : 0;
+          feed(0, ended, on_line);
+          feed(ended, len, on_unended ? on_unended : on_line);
+        } else {
           pass(0, len);  // a kept tail without a marker
+        }
         break;
       }
       len += got;
@@ -178,7 +184,7 @@ std::uint64_t scan_blocks(ByteSource& source, std::string_view marker, const Blo
       }
       cut = static_cast<std::size_t>(static_cast<const char*>(nl) + 1 - base);
     }
-    feed(start, cut);
+    feed(start, cut, on_line);
     mid_line = false;
     if (last && !following()) break;  // else a split line's pieces run on past stop
     shift(cut);

@@ -70,9 +70,12 @@ using OnPassed = std::function<void(const char* begin, const char* end)>;
 using OnDropped = std::function<void(std::uint64_t offset, std::string_view head)>;
 
 // Reads `source` as `scan` says, through `buffer` (resized as needed, kept
-// for the next call). Returns how many bytes it read from the source.
+// for the next call). Returns how many bytes it read from the source. The
+// source's last line when no '\n' ends it (a log still being written, or
+// cut) goes to on_unended, when given, instead of on_line: a meter line in
+// it may be cut short, and a count read cut is a wrong count.
 std::uint64_t scan_blocks(ByteSource& source, std::string_view marker, const BlockScan& scan, std::vector<char>& buffer,
-                          const OnMarkedLine& on_line, const OnPassed& on_passed = {},
-                          const OnDropped& on_dropped = {});
+                          const OnMarkedLine& on_line, const OnPassed& on_passed = {}, const OnDropped& on_dropped = {},
+                          const OnMarkedLine& on_unended = {});
 
 }  // namespace forgemeter::report

@@ -87,6 +87,9 @@ void read_piece(const Piece& piece, const LogReader::PlainFile& file, const Chun
         ++r.skipped;
         ++r.dropped;
         if (r.reasons.size() < kFirstReasons) r.reasons.push_back({from + offset, from + offset, over_limit_reason()});
+      },
+      [&](std::string_view line, std::uint64_t offset) {
+        count(taker.take_unended(line), from + offset, from + offset);
       });
   count(taker.end_of_input(), file.size, join_offset);
   if (piece.last) r.bytes = from + read;

@@ -25,22 +25,17 @@ class FileReader final : public LogReader {
   FileReader(const FileReader&) = delete;
   FileReader& operator=(const FileReader&) = delete;
 
-  Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line,
-                         const OnDroppedLine& on_dropped, const bool* follow) override {
+  Result for_each_marked(std::string_view marker, const OnLine& on_line, const OnDroppedLine& on_dropped,
+                         const bool* follow, const OnLine& on_unended) override {
     PreadSource source(name(), fd_, 0, size_);
     std::vector<char> buffer;
     Result result;
     result.bytes = scan_blocks(
-        source, marker, BlockScan{.follow = follow}, buffer,
-        [&](std::string_view line, std::uint64_t offset) {
-          current_ = line.data();
-          current_offset_ = offset;
-          on_line(line);
-        },
-        {},
+        source, marker, BlockScan{.follow = follow}, buffer, handing(on_line), {},
         [&](std::uint64_t offset, std::string_view head) {
           if (on_dropped) on_dropped(counter_.lines_before(offset) + 1, head);
-        });
+        },
+        handing(on_unended));
     return result;
   }
   std::uint64_t line_number(std::string_view line) override {
@@ -53,8 +48,6 @@ class FileReader final : public LogReader {
   int fd_;
   std::uint64_t size_;
   LineCounter counter_;
-  const char* current_ = nullptr;  // the view last handed over, and its offset in the file
-  std::uint64_t current_offset_ = 0;
 };
 
 }  // namespace

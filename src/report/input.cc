@@ -47,6 +47,15 @@ std::unique_ptr<LogReader> LogReader::open(const std::string& path) {
   return reader;
 }
 
+std::function<void(std::string_view, std::uint64_t)> LogReader::handing(const OnLine& to) {
+  if (!to) return {};
+  return [this, &to](std::string_view line, std::uint64_t offset) {
+    current_ = line.data();
+    current_offset_ = offset;
+    to(line);
+  };
+}
+
 void LogReader::check_still_named(std::uint64_t bytes) const {
   if (!id_ || !named_) return;
   struct stat now {};

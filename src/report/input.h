@@ -42,10 +42,12 @@ class LogReader {
   // Calls on_line(line) (no '\n') for every line containing `marker` (and
   // every line while *follow, when given: BlockScan::follow), and
   // on_dropped(line number, its first bytes) for a line that starts with it
-  // and is over the line limit, dropped (block_scan.h).
+  // and is over the line limit, dropped (block_scan.h). The input's last
+  // line, when no '\n' ends it, goes to on_unended instead (when given).
+  using OnLine = std::function<void(std::string_view)>;
   using OnDroppedLine = std::function<void(std::uint64_t line_no, std::string_view head)>;
-  virtual Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line,
-                                 const OnDroppedLine& on_dropped, const bool* follow = nullptr) = 0;
+  virtual Result for_each_marked(std::string_view marker, const OnLine& on_line, const OnDroppedLine& on_dropped,
+                                 const bool* follow = nullptr, const OnLine& on_unended = {}) = 0;
 
   // 1-based number of the line `line` (a view handed to on_line, during that
   // call). Cheap for a few calls per input.
@@ -74,6 +76,11 @@ class LogReader {
 
  protected:
   explicit LogReader(std::string name) : name_(std::move(name)) {}
+  // A block scan's line callback (block_scan.h) that notes where the line is
+  // (for line_number()) and hands it to `to`; empty when `to` is.
+  std::function<void(std::string_view, std::uint64_t)> handing(const OnLine& to);
+  const char* current_ = nullptr;  // the view last handed over, and its offset in the input
+  std::uint64_t current_offset_ = 0;
 
  private:
   std::string name_;

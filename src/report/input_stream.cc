@@ -114,24 +114,20 @@ class StreamReader final : public LogReader {
  public:
   StreamReader(std::string name, std::unique_ptr<ByteSource> src) : LogReader(std::move(name)), src_(std::move(src)) {}
 
-  Result for_each_marked(std::string_view marker, const std::function<void(std::string_view)>& on_line,
-                         const OnDroppedLine& on_dropped, const bool* follow) override {
+  Result for_each_marked(std::string_view marker, const OnLine& on_line, const OnDroppedLine& on_dropped,
+                         const bool* follow, const OnLine& on_unended) override {
     std::vector<char> buffer;
     Result result;
     result.bytes = scan_blocks(
-        *src_, marker, BlockScan{.follow = follow}, buffer,
-        [&](std::string_view line, std::uint64_t offset) {
-          current_ = line.data();
-          current_offset_ = offset;
-          on_line(line);
-        },
+        *src_, marker, BlockScan{.follow = follow}, buffer, handing(on_line),
         [&](const char* begin, const char* end) {
           lines_before_ += count_newlines(begin, end);
           passed_ += static_cast<std::uint64_t>(end - begin);
         },
         [&](std::uint64_t, std::string_view head) {
           if (on_dropped) on_dropped(lines_before_ + 1, head);  // every byte before it was passed
-        });
+        },
+        handing(on_unended));
     result.problem = src_->problem;
     return result;
   }
@@ -144,8 +140,6 @@ class StreamReader final : public LogReader {
  private:
   std::unique_ptr<ByteSource> src_;
   std::uint64_t passed_ = 0, lines_before_ = 0;  // bytes handed to on_passed, and their '\n's
-  const char* current_ = nullptr;                // the view last handed over, and its offset
-  std::uint64_t current_offset_ = 0;
 };
 
 bool gzip_magic(std::string_view head) {

@@ -147,8 +147,8 @@ std::string render_skipped(const ScanStats& s) {
     out += fmt::format("skipped {} malformed meter line{}; first reasons:\n", s.skipped, s.skipped == 1 ? "" : "s");
   } else if (s.skipped > 0) {
     out += fmt::format(
-        "skipped {} meter line{}: {} malformed, {} dropped (cut by another line, over the line limit, or a piece "
-        "of a split line); first reasons:\n",
+        "skipped {} meter line{}: {} malformed, {} dropped (cut by another line, over the line limit, a piece "
+        "of a split line, or the input's last line without its newline); first reasons:\n",
         s.skipped, s.skipped == 1 ? "" : "s", s.skipped - s.dropped, s.dropped);
   }
   if (s.skipped > 0) {

@@ -80,6 +80,18 @@ LineTaker::Taken LineTaker::offer(std::string_view line, std::uint32_t default_s
   return taken;
 }
 
+LineTaker::Taken LineTaker::take_unended(std::string_view line) {
+  Taken taken;
+  if (join_.joining()) return taken;
+  const std::size_t at = meter_marker(line);
+  if (at == std::string_view::npos || (anchored_ && !starts_message(line, at))) return taken;
+  skip(taken,
+       "the input's last line has no newline (still being written, or cut): a meter line that may be cut short, "
+       "dropped (not read cut)",
+       true);
+  return taken;
+}
+
 LineTaker::Taken LineTaker::end_of_input() {
   Taken taken;
   for (int open = join_.end(); open > 0; --open)
@@ -189,6 +201,11 @@ void Scanner::count(const LineTaker::Taken& taken, const std::string& where_name
     stats_.reasons.push_back(skip_reason(where_name, where_line(), taker_.reason()));
 }
 
+void Scanner::take_unended(std::string_view line, const std::string& where_name,
+                           const std::function<std::uint64_t()>& where_line) {
+  count(taker_.take_unended(line), where_name, where_line);
+}
+
 void Scanner::dropped_over_limit(const std::string& where_name, std::uint64_t line_no) {
   ++stats_.skipped;
   ++stats_.dropped;
@@ -230,7 +247,11 @@ void Scanner::scan_inputs(const std::vector<std::string>& paths) {
         [&](std::uint64_t dropped_line, std::string_view head) {
           if (meter_marker(head) == 0) dropped_over_limit(reader->name(), dropped_line);
         },
-        taker_.follow());
+        taker_.follow(),
+        [&](std::string_view line) {
+          current = line;
+          take_unended(line, reader->name(), line_no);
+        });
     count(taker_.end_of_input(), reader->name(), [this] { return join_line_; });
     stats_.bytes += result.bytes;
     if (!result.problem.empty()) stats_.problems.push_back(result.problem);

@@ -91,6 +91,11 @@ class LineTaker {
   // A line past the end of this reader's part of the input (chunk_scan.h):
   // only a join already open takes it; any other line is the next reader's.
   Taken take_past_end(std::string_view line, std::uint32_t default_source, std::string_view where_name);
+  // The input's last line, which no '\n' ended (a log still being written,
+  // or cut): a meter line in it may be cut short (`2xx=12` read as `2xx=1`),
+  // so it is dropped and said, never summed. A CRI record continuing an open
+  // join is left to end_of_input(), which drops the join.
+  Taken take_unended(std::string_view line);
   // The input ended: the joins still open are dropped.
   Taken end_of_input();
   // Whether a join of a split line's pieces is open, and the flag a block
@@ -139,6 +144,8 @@ class Scanner {
  private:
   void take(std::string_view line, std::uint32_t default_source, const std::string& where_name,
             const std::function<std::uint64_t()>& where_line);
+  void take_unended(std::string_view line, const std::string& where_name,
+                    const std::function<std::uint64_t()>& where_line);
   void dropped_over_limit(const std::string& where_name, std::uint64_t line_no);
   void count(const LineTaker::Taken& taken, const std::string& where_name,
              const std::function<std::uint64_t()>& where_line);

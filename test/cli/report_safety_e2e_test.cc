@@ -110,7 +110,8 @@ TEST_CASE("interleaved writers and a junk prefix over 16 MiB: resynchronised on 
   TempDir dir;
   const std::string log = dir.file("web.log");
   const std::string cut = count_line(9).substr(0, 60);
-  write_file(log, std::string(17 << 20, 'j') + count_line(7) + "\n" + cut + count_line(5) + "\n" + count_line(3));
+  write_file(log,
+             std::string(17 << 20, 'j') + count_line(7) + "\n" + cut + count_line(5) + "\n" + count_line(3) + "\n");
   for (const char* threads : {"1", "2"}) {
     CAPTURE(threads);
     auto r = report({"--format", "csv", "--threads", threads, "--chunk-bytes", "4194304", log});
@@ -237,5 +238,35 @@ TEST_CASE("a count or budget line with the opening words that does not parse is 
   // Prose that names the forge is no meter line.
   auto r = report({"--strict", "--format", "csv"}, {.stdin_data = count_line(7) + "\nforge HTTP client started\n"});
   CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("a log's last line without its newline is dropped and said, never counted cut; --strict fails") {
+  // The hour's answers line, being written: `2xx=12` read so far as `2xx=1`.
+  const std::string answers =
+      "forge HTTP answers: in the hour ending 2026-09-30T15:00Z \u2014 api.github.com rest 2xx=1";
+  const std::string text = count_line(12) + "\n" + answers;
+  TempDir dir;
+  const std::string log = dir.file("web-1.log");
+  write_file(log, text);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--threads", "1", log}, std::vector<std::string>{"--threads", "2", log},
+        std::vector<std::string>{"-"}}) {
+    CAPTURE(args.back());
+    std::vector<std::string> json = {"--format", "json"};
+    json.insert(json.end(), args.begin(), args.end());
+    auto r = report(json, {.stdin_data = text});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find(R"("requests":12)") != std::string::npos);
+    CHECK(r.out.find(R"("2xx")") == std::string::npos);  // not a class of 1 beside N = 12
+    CHECK(r.err.find("skipped 1 meter line: 0 malformed, 1 dropped") != std::string::npos);
+    CHECK(r.err.find(":2: the input's last line has no newline") != std::string::npos);
+    json.insert(json.begin(), "--strict");
+    CHECK(report(json, {.stdin_data = text}).exit_code == 1);
+  }
+  // Ended, it counts; a last line without a meter line is nothing to say.
+  auto r = report({"--strict", "--format", "json"}, {.stdin_data = text + "\n" + "shutting down"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find(R"("2xx":1)") != std::string::npos);
   CHECK(r.err.empty());
 }

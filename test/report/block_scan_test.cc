@@ -171,3 +171,37 @@ TEST_CASE("empty text, and a piece that lies inside one line, read nothing") {
   CHECK(scan(text, 9, BlockScan{.skip_partial_first = true, .stop = 10}, 4).empty());
   CHECK(scan(text, 9, BlockScan{.skip_partial_first = true}, 4) == std::vector<Seen>{{"forge b", 57}});
 }
+
+TEST_CASE("the last line without its newline goes to on_unended, whoever reads it; an ended one never does") {
+  const std::string text = sample();  // its last line: "forge at the end: no newline"
+  const std::string last = "forge at the end: no newline";
+  for (const std::string& input : {text, text + "\n"}) {
+    const bool ended = input.back() == '\n';
+    for (std::size_t block : {3u, 64u, 4096u})
+      for (std::size_t most : {1u, 7u, 1000u}) {
+        CAPTURE(block);
+        CAPTURE(most);
+        // A piece that follows a split line past its stop reads on to the end (all of it in one read).
+        const bool follows = most == 1000;
+        TextSource source(input, 0, follows ? input.size() : most);
+        std::vector<char> buffer;
+        std::vector<Seen> lines, unended;
+        BlockScan o{.block = block, .max_line = 1u << 20};
+        if (follows) {
+          o.stop = 10;
+          o.follow = &follows;
+        }
+        scan_blocks(
+            source, "forge ", o, buffer,
+            [&](std::string_view line, std::uint64_t offset) {
+              lines.push_back({std::string(line), offset});
+            },
+            {}, {},
+            [&](std::string_view line, std::uint64_t offset) {
+              unended.push_back({std::string(line), offset});
+            });
+        CHECK(unended == (ended ? std::vector<Seen>{} : std::vector<Seen>{{last, text.size() - last.size()}}));
+        CHECK(std::ranges::count_if(lines, [&](const Seen& s) { return s.line == last; }) == (ended ? 1 : 0));
+      }
+  }
+}
