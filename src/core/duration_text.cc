@@ -42,7 +42,7 @@ std::string duration_text(Duration d) {
   return out;
 }
 
-std::optional<Duration> parse_duration(std::string_view text) noexcept {
+std::optional<long double> parse_duration_length(std::string_view text) noexcept {
   long double total = 0;
   int last_rank = -1;
   std::size_t i = 0;
@@ -64,9 +64,14 @@ std::optional<Duration> parse_duration(std::string_view text) noexcept {
     last_rank = kRank[u];
     i += kUnits[u].name.size();
     total += value * kUnits[u].ns;
-    if (total > static_cast<long double>(kMaxParsedDuration.count())) return std::nullopt;
   }
-  return Duration(static_cast<Duration::rep>(total + 0.5L));
+  return total;
+}
+
+std::optional<Duration> parse_duration(std::string_view text) noexcept {
+  const auto total = parse_duration_length(text);
+  if (!total || *total > static_cast<long double>(kMaxParsedDuration.count())) return std::nullopt;
+  return Duration(static_cast<Duration::rep>(*total + 0.5L));
 }
 
 }  // namespace forgemeter::core_detail

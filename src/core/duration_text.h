@@ -25,5 +25,9 @@ FORGEMETER_API std::string duration_text(Duration d);
 // a total past kMaxParsedDuration. Rounds to the nanosecond.
 std::optional<Duration> parse_duration(std::string_view text) noexcept;
 inline constexpr Duration kMaxParsedDuration = std::chrono::hours(24 * 366 * 100);  // a century: no wrap in ns
+// The same form read to its length in nanoseconds, of any size (up to 18
+// digits a part: no overflow), for a caller that stops a long one itself
+// (`report --since -4000000h` stops at the earliest instant it can name).
+std::optional<long double> parse_duration_length(std::string_view text) noexcept;
 
 }  // namespace forgemeter::core_detail

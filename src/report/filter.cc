@@ -9,6 +9,7 @@
 #include "report/filter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <sstream>
 
@@ -63,9 +64,12 @@ bool copy_kept(const Line& from, Line& to, Keep keep) {
 
 std::optional<TimeBound> parse_time_bound(std::string_view text) {
   if (text.starts_with('-')) {
-    const auto d = core_detail::parse_duration(text.substr(1));
-    if (!d) return std::nullopt;
-    return TimeBound{std::nullopt, std::chrono::duration_cast<std::chrono::seconds>(*d)};
+    // Of any length: counted back past the earliest instant, resolve() stops there.
+    const auto ns = core_detail::parse_duration_length(text.substr(1));
+    if (!ns) return std::nullopt;
+    constexpr auto kLongest = static_cast<long double>(std::chrono::seconds::max().count() / 2);
+    const long double s = std::min(std::floor(std::floor(*ns + 0.5L) / 1e9L), kLongest);
+    return TimeBound{std::nullopt, std::chrono::seconds(static_cast<std::chrono::seconds::rep>(s))};
   }
   if (auto at = parse_instant(text)) return TimeBound{at, {}};
   return std::nullopt;

@@ -52,9 +52,10 @@ inline bool hour_in_years(Instant hour_ending) {
 // `2026-09-30T15:00:00Z`, seconds with a fraction (`15:00:00.000Z`, up to
 // nanoseconds), a UTC offset instead of Z (`2026-09-30T17:00+02:00`,
 // `…T10:00:00-05:00`); a date, `2026-09-30` (its 00:00Z); or `-` and a
-// duration as the tool writes them (`-6h`, `-90m`, `-1h30m`), before now.
-// Years 1678 to 2261 (what 64-bit nanoseconds since 1970 hold); nullopt for
-// anything else.
+// duration as the tool writes them (`-6h`, `-90m`, `-1h30m`), before now, of
+// any length (`-4000000h`: one past the earliest instant stops there).
+// Instants in years 1678 to 2261 (what 64-bit nanoseconds since 1970 hold);
+// nullopt for anything else.
 std::optional<TimeBound> parse_time_bound(std::string_view text);
 
 // The hours that overlap [since, until): an hour [start, ending) is kept when

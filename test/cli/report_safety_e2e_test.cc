@@ -270,3 +270,18 @@ TEST_CASE("a log's last line without its newline is dropped and said, never coun
   CHECK(r.out.find(R"("2xx":1)") != std::string::npos);
   CHECK(r.err.empty());
 }
+
+TEST_CASE("--since counted back past 1677 stops there: every hour kept, no usage error") {
+  const std::string log = count_line(7) + "\n";
+  for (const char* since : {"-4000000h", "-999999999999999999h", "-3000000h0m1s"}) {
+    CAPTURE(since);
+    auto r = report({"--format", "csv", "--since", since}, {.stdin_data = log});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == kHeader + csv_row(7));
+  }
+  auto r = report({"--format", "csv", "--until", "-4000000h"}, {.stdin_data = log});  // before 1677: no hour
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("no hour matches the filters") != std::string::npos);
+  r = report({"--since", "-4000000h", "--until", "-5000000h"}, {.stdin_data = log});
+  CHECK(r.exit_code == 2);  // not before --until, whatever the input
+}

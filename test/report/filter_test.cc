@@ -97,6 +97,15 @@ TEST_CASE("no instant wraps: a century before an early --now stops at the earlie
   const sys_seconds early = sys_days{1680y / 1 / 1};
   CHECK(century->resolve(early) == BoundInstant::min());
   CHECK(century->resolve(kDay) == BoundInstant(kDay - 876000h));
+  // A duration of any length: counted back past the earliest instant, it stops there.
+  for (const char* far : {"-4000000h", "-999999999999999999h", "-999999999999999999h59m59.5s"}) {
+    CAPTURE(far);
+    const auto bound = parse_time_bound(far);
+    REQUIRE(bound);
+    CHECK(bound->resolve(kDay) == BoundInstant::min());
+  }
+  CHECK(parse_time_bound("-1000000h")->before_now == 1000000h);
+  CHECK_FALSE(parse_time_bound("-1000000"));  // no unit: still no duration
   // An hour far past what nanoseconds hold is compared in seconds, never converted.
   std::vector<FleetHour> hours = hours_ending({12});
   hours.emplace_back().hour_ending = sys_days{9000y / 1 / 1};
