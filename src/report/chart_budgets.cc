@@ -7,6 +7,9 @@
 #include <array>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -47,18 +50,20 @@ std::string resource_color(std::string_view resource, std::size_t index) {
   return kOthers[index % kOthers.size()];
 }
 
-// The hour's lowest reading of `resource` against its limit: the budget
-// (installation, host) that came closest to empty.
+// The hour's lowest reading of each resource against its limit: the budget
+// (installation, host) that came closest to empty. One pass over the hour's
+// budgets, however many resources it names.
 struct Left {
   std::uint64_t lowest = 0, limit = 0;
   double share() const { return static_cast<double>(lowest) / static_cast<double>(limit); }
 };
-std::optional<Left> lowest_left(const FleetHour& h, std::string_view resource) {
-  std::optional<Left> out;
+std::unordered_map<std::string_view, Left> lowest_left(const FleetHour& h) {
+  std::unordered_map<std::string_view, Left> out;
   for (const auto& [key, b] : h.budgets) {
-    if (key.resource_name() != resource || !b.lowest || !b.limit || *b.limit == 0) continue;
+    if (!b.lowest || !b.limit || *b.limit == 0) continue;
     const Left l{std::min(*b.lowest, *b.limit), *b.limit};
-    if (!out || l.share() < out->share()) out = l;
+    const auto [it, fresh] = out.try_emplace(key.resource_name(), l);
+    if (!fresh && l.share() < it->second.share()) it->second = l;
   }
   return out;
 }
@@ -125,6 +130,9 @@ std::string budget_left_panel(const std::vector<FleetHour>& hours, const std::ve
         R"(<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" stroke="#e5e7eb"/><text x="{:.1f}" y="{:.1f}" font-size="11" text-anchor="end" fill="#555">{:.0f}%</text>)"
         "\n",
         f.left, f.left + f.plot_w, y(share), y(share), f.left - 6, y(share) + 4, share * 100);
+  std::vector<std::unordered_map<std::string_view, Left>> lefts(slots.size());
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    if (slots[i].kind == ChartSlot::Kind::hour) lefts[i] = lowest_left(hours[slots[i].hour]);
   double key_x = f.left + 250;
   for (std::size_t r = 0; r < resources.size(); ++r) {
     const std::string& name = resources[r];
@@ -132,11 +140,12 @@ std::string budget_left_panel(const std::vector<FleetHour>& hours, const std::ve
     std::string d, points;
     bool drawing = false;
     for (std::size_t i = 0; i < slots.size(); ++i) {
-      const auto left = slots[i].kind == ChartSlot::Kind::hour ? lowest_left(hours[slots[i].hour], name) : std::nullopt;
-      if (!left) {
+      const auto found = lefts[i].find(name);
+      if (found == lefts[i].end()) {
         drawing = false;
         continue;
       }
+      const Left* left = &found->second;
       const double cx = f.x(i) + f.slot / 2, cy = y(left->share());
       d += fmt::format("{}{:.1f},{:.1f} ", drawing ? "L" : "M", cx, cy);
       drawing = true;

@@ -186,6 +186,8 @@ class Fleet {
 
   Hour& hour(Instant ending);
   FleetHour hour_of(const Hour& from) const;
+  void lanes_of(const Hour& from, FleetHour& h) const;
+  static constexpr std::size_t kInsertedLanes = 16;  // up to this many (source, lane) sums: inserted one by one
   BudgetView view_of(const Budget& from, BudgetKind kind) const;
   BudgetKey key_of(std::uint64_t budget_key, std::string resource) const;
   void add_sum(const Hour& h, std::uint64_t& to, std::uint64_t n);

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "report/fleet.h"
@@ -71,7 +73,9 @@ struct ResourceSummary {
   std::optional<std::uint64_t> lowest;  // over the hour's installations and hosts
   std::optional<Instant> limited_at;    // the earliest reading of 0
 };
-// A resource's readings in an hour, over its installations; none without a reading.
-std::optional<ResourceSummary> resource_summary(const FleetHour& h, std::string_view resource);
+// The readings of each resource with its own window in an hour, over its
+// installations (one pass: a line may name 100 000 budgets); a resource
+// without a reading that hour is not there. Views into `h`.
+std::unordered_map<std::string_view, ResourceSummary> resource_summaries(const FleetHour& h);
 
 }  // namespace forgemeter::report

@@ -64,15 +64,15 @@ std::vector<std::string> window_resources(const std::vector<FleetHour>& hours) {
   return {names.begin(), names.end()};
 }
 
-std::optional<ResourceSummary> resource_summary(const FleetHour& h, std::string_view resource) {
-  std::optional<ResourceSummary> s;
+std::unordered_map<std::string_view, ResourceSummary> resource_summaries(const FleetHour& h) {
+  std::unordered_map<std::string_view, ResourceSummary> out;
   for (const auto& [key, b] : h.budgets) {
-    if (key.resource_name() != resource || !b.lowest) continue;
-    if (!s) s.emplace();
-    if (!s->lowest || *b.lowest < *s->lowest) s->lowest = b.lowest;
-    if (b.limited_at && (!s->limited_at || *b.limited_at < *s->limited_at)) s->limited_at = b.limited_at;
+    if (b.hourly() || !b.lowest) continue;
+    ResourceSummary& s = out[key.resource_name()];
+    if (!s.lowest || *b.lowest < *s.lowest) s.lowest = b.lowest;
+    if (b.limited_at && (!s.limited_at || *b.limited_at < *s.limited_at)) s.limited_at = b.limited_at;
   }
-  return s;
+  return out;
 }
 
 }  // namespace forgemeter::report

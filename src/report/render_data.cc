@@ -143,12 +143,13 @@ std::string render_csv(const ReportData& r) {
       auto it = h.lanes.find(l);
       fmt::format_to(to, ",{}", it == h.lanes.end() ? 0 : it->second);
     }
+    const auto summaries = resources.empty() ? decltype(resource_summaries(h)){} : resource_summaries(h);
     for (const auto& name : resources) {
-      auto s = resource_summary(h, name);
+      const auto s = summaries.find(name);
       out += ',';
-      if (s && s->lowest) fmt::format_to(to, "{}", *s->lowest);
+      if (s != summaries.end() && s->second.lowest) fmt::format_to(to, "{}", *s->second.lowest);
       out += ',';
-      if (s && s->limited_at) out += instant_text(*s->limited_at);
+      if (s != summaries.end() && s->second.limited_at) out += instant_text(*s->second.limited_at);
     }
     if (!economy.empty()) out += economy_csv_cells(h, economy);
     out += '\n';

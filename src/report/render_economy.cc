@@ -3,6 +3,7 @@
 // no lanes line, so such reports read as before the line existed.
 #include <algorithm>
 #include <iterator>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "meter/civil.h"
@@ -32,17 +33,17 @@ std::vector<std::string> economy_lanes(const std::vector<FleetHour>& hours) {
 
 namespace {
 
-// An hour's sums for one lane, over its hosts and APIs (no wrap: the report
-// notes an hour whose sums overflowed).
-LaneEconomy lane_total(const FleetHour& h, std::string_view lane) {
-  LaneEconomy sum;
+// An hour's sums per lane, over its hosts and APIs, in one pass (no wrap:
+// the report notes an hour whose sums overflowed).
+std::unordered_map<std::string_view, LaneEconomy> lane_totals(const FleetHour& h) {
+  std::unordered_map<std::string_view, LaneEconomy> totals;
   for (const auto& [key, e] : h.economy) {
-    if (key.lane != lane) continue;
+    LaneEconomy& sum = totals[key.lane];
     sum.revalidated += e.revalidated;
     sum.coalesced += e.coalesced;
     for (std::size_t c = 0; c < kWaitCauses; ++c) sum.waited_ms[c] += e.waited_ms[c];
   }
-  return sum;
+  return totals;
 }
 
 // A field's name as a table heading: "paused_ms" -> "PAUSED MS".
@@ -92,8 +93,12 @@ std::string economy_csv_head(const std::vector<std::string>& lanes) {
 
 std::string economy_csv_cells(const FleetHour& h, const std::vector<std::string>& lanes) {
   std::string out;
-  for (const auto& l : lanes)
-    for (const auto& f : economy_fields(lane_total(h, l))) fmt::format_to(std::back_inserter(out), ",{}", f.value);
+  const auto totals = lane_totals(h);
+  for (const auto& l : lanes) {
+    const auto it = totals.find(l);
+    for (const auto& f : economy_fields(it == totals.end() ? LaneEconomy{} : it->second))
+      fmt::format_to(std::back_inserter(out), ",{}", f.value);
+  }
   return out;
 }
 

@@ -1,10 +1,12 @@
 // FlatMap: the ordered map of a report hour, as std::map would answer.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "report/fleet.h"
 
@@ -45,4 +47,22 @@ TEST_CASE("LaneSums: report order, `other` first") {
   CHECK(order == "other=1 board-sync=2 sweeper=3 ");
   CHECK(lanes.find("nope") == lanes.end());
   CHECK(lanes.find("sweeper")->second == 3);
+}
+
+TEST_CASE("FlatMap::from_unsorted: the entries in any order, equal keys summed, as std::map holds them") {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 50; ++round) {
+    std::vector<std::pair<int, int>> items;
+    std::map<int, int> tree;
+    for (int i = 0; i < 60; ++i) {
+      const int k = static_cast<int>(rng() % 25), v = static_cast<int>(rng() % 100);
+      items.emplace_back(k, v);
+      tree[k] += v;
+    }
+    const auto flat = FlatMap<int, int>::from_unsorted(items, [](int& to, int v) { to += v; });
+    REQUIRE(flat.size() == tree.size());
+    CHECK(std::equal(flat.begin(), flat.end(), tree.begin(),
+                     [](const auto& a, const auto& b) { return a.first == b.first && a.second == b.second; }));
+  }
+  CHECK(FlatMap<int, int>::from_unsorted({}).empty());
 }

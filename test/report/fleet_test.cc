@@ -248,7 +248,10 @@ TEST_CASE("resource budgets merge across replicas by lowest reading; a written-o
   CHECK(h.budgets.at(BudgetKey{"api.github.com", Api::rest, 101, "integration_manifest"}).kind == BudgetKind::other);
   CHECK_FALSE(h.exhausted());
   CHECK(window_resources({h}) == std::vector<std::string>{"code_search", "integration_manifest", "search"});
-  CHECK(resource_summary(h, "search")->limited_at == kH15 - 1h + 2min);
+  const auto summaries = resource_summaries(h);
+  CHECK(summaries.size() == 3);
+  CHECK(summaries.at("search").limited_at == kH15 - 1h + 2min);
+  CHECK(summaries.at("code_search").lowest == 3);
 }
 
 TEST_CASE("absorb(): a log split anywhere and folded gives one fleet's report") {
