@@ -17,7 +17,7 @@
 #include <map>
 #include <mutex>
 
-#include "transport/secondary_limits.h"
+#include "transport/admission/secondary_limits.h"
 
 namespace {
 

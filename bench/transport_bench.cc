@@ -43,7 +43,7 @@
 #include "forgemeter/transport.h"
 #include "testforge/forge.h"
 #include "transport/body_tap.h"
-#include "transport/cache_front.h"
+#include "transport/cache/cache_front.h"
 #include "transport/easy_options.h"
 #include "transport/hop_counter.h"
 

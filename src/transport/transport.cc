@@ -4,8 +4,8 @@
 
 #include <stdexcept>
 
-#include "transport/admission.h"
-#include "transport/cache_front.h"
+#include "transport/admission/admission.h"
+#include "transport/cache/cache_front.h"
 #include "transport/easy_options.h"
 #include "transport/errors.h"
 #include "transport/handle_pool.h"

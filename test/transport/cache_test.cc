@@ -6,8 +6,8 @@
 
 #include "cache_rig.h"
 #include "support/eventually.h"
-#include "transport/cache_entry.h"
-#include "transport/keyed_hash.h"
+#include "transport/cache/cache_entry.h"
+#include "transport/cache/keyed_hash.h"
 
 using namespace fmtest;
 using forgemeter::AnswerClass;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "forgemeter/testing/manual_clock.h"
-#include "transport/pacing_governor.h"
+#include "transport/admission/pacing_governor.h"
 
 namespace fmtest {
 

@@ -9,8 +9,8 @@
 
 #include "forgemeter/testing/manual_clock.h"
 #include "pacing_clock.h"
-#include "transport/pacing_governor.h"
-#include "transport/secondary_limits.h"
+#include "transport/admission/pacing_governor.h"
+#include "transport/admission/secondary_limits.h"
 
 using forgemeter::Api;
 using forgemeter::Lane;

@@ -10,7 +10,7 @@
 
 #include "forgemeter/testing/manual_clock.h"
 #include "pacing_clock.h"
-#include "transport/secondary_limits.h"
+#include "transport/admission/secondary_limits.h"
 
 using namespace std::chrono_literals;
 using forgemeter::Api;

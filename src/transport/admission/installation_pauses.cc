@@ -1,4 +1,4 @@
-#include "transport/installation_pauses.h"
+#include "transport/admission/installation_pauses.h"
 
 #include <curl/curl.h>
 

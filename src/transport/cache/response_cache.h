@@ -20,7 +20,7 @@
 
 #include "core/mutex.h"
 #include "forgemeter/transport.h"
-#include "transport/cache_entry.h"
+#include "transport/cache/cache_entry.h"
 
 namespace forgemeter::transport_detail {
 

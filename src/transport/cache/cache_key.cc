@@ -1,4 +1,4 @@
-#include "transport/cache_key.h"
+#include "transport/cache/cache_key.h"
 
 #include <cstdint>
 #include <random>

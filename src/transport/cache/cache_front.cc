@@ -1,4 +1,4 @@
-#include "transport/cache_front.h"
+#include "transport/cache/cache_front.h"
 
 #include <utility>
 

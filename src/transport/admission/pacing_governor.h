@@ -27,7 +27,7 @@
 #include "forgemeter/lane.h"
 #include "forgemeter/transport.h"
 #include "meter/reading.h"
-#include "transport/pacer.h"
+#include "transport/admission/pacer.h"
 
 namespace forgemeter::transport_detail {
 

@@ -1,4 +1,4 @@
-#include "transport/keyed_hash.h"
+#include "transport/cache/keyed_hash.h"
 
 #include <bit>
 #include <cstring>

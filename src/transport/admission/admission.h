@@ -29,13 +29,13 @@
 #include "forgemeter/clock.h"
 #include "forgemeter/transport.h"
 #include "transport/hop_counter.h"
-#include "transport/installation_pauses.h"
-#include "transport/lane_gates.h"
-#include "transport/lane_reserves.h"
-#include "transport/load_board.h"
-#include "transport/pacing_governor.h"
+#include "transport/admission/installation_pauses.h"
+#include "transport/admission/lane_gates.h"
+#include "transport/admission/lane_reserves.h"
+#include "transport/admission/load_board.h"
+#include "transport/admission/pacing_governor.h"
 #include "transport/retry_policy.h"
-#include "transport/secondary_limits.h"
+#include "transport/admission/secondary_limits.h"
 
 namespace forgemeter::transport_detail {
 

@@ -1,4 +1,4 @@
-#include "transport/load_board.h"
+#include "transport/admission/load_board.h"
 
 #include <unordered_map>
 

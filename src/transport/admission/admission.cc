@@ -1,4 +1,4 @@
-#include "transport/admission.h"
+#include "transport/admission/admission.h"
 
 #include <algorithm>
 #include <cstdio>

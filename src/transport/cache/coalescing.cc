@@ -1,4 +1,4 @@
-#include "transport/coalescing.h"
+#include "transport/cache/coalescing.h"
 
 #include <algorithm>
 

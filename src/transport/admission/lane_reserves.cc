@@ -1,4 +1,4 @@
-#include "transport/lane_reserves.h"
+#include "transport/admission/lane_reserves.h"
 
 #include <algorithm>
 #include <cmath>

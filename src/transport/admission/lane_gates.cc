@@ -1,4 +1,4 @@
-#include "transport/lane_gates.h"
+#include "transport/admission/lane_gates.h"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "transport/response_cache.h"
+#include "transport/cache/response_cache.h"
 
 namespace forgemeter::transport_detail {
 

@@ -1,4 +1,4 @@
-#include "transport/pacing_governor.h"
+#include "transport/admission/pacing_governor.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "transport/secondary_limits.h"
+#include "transport/admission/secondary_limits.h"
 
 #include <algorithm>
 #include <functional>

@@ -28,7 +28,7 @@
 #include <string_view>
 
 #include "forgemeter/transport.h"
-#include "transport/keyed_hash.h"
+#include "transport/cache/keyed_hash.h"
 
 namespace forgemeter::transport_detail {
 

@@ -28,9 +28,9 @@
 #include "forgemeter/clock.h"
 #include "forgemeter/meter.h"
 #include "forgemeter/transport.h"
-#include "transport/cache_key.h"
-#include "transport/coalescing.h"
-#include "transport/response_cache.h"
+#include "transport/cache/cache_key.h"
+#include "transport/cache/coalescing.h"
+#include "transport/cache/response_cache.h"
 
 namespace forgemeter::transport_detail {
 

@@ -1,4 +1,4 @@
-#include "transport/pacer.h"
+#include "transport/admission/pacer.h"
 
 #include <algorithm>
 #include <cmath>

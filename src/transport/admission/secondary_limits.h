@@ -34,7 +34,7 @@
 #include "forgemeter/clock.h"
 #include "forgemeter/transport.h"
 #include "forgemeter/url.h"
-#include "transport/sliding_sum.h"
+#include "transport/admission/sliding_sum.h"
 
 namespace forgemeter::transport_detail {
 

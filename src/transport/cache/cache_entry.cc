@@ -1,4 +1,4 @@
-#include "transport/cache_entry.h"
+#include "transport/cache/cache_entry.h"
 
 #include "core/ascii.h"
 #include "transport/redirect_policy.h"

@@ -27,7 +27,7 @@
 
 #include "forgemeter/headers.h"
 #include "forgemeter/transport.h"
-#include "transport/cache_key.h"
+#include "transport/cache/cache_key.h"
 
 namespace forgemeter::transport_detail {
 
