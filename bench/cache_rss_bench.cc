@@ -53,7 +53,7 @@ Sweep sweep(bool cached, long urls) {
   forgemeter::TransportOptions options{.meter = &meter, .resolve = forge.resolve()};
   // One installation's 100 000 GETs would wait for GitHub's 900 REST points a
   // minute (the Transport's default secondary limits): memory is measured, not that.
-  options.secondary_limits = forgemeter::SecondaryLimitOptions::off();
+  options.rate_limits.secondary_limits = forgemeter::SecondaryLimitOptions::off();
   if (cached) options.cache = {.max_bytes = kBound, .max_entries = 1'000'000, .max_entry_bytes = 1u << 20};
   forgemeter::Transport transport(std::move(options));
   forgemeter::Request req{
@@ -68,7 +68,7 @@ Sweep sweep(bool cached, long urls) {
   }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   s.after_kb = status_kb("VmHWM");
-  const auto stats = transport.cache_stats();
+  const auto stats = transport.cache_figures();
   s.entries = stats.entries;
   s.bytes = stats.bytes;
   return s;

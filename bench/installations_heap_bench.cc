@@ -53,7 +53,7 @@ Sweep sweep(Mode mode, long installations) {
   forgemeter::ManualClock clock(forgemeter::UtcMillis{std::chrono::hours(24 * 20'000) + 30min});
   forgemeter::Meter meter({.clock = &clock, .sink = [](std::string_view) {}});
   forgemeter::TransportOptions options{.meter = &meter, .resolve = forge.resolve()};
-  if (mode == Mode::limits_off) options.secondary_limits = forgemeter::SecondaryLimitOptions::off();
+  if (mode == Mode::limits_off) options.rate_limits.secondary_limits = forgemeter::SecondaryLimitOptions::off();
   forgemeter::Transport transport(std::move(options));
   forgemeter::Request req{.url = forge.url("api.forge.test", "/repos/o/r")};
   // Installation i's GET (0: charged to none in every mode; the warm-up's, so

@@ -1,4 +1,4 @@
-// The Transport's secondary limits (src/transport/secondary_limits.h), asked
+// The Transport's secondary limits (src/transport/admission/secondary_limits.h), asked
 // before every hop of a request charged to an installation, beside a
 // baseline in the same run: a bare mutex + std::map<installation, count>
 // find-or-insert and increment of the same keys (the least that counting per

@@ -158,9 +158,9 @@ enum class Setup { usual, unlimited, paced };
 
 forgemeter::TransportOptions metered_options(forgemeter::Meter& meter, Setup setup) {
   forgemeter::TransportOptions o{.meter = &meter, .resolve = forge().resolve()};
-  o.secondary_limits.rest_points_per_minute = 0;
-  if (setup == Setup::unlimited) o.secondary_limits = forgemeter::SecondaryLimitOptions::off();
-  if (setup == Setup::paced) o.pacing = {{.lane = forgemeter::Lane{"bench"}, .installation = 101}};
+  o.rate_limits.secondary_limits.rest_points_per_minute = 0;
+  if (setup == Setup::unlimited) o.rate_limits.secondary_limits = forgemeter::SecondaryLimitOptions::off();
+  if (setup == Setup::paced) o.rate_limits.pacing.lanes = {{.lane = forgemeter::Lane{"bench"}, .installation = 101}};
   return o;
 }
 

@@ -65,8 +65,10 @@ foreach(_fm_line IN LISTS _fm_lines)
     set(FM_LIBRARY_${_fm_name}_VERSION "${_fm_v}")
     list(GET _fm_f 4 FM_LIBRARY_${_fm_name}_TARGET)
     list(APPEND FORGEMETER_TABLE_LIBRARIES ${_fm_name})
+  elseif(_fm_kind STREQUAL "forbid" AND _fm_n EQUAL 3)
+    # read by scripts/check-layers only
   else()
-    message(FATAL_ERROR "${FORGEMETER_TABLE}: not a row (room: 5 columns, component: 6, library: 5): ${_fm_line}")
+    message(FATAL_ERROR "${FORGEMETER_TABLE}: not a row (room: 5 columns, component: 6, library: 5, forbid: 3): ${_fm_line}")
   endif()
 endforeach()
 

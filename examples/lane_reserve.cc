@@ -1,4 +1,4 @@
-// A lane's reserve (forgemeter/transport.h, LaneReserve): a background sweeper
+// A lane's reserve (forgemeter/rate_limits.h, LaneReserve): a background sweeper
 // keeps off the last 5 of installation 101's core budget, which is left to the
 // requests users wait on. Run against the loopback forge (src/testforge) with
 // a budget of 10 an hour: the sweeper is held back after 5 requests. The
@@ -18,9 +18,11 @@ int main() {
   forgemeter::testforge::Forge forge(budget);
   forgemeter::Meter meter;
 
-  // --- as in forgemeter/transport.h --------------------------------------------
   const forgemeter::Lane sweeper{"sweeper"};
-  forgemeter::Transport transport({.meter = &meter, .reserves = {{.lane = sweeper, .installation = 101, .remaining = 5}}});
+  // --- as in forgemeter/rate_limits.h ------------------------------------------
+  forgemeter::Transport transport({.meter = &meter, .rate_limits = {
+      .retry = {.enabled = true},
+      .reserves = {{.lane = sweeper, .installation = 101, .keep = 5}}}});
   // -----------------------------------------------------------------------------
 
   int sent = 0;
@@ -39,7 +41,7 @@ int main() {
   std::printf("a request of another lane: HTTP %d\n", user.status);
 
   // --- as in docs/rate-limits.md: a reserve of 500 of the core budget ----------
-  forgemeter::LaneReserve reserve{.lane = forgemeter::Lane{"sweeper"}, .installation = 101, .resource = "core", .remaining = 500};
+  forgemeter::LaneReserve reserve{.lane = forgemeter::Lane{"sweeper"}, .installation = 101, .resource = "core", .keep = 500};
   // -----------------------------------------------------------------------------
   return sent == 5 && user.status == 200 && reserve.lane == sweeper ? 0 : 1;
 }

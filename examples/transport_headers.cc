@@ -1,11 +1,14 @@
-// The examples of forgemeter/transport.h, headers.h, curl_meter.h and lane.h,
+// The examples of forgemeter/transport.h, exchange.h, cache.h, headers.h,
+// curl_meter.h and lane.h,
 // verbatim between the marks, so they stay code that compiles. main() runs
 // those that need no network: transport.h's sends to api.github.com and is
 // only compiled.
 //
 //   build/<dir>/examples/example_transport_headers
 #include <curl/curl.h>
+#include <forgemeter/cache.h>
 #include <forgemeter/curl_meter.h>
+#include <forgemeter/exchange.h>
 #include <forgemeter/headers.h>
 #include <forgemeter/lane.h>
 #include <forgemeter/meter.h>
@@ -31,6 +34,24 @@ void transport_h(const std::string& token) {
   forgemeter::Response res = transport.perform(req);
   if (!res.ok()) log(res.error.message);     // a failed exchange is a value
   // -----------------------------------------------------------------------------
+}
+
+// Compiled, not run: it sends a request to api.github.com.
+void exchange_h(forgemeter::Transport& transport) {
+  auto use = [](const std::string& body) { std::printf("%zu bytes\n", body.size()); };
+  // --- as in forgemeter/exchange.h ---------------------------------------------
+  forgemeter::Request req{.url = "https://api.github.com/repos/o/r", .installation = 101};
+  forgemeter::Response res = transport.perform(req);  // forgemeter/transport.h
+  if (res.ok() && res.status == 200) use(res.body);
+  // -----------------------------------------------------------------------------
+}
+
+bool cache_h() {
+  forgemeter::Meter meter;
+  // --- as in forgemeter/cache.h ------------------------------------------------
+  forgemeter::Transport transport({.meter = &meter, .cache = {.max_bytes = 64 << 20}});
+  // -----------------------------------------------------------------------------
+  return transport.cache_figures().entries == 0 && transport.options().cache.max_bytes == 64 << 20;
 }
 
 bool headers_h() {
@@ -89,8 +110,8 @@ bool lane_h() {
 }
 
 int main() {
-  const bool headers = headers_h(), curl_meter = curl_meter_h(), lane = lane_h();
-  std::printf("headers.h %s, curl_meter.h %s, lane.h %s\n", headers ? "ok" : "FAILED", curl_meter ? "ok" : "FAILED",
-              lane ? "ok" : "FAILED");
-  return headers && curl_meter && lane ? 0 : 1;
+  const bool headers = headers_h(), curl_meter = curl_meter_h(), lane = lane_h(), cache = cache_h();
+  std::printf("headers.h %s, curl_meter.h %s, lane.h %s, cache.h %s\n", headers ? "ok" : "FAILED",
+              curl_meter ? "ok" : "FAILED", lane ? "ok" : "FAILED", cache ? "ok" : "FAILED");
+  return headers && curl_meter && lane && cache ? 0 : 1;
 }

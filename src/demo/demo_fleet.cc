@@ -31,7 +31,8 @@ TransportOptions transport_options(Meter& meter, FastClock& clock, const testfor
 
 TransportOptions paced_options(Meter& meter, FastClock& clock, const testforge::Forge& forge, const DemoPlan& plan) {
   TransportOptions o = transport_options(meter, clock, forge);
-  o.pacing = {{.lane = Lane(kSweepLane), .installation = plan.installation, .keep_fraction = plan.keep_fraction}};
+  o.rate_limits.pacing.lanes = {
+      {.lane = Lane(kSweepLane), .installation = plan.installation, .keep_fraction = plan.keep_fraction}};
   return o;
 }
 

@@ -15,7 +15,7 @@
 // its replica with the conditional cache (TransportOptions::cache): a re-read
 // is revalidated, and the forge charges its 304 nothing. In hour 3 every
 // replica sweeps again, unelected, through a Transport that paces the sweep's
-// lane (TransportOptions::pacing) to keep `keep_fraction` of the budget at the
+// lane (rate_limits.pacing) to keep `keep_fraction` of the budget at the
 // reset: none of them knows the others, the forge's readings say enough.
 //
 // Thread-safety: a Replica's loops run on threads of their own; its meter's

@@ -1,38 +1,10 @@
 #include "transport/body_tap.h"
 
 #include <algorithm>
-#include <exception>
 
-#include "transport/errors.h"
 #include "transport/redirect_policy.h"
 
 namespace forgemeter::transport_detail {
-
-namespace {
-
-void say(std::string& why, std::string_view what, const char* detail = nullptr) noexcept {
-  try {
-    why = "the body sink (Request::on_body) ";
-    why += what;
-    if (detail != nullptr) why += terminal_text(detail);
-  } catch (...) {
-    // out of memory: the code says it
-  }
-}
-
-}  // namespace
-
-bool deliver(const BodySink& sink, const BodyChunk& chunk, std::string& why) noexcept {
-  try {
-    if (sink(chunk)) return true;
-    say(why, "refused the answer's bytes: transfer ended");
-  } catch (const std::exception& e) {
-    say(why, "threw: ", e.what());
-  } catch (...) {
-    say(why, "threw");
-  }
-  return false;
-}
 
 void BodyTap::begin(CURL* h, const BodySink* sink, const Headers* headers, bool retries, bool idempotent) noexcept {
   handle_ = h;

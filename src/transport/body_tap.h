@@ -20,17 +20,13 @@
 #include <string>
 #include <string_view>
 
-#include "forgemeter/transport.h"
+#include "forgemeter/exchange.h"
+#include "transport/exchange/body_sink.h"
 
 namespace forgemeter::transport_detail {
 
 inline constexpr std::size_t kBodyPrefixBytes = std::size_t{64} << 10;
 inline constexpr std::size_t kHeldBodyBytes = std::size_t{64} << 10;
-
-using BodySink = std::function<bool(const BodyChunk&)>;
-
-// Hands `chunk` to `sink`; false when it refused or threw (then `why` says so).
-bool deliver(const BodySink& sink, const BodyChunk& chunk, std::string& why) noexcept;
 
 class BodyTap {
  public:

@@ -40,7 +40,7 @@ struct HandleState {
   std::string method;
   std::string checked_url;     // the last request URL that passed the checks...
   std::string checked_origin;  // ...and its origin_key()
-  HopCache hop;                // the last hop's URL, host and API
+  ParsedHost hop;              // the last hop's URL, host and API
   // What is set on the handle since its last reset, so a reused handle is
   // not told again: the counting callbacks (through `slot`), the URL, the
   // header list and the timeouts last set.

@@ -154,13 +154,13 @@ void HopCounter::begin_hop(const char* url) {
 // The hop's URL, host and API, and the installation it is charged to.
 void HopCounter::fill_hop(Hop& hop, std::string_view url) {
   hop.url.assign(url);
-  if (cache_ && cache_->url == hop.url) {
-    hop.host = cache_->host;
-    hop.api = cache_->api;
+  if (parsed_ && parsed_->url == hop.url) {
+    hop.host = parsed_->host;
+    hop.api = parsed_->api;
   } else {
     hop.host = host_of(hop.url);
     hop.api = api_of_url(hop.url);
-    if (cache_) *cache_ = HopCache{hop.url, hop.host, hop.api};
+    if (parsed_) *parsed_ = ParsedHost{hop.url, hop.host, hop.api};
   }
   if (origin_.empty()) {  // the first hop defines the origin
     own_origin_url_ = hop.url;
@@ -169,18 +169,6 @@ void HopCounter::fill_hop(Hop& hop, std::string_view url) {
     origin_ = own_origin_;
   }
   hop_installation_ = installation_for(hop.url);
-}
-
-void HopCounter::record_refused(std::string_view url, UtcMillis at) {
-  const std::string host = host_of(url);
-  meter_.record_refused(RequestKey{host, api_of_url(url), installation_for(url), lane_}, at);
-}
-
-void HopCounter::record_wait(std::string_view url, WaitCause cause, Duration waited, UtcMillis at) {
-  const auto ms = std::chrono::round<std::chrono::milliseconds>(waited);
-  if (ms <= std::chrono::milliseconds::zero()) return;
-  const std::string host = host_of(url);
-  meter_.record_wait(RequestKey{host, api_of_url(url), installation_for(url), lane_}, cause, ms, at);
 }
 
 void HopCounter::answer(int status) noexcept {

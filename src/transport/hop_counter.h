@@ -22,7 +22,8 @@
 // The request's own origin (scheme, host, port: the first URL's unless given)
 // is decided here alone: on_own_origin() says which hops carry the request's
 // credential, installation_for() which are charged to its installation —
-// every request, answer and refusal (record_refused) is charged through it.
+// every request and answer is charged through it (and the refusals and waits
+// admission records, by the installation the wire asks it for).
 //
 // Thread-safety: one HopCounter per perform, used by the performing thread.
 // Errors: the callbacks never throw (libcurl is C); a callback that cannot
@@ -46,9 +47,9 @@ namespace forgemeter::transport_detail {
 using HeaderFn = std::size_t (*)(char*, std::size_t, std::size_t, void*);
 using PrereqFn = int (*)(void*, char*, char*, int, int);
 
-// The host and API of the last hop URL seen on one handle: a request that
+// The host and API of the last hop URL parsed on one handle: a request that
 // goes to the same URL again is not parsed again.
-struct HopCache {
+struct ParsedHost {
   std::string url, host;
   Api api = Api::rest;
 };
@@ -75,9 +76,9 @@ class HopCounter {
   // Callbacks to call after ours (set by a CurlMeter user).
   void chain(HeaderFn header, void* header_data, PrereqFn prereq, void* prereq_data) noexcept;
 
-  // Reuse (and update) `cache` for the hops' host and API; it must outlive
+  // Reuse (and update) `parsed` for the hops' host and API; it must outlive
   // the performs.
-  void use_cache(HopCache* cache) noexcept { cache_ = cache; }
+  void use_parsed(ParsedHost* parsed) noexcept { parsed_ = parsed; }
   // Where the perform writes the answer's body (read when a class needs it).
   void use_body(const std::string* body) noexcept { body_ = body; }
   // Installs the callbacks on `h` for the next perform.
@@ -103,12 +104,6 @@ class HopCounter {
   std::uint64_t installation_for(std::string_view url) const {
     return installation_ != 0 && on_own_origin(url) ? installation_ : 0;
   }
-  // Records a hop to `url` that was refused before sending, at `at`, charged
-  // as it would have been had it gone.
-  void record_refused(std::string_view url, UtcMillis at);
-  // Records that a hop to `url` waited `waited` for `cause` before the wire
-  // (or before giving up), ending at `at`, charged as record_refused() is.
-  void record_wait(std::string_view url, WaitCause cause, Duration waited, UtcMillis at);
 
   Lane lane() const noexcept { return lane_; }
   // The request's own origin (origin_key), "" until known.
@@ -153,7 +148,7 @@ class HopCounter {
   std::string_view origin_;
   std::string own_origin_url_, own_origin_;  // the first hop's, when none was given
   CURL* handle_ = nullptr;
-  HopCache* cache_ = nullptr;
+  ParsedHost* parsed_ = nullptr;
   HeaderFn next_header_ = nullptr;
   void* next_header_data_ = nullptr;
   PrereqFn next_prereq_ = nullptr;

@@ -14,26 +14,14 @@
 #include <string>
 #include <string_view>
 
+#include "core/http_token.h"
 #include "forgemeter/transport.h"
 #include "transport/handle_pool.h"
 
 namespace forgemeter::transport_detail {
 
-// RFC 9110 tchar, as a table (checked for every byte of every header name).
-inline constexpr auto kTchar = [] {
-  std::array<bool, 256> t{};
-  for (int c = '0'; c <= '9'; ++c) t[c] = true;
-  for (int c = 'a'; c <= 'z'; ++c) t[c] = t[c - 'a' + 'A'] = true;
-  for (char c : std::string_view("!#$%&'*+-.^_`|~")) t[static_cast<unsigned char>(c)] = true;
-  return t;
-}();
-
-inline bool is_token(std::string_view s) noexcept {
-  if (s.empty()) return false;
-  for (unsigned char c : s)
-    if (!kTchar[c]) return false;
-  return true;
-}
+using core_detail::has_control;
+using core_detail::is_token;
 
 // Whether `value` may be sent as a header field's value: no control byte but
 // a tab (RFC 9110's field-value; a CR or LF would end the field and start
@@ -43,12 +31,6 @@ inline bool is_field_value(std::string_view value) noexcept {
   for (unsigned char c : value)
     if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
   return true;
-}
-
-inline bool has_control(std::string_view s) noexcept {
-  for (unsigned char c : s)
-    if (c < 0x20 || c == 0x7f) return true;
-  return false;
 }
 
 // A timeout becomes a deadline on the steady clock, in nanoseconds from

@@ -5,7 +5,7 @@
 namespace forgemeter::transport_detail {
 namespace {
 
-Duration backoff(const RetryPolicy& policy, int retries_done) {
+Duration backoff(const RetryOptions& policy, int retries_done) {
   using std::chrono::milliseconds;
   milliseconds d = policy.base_backoff;
   for (int i = 0; i < retries_done && d < policy.max_backoff; ++i) d *= 2;
@@ -21,7 +21,7 @@ bool is_idempotent(std::string_view m) noexcept {
   return m == "GET" || m == "HEAD" || m == "PUT" || m == "DELETE" || m == "OPTIONS";
 }
 
-RetryDecision decide_retry(const RetryPolicy& policy, const HopOutcome& o) {
+RetryDecision decide_retry(const RetryOptions& policy, const HopOutcome& o) {
   RetryDecision d;
   const bool may_retry = policy.enabled && o.retries_done < policy.max_retries && !o.body_delivered;
   const bool limited = o.status == 403 || o.status == 429;

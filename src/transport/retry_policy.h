@@ -1,6 +1,6 @@
 // retry_policy.h — whether one hop's outcome is tried again, and after how long.
 //
-// Pure decisions over the RetryPolicy in forgemeter/transport.h:
+// Pure decisions over the RetryOptions in forgemeter/rate_limits.h:
 //   * a spent primary budget (remaining 0, or a GraphQL answer, even a 200,
 //     whose errors say RATE_LIMITED) is never retried: budget_exhausted;
 //   * a secondary rate limit (class `secondary`), any method: retried after
@@ -44,6 +44,6 @@ struct RetryDecision {
 
 bool is_idempotent(std::string_view method) noexcept;
 
-RetryDecision decide_retry(const RetryPolicy& policy, const HopOutcome& outcome);
+RetryDecision decide_retry(const RetryOptions& policy, const HopOutcome& outcome);
 
 }  // namespace forgemeter::transport_detail

@@ -38,7 +38,7 @@ struct Exchange {
                  .body_tap = &h.state().tap,
                  .error_buffer = h.state().error},
         hop(first_hop(r)) {
-    counter.use_cache(&h.state().hop);
+    counter.use_parsed(&h.state().hop);
     counter.use_body(&h.state().tap.body);
     tap().begin(h.get(), sink(), &counter.headers(), false, false);  // no earlier request's sink
   }
@@ -121,14 +121,15 @@ TransportError fit_to_deadline(Exchange& x, SteadyTime now) {
 
 }  // namespace
 
-std::optional<std::string_view> Response::header(std::string_view name) const noexcept { return headers.find(name); }
-
 struct Transport::Impl {
   explicit Impl(TransportOptions o)
       : options(std::move(o)),
         clock(options.clock ? *options.clock : options.meter->clock()),
         resolve(make_slist(options.resolve)),
-        admission(options, clock) {
+        admission({.limits = options.rate_limits,
+                   .hop_timeout = options.timeout,
+                   .max_installations = options.max_installations},
+                  *options.meter, clock) {
     if (CacheFront::wanted(options.cache)) cache = std::make_unique<CacheFront>(options.cache, *options.meter, clock);
   }
 
@@ -158,14 +159,14 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
       hop_headers(x.handle.state(), x.req, x.counter.on_own_origin(url), x.hop.with_body, x.lane, options.lane_header);
   for (int retries = 0;; ++retries) {
     InFlightSlot slot;  // given back once the hop's exchange is over
-    const HopAsk ask{x.req, x.counter, url, x.hop.method, x.hop.with_body, installation, x.deadline};
+    const HopAsk ask{x.req, x.lane, x.counter.origin(), url, x.hop.method, x.hop.with_body, installation, x.deadline};
     if (TransportError refused = admission.admit(ask, slot)) return refused;
     if (TransportError late = fit_to_deadline(x, clock.steady_now())) return late;
     prepare_handle(x.handle, x.settings, x.hop, headers, x.req.body);
     HopResult r = perform_hop(x, installation, retries);
     slot.release();
     if (x.deadline != SteadyTime::max()) r.outcome.time_left = x.deadline - clock.steady_now();
-    RetryDecision d = decide_retry(options.retry, r.outcome);
+    RetryDecision d = decide_retry(options.rate_limits.retry, r.outcome);
     if (!d.retry) return r.failure ? std::move(r.failure) : std::move(d.error);
     x.tap().drop();  // a retried attempt's held body never reaches the sink
     const SteadyTime began = clock.steady_now();
@@ -173,17 +174,34 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
     if (r.outcome.secondary) paused.begin();
     const bool waited = clock.wait_until(began + d.wait, x.req.stop);
     // The forge said to wait (a secondary limit): a pause, recorded as one.
-    if (r.outcome.secondary) x.counter.record_wait(url, WaitCause::pause, clock.steady_now() - began, clock.now());
+    if (r.outcome.secondary) admission.record_wait(ask, WaitCause::pause, clock.steady_now() - began);
     if (!waited) return {TransportErrc::cancelled, "cancelled while waiting to retry " + terminal_text(url)};
   }
 }
 
 HopResult Transport::Impl::perform_hop(Exchange& x, std::uint64_t installation, int retries) {
-  const bool may_retry = options.retry.enabled && retries < options.retry.max_retries;
+  const RetryOptions& retry = options.rate_limits.retry;
+  const bool may_retry = retry.enabled && retries < retry.max_retries;
   x.tap().begin(x.handle.get(), x.sink(), &x.counter.headers(), may_retry, is_idempotent(x.hop.method));
   const CURLcode rc = perform_prepared(x.handle, x.counter, x.req.stop);
   HopResult r;
-  r.outcome = admission.note_answer(x.counter, x.tap().body, x.counter.last_status(), installation);
+  r.outcome.status = x.counter.last_status();
+  if (!x.counter.hops().empty() && admission.reads_answer(r.outcome.status, x.counter.hops().back().api)) {
+    const Hop& hop = x.counter.hops().back();
+    const RateLimitHeaders h = x.counter.rate_headers();
+    const AnswerNote note = admission.note_answer({.status = r.outcome.status,
+                                                   .headers = h,
+                                                   .body = x.tap().body,
+                                                   .api = hop.api,
+                                                   .url = hop.url,
+                                                   .origin = x.counter.origin(),
+                                                   .installation = installation});
+    r.outcome.budget_spent = note.budget_spent;
+    r.outcome.graphql_limited = note.graphql_limited;
+    r.outcome.secondary = note.secondary;
+    r.outcome.secondary_wait = note.secondary_wait;
+    r.outcome.retry_after_given = note.retry_after_given;
+  }
   r.outcome.method = x.hop.method;
   r.outcome.error = x.tap().refused() ? TransportErrc::sink_refused : classify(rc);
   r.outcome.retries_done = retries;
@@ -196,18 +214,19 @@ HopResult Transport::Impl::perform_hop(Exchange& x, std::uint64_t installation, 
 }
 
 Transport::Transport(TransportOptions options) {
-  if (!options.meter) throw std::invalid_argument("Transport: TransportOptions::meter is required");
-  if (options.secondary_wait.count() < 0 || options.max_pause_wait.count() < 0)
-    throw std::invalid_argument("Transport: secondary_wait and max_pause_wait must be >= 0");
+  if (!options.meter) throw std::invalid_argument("Transport: meter is required");
   if (options.max_redirects < 0) throw std::invalid_argument("Transport: max_redirects must be >= 0");
-  if (!timeout_in_range(options.timeout) || !timeout_in_range(options.connect_timeout))
-    throw std::invalid_argument("Transport: timeout and connect_timeout must be 0 (none) to 100000h");
+  if (!timeout_in_range(options.timeout)) throw std::invalid_argument("Transport: timeout must be 0 (none) to 100000h");
+  if (!timeout_in_range(options.connect_timeout))
+    throw std::invalid_argument("Transport: connect_timeout must be 0 (none) to 100000h");
   if (CacheFront::wanted(options.cache) && options.cache.poll <= std::chrono::milliseconds::zero())
     throw std::invalid_argument("Transport: cache.poll must be > 0");
   if (options.max_installations == 0) throw std::invalid_argument("Transport: max_installations must be at least 1");
-  if (options.retry.max_retries < 0) throw std::invalid_argument("Transport: retry.max_retries must be >= 0");
-  for (const auto& e : options.resolve)
-    if (auto why = check_resolve_entry(e)) throw std::invalid_argument("Transport: " + *why);
+  if (options.rate_limits.retry.max_retries < 0)
+    throw std::invalid_argument("Transport: rate_limits.retry.max_retries must be >= 0");
+  for (std::size_t i = 0; i < options.resolve.size(); ++i)
+    if (auto why = check_resolve_entry(options.resolve[i]))
+      throw std::invalid_argument("Transport: resolve[" + std::to_string(i) + "]: " + *why);
   if (!is_field_value(options.user_agent))
     throw std::invalid_argument("Transport: user_agent has a control byte (a CR or LF would start another header)");
   if (has_control(options.lane_header) || (!options.lane_header.empty() && !is_token(options.lane_header)))
@@ -224,7 +243,7 @@ void Transport::ungate_lane(Lane lane) { impl_->admission.ungate(lane); }
 
 TransportFigures Transport::figures() const { return impl_->admission.figures(); }
 
-CacheStats Transport::cache_stats() const { return impl_->cache ? impl_->cache->stats() : CacheStats{}; }
+CacheFigures Transport::cache_figures() const { return impl_->cache ? impl_->cache->figures() : CacheFigures{}; }
 
 Response Transport::perform(const Request& req) {
   if (impl_->cache) [[unlikely]]  // the one point the cache is asked

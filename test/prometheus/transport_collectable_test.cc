@@ -63,7 +63,7 @@ TEST_CASE("requests held on the wire are in flight, per installation, then 0; wi
     CAPTURE(limits);
     Rig rig({.clock = &forgemeter::system_clock(), .threads = 16});
     forgemeter::TransportOptions o;
-    if (!limits) o.secondary_limits = SecondaryLimitOptions::off();
+    if (!limits) o.rate_limits.secondary_limits = SecondaryLimitOptions::off();
     auto t = rig.make_transport(o);
     std::vector<std::jthread> senders;
     for (int i = 0; i < 3; ++i) senders.emplace_back([&] { CHECK(t->perform(held(rig, "w", 7)).ok()); });
@@ -94,7 +94,7 @@ TEST_CASE("a hop that fails gives its in-flight place back") {
     CAPTURE(limits);
     Rig rig({.clock = &forgemeter::system_clock()});
     forgemeter::TransportOptions o;
-    if (!limits) o.secondary_limits = SecondaryLimitOptions::off();
+    if (!limits) o.rate_limits.secondary_limits = SecondaryLimitOptions::off();
     auto t = rig.make_transport(o);
     // The forge closes the connection mid-body: the exchange fails.
     const auto r = t->perform(Rig::get_request(rig.url("api.forge.test", "/drop"), 7));
@@ -107,7 +107,7 @@ TEST_CASE("a hop that fails gives its in-flight place back") {
 TEST_CASE("a paused installation's request waits with cause pause until stopped") {
   Rig rig({.clock = &forgemeter::system_clock()});
   rig.forge().limit_secondary(7, 120s);
-  auto t = rig.make_transport({.max_pause_wait = 300s});  // the pause is waited out, not refused
+  auto t = rig.make_transport({.rate_limits = {.pause = {.max_wait = 300s}}});  // the pause is waited out, not refused
   const std::string url = rig.url("api.forge.test", "/repos/o/r/pulls/1");
   CHECK(t->perform(Rig::get_request(url, 7)).error.code == forgemeter::TransportErrc::secondary_rate_limited);
   std::stop_source stop;
@@ -129,8 +129,9 @@ TEST_CASE("a paced lane's request waits with cause pacing until stopped") {
   Rig rig({.clock = &forgemeter::system_clock()});
   // Keep the whole budget: once read, nothing is left to pace out; unread, one probe per 30 s.
   forgemeter::TransportOptions o{
-      .pacing = {{.lane = forgemeter::Lane{"sweeper"}, .installation = 7, .keep_fraction = 1}}};
-  o.pacing_tuning.probe_interval = 30s;
+      .rate_limits = {
+          .pacing = {.lanes = {{.lane = forgemeter::Lane{"sweeper"}, .installation = 7, .keep_fraction = 1}}}}};
+  o.rate_limits.pacing.tuning.probe_interval = 30s;
   auto t = rig.make_transport(o);
   Request r = Rig::get_request(rig.url("api.forge.test", "/echo"), 7);
   r.lane = forgemeter::Lane{"sweeper"};
@@ -150,7 +151,7 @@ TEST_CASE("a request held by max_in_flight waits with cause secondary, then goes
   Rig rig({.clock = &forgemeter::system_clock(), .threads = 4});
   SecondaryLimitOptions limits;
   limits.max_in_flight = 1;
-  auto t = rig.make_transport({.secondary_limits = limits});
+  auto t = rig.make_transport({.rate_limits = {.secondary_limits = limits}});
   std::jthread first([&] { CHECK(t->perform(held(rig, "one", 7)).ok()); });
   REQUIRE(rig.forge().await_held("one", 1, 10s));
   std::jthread second([&] { CHECK(t->perform(held(rig, "one", 7)).ok()); });
@@ -169,7 +170,7 @@ TEST_CASE("installations past max_installations fold into other; promtool finds 
     CAPTURE(limits);
     Rig rig({.clock = &forgemeter::system_clock(), .threads = 8});
     forgemeter::TransportOptions o{.max_installations = 2};
-    if (!limits) o.secondary_limits = SecondaryLimitOptions::off();
+    if (!limits) o.rate_limits.secondary_limits = SecondaryLimitOptions::off();
     auto t = rig.make_transport(o);
     for (std::uint64_t i = 1; i <= 2; ++i)
       CHECK(t->perform(Rig::get_request(rig.url("api.forge.test", "/echo"), i)).ok());

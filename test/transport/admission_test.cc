@@ -52,7 +52,7 @@ TEST_CASE("a hop admitted at once records no wait, though time passed while admi
   TickingClock ticking;
   SecondaryLimitOptions limits;
   limits.write_spacing = std::chrono::seconds(1);
-  auto t = rig.make_transport({.clock = &ticking, .secondary_limits = limits});
+  auto t = rig.make_transport({.clock = &ticking, .rate_limits = {.secondary_limits = limits}});
   REQUIRE(t->perform(get(rig, kUsers)).ok());  // admitted at once: not held
   REQUIRE(t->perform(post(rig, 5)).ok());      // the first write: not held
   const auto before = rig.counted().lanes;
@@ -73,7 +73,7 @@ TEST_CASE("a write held by write_spacing past its timeout or total_timeout is no
   Rig rig;
   SecondaryLimitOptions limits;
   limits.write_spacing = std::chrono::seconds(10);
-  auto t = rig.make_transport({.clock = &rig.clock(), .secondary_limits = limits});
+  auto t = rig.make_transport({.clock = &rig.clock(), .rate_limits = {.secondary_limits = limits}});
   REQUIRE(t->perform(post(rig, 9)).ok());
   Request soon = post(rig, 9);
   soon.timeout = std::chrono::seconds(1);
@@ -94,7 +94,7 @@ TEST_CASE("Request::stop ends a secondary-limit wait: cancelled, nothing sent") 
   Rig rig;
   SecondaryLimitOptions limits;
   limits.write_spacing = std::chrono::seconds(10);
-  auto t = rig.make_transport({.clock = &rig.clock(), .secondary_limits = limits});
+  auto t = rig.make_transport({.clock = &rig.clock(), .rate_limits = {.secondary_limits = limits}});
   REQUIRE(t->perform(post(rig, 9)).ok());
   std::stop_source stop;
   Request waiting = post(rig, 9);
@@ -110,7 +110,8 @@ TEST_CASE("Request::stop ends a secondary-limit wait: cancelled, nothing sent") 
 
 TEST_CASE("a paced lane's second request within the probe interval waits; past its timeout it is paced") {
   Rig rig;
-  auto t = rig.make_transport({.clock = &rig.clock(), .pacing = {{.lane = kSweeper, .installation = 5}}});
+  auto t = rig.make_transport(
+      {.clock = &rig.clock(), .rate_limits = {.pacing = {.lanes = {{.lane = kSweeper, .installation = 5}}}}});
   // The forge's readings are on the rig's clock too: the first answer is the
   // lane's first reading (its probe); the next waits for its pace.
   REQUIRE(t->perform(get(rig, kSweeper)).ok());

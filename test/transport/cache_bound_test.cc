@@ -18,10 +18,10 @@ TEST_CASE("100 000 distinct URLs with a 16 MiB bound: the cache stays within it"
   for (int i = 0; i < 100'000; ++i) {
     auto r = rig.get("/sweep/" + std::to_string(i));
     over += r.status != 200;
-    const auto s = rig.transport().cache_stats();
+    const auto s = rig.transport().cache_figures();
     most = std::max(most, s.bytes);
   }
-  const auto s = rig.transport().cache_stats();
+  const auto s = rig.transport().cache_figures();
   CHECK(over == 0);
   CHECK(most <= bound.max_bytes);
   CHECK(s.bytes > bound.max_bytes - 8192);  // full, not emptied
@@ -35,7 +35,7 @@ TEST_CASE("the entry bound holds too") {
   CacheRig rig({.max_bytes = 64u << 20, .max_entries = 10, .max_entry_bytes = 1u << 20});
   rig.server().set_default({.body = "d", .etag = "auto"});
   for (int i = 0; i < 25; ++i) rig.get("/e/" + std::to_string(i));
-  CHECK(rig.transport().cache_stats().entries == 10);
+  CHECK(rig.transport().cache_figures().entries == 10);
   CHECK(rig.get("/e/24").revalidated);
   CHECK_FALSE(rig.get("/e/0").revalidated);
 }

@@ -29,7 +29,7 @@ TEST_CASE("a 304 saying no-store or Vary: * is served once, then its entry is go
     const Response again = rig.get("/r");
     CHECK(again.revalidated);  // this read's answer is still the kept one, now current
     CHECK(again.body == "x");
-    CHECK(rig.transport().cache_stats().entries == 0);
+    CHECK(rig.transport().cache_figures().entries == 0);
     rig.get("/r");
     CHECK(rig.last_if_none_match().empty());  // asked afresh: no old validator
   }
@@ -65,7 +65,7 @@ TEST_CASE("a 304's fields update the kept entry; its Set-Cookie is never merged 
   REQUIRE(third.revalidated);
   CHECK(third.header("X-Kind") == "new");  // the entry was updated by the last 304
   CHECK_FALSE(third.header("Set-Cookie").has_value());
-  CHECK(rig.transport().cache_stats().entries == 1);
+  CHECK(rig.transport().cache_figures().entries == 1);
 }
 
 TEST_CASE("a 304 from another origin after a redirect never serves the kept entry") {
@@ -79,6 +79,6 @@ TEST_CASE("a 304 from another origin after a redirect never serves the kept entr
   CHECK_FALSE(res.revalidated);
   CHECK(res.body.empty());
   CHECK(res.status == 304);  // the other origin's answer to the plain request, as it is
-  CHECK(rig.transport().cache_stats().entries == 0);
+  CHECK(rig.transport().cache_figures().entries == 0);
   CHECK(other.requests() == 2);  // the conditional's 304 was not used: asked once more without a validator
 }

@@ -31,7 +31,7 @@ class CacheRig {
     t.cache = cache;
     // thousands of reads of one installation in seconds: GitHub's 900 REST
     // points a minute would hold them for minutes (tested apart)
-    t.secondary_limits = forgemeter::SecondaryLimitOptions::off();
+    t.rate_limits.secondary_limits = forgemeter::SecondaryLimitOptions::off();
     transport_ = std::make_unique<forgemeter::Transport>(std::move(t));
   }
 

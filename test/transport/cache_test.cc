@@ -46,7 +46,7 @@ TEST_CASE("200 resources read 30 times: 200 full answers, the rest revalidated, 
   CHECK(c.answered(rig.host(), AnswerClass::not_modified) == 6000 - 201);
   CHECK(c.answered(rig.host(), AnswerClass::revalidated) == 6000 - 201);
   CHECK(c.answered(rig.host(), AnswerClass::coalesced) == 0);
-  CHECK(rig.transport().cache_stats().entries == 200);
+  CHECK(rig.transport().cache_figures().entries == 200);
 }
 
 TEST_CASE("a revalidated answer: the kept status and body, the 304's rate-limit headers, one 304 hop") {
@@ -88,7 +88,7 @@ TEST_CASE("two credentials never share an entry") {
   CHECK(rig.last_if_none_match().empty());  // b's read was not made conditional on a's ETag
   CHECK(rig.get("/r", "tok-a").body == "secret for Bearer tok-a");
   CHECK(rig.get("/r", "tok-b").body == "secret for Bearer tok-b");
-  CHECK(rig.transport().cache_stats().entries == 2);
+  CHECK(rig.transport().cache_figures().entries == 2);
 
   SUBCASE("a credential header is part of the key too") {
     Request r = rig.get_request("/g", "");
@@ -139,8 +139,8 @@ TEST_CASE("never kept: 5xx, 403, 404, no-store, Set-Cookie, Vary *, oversize") {
     CHECK(second.body == first.body);
   }
   CHECK(rig.get("/big").body.size() == big.size());
-  CHECK(rig.transport().cache_stats().entries == 0);
-  CHECK(rig.transport().cache_stats().bytes == 0);
+  CHECK(rig.transport().cache_figures().entries == 0);
+  CHECK(rig.transport().cache_figures().bytes == 0);
 }
 
 TEST_CASE("`private` answers are kept: this cache is one client's") {
@@ -156,7 +156,7 @@ TEST_CASE("a kept entry goes when the resource does") {
   rig.get("/gone");
   rig.server().set("/gone", {.body = "gone", .etag = "\"1\"", .status = 404});
   CHECK(rig.get("/gone").status == 404);
-  CHECK(rig.transport().cache_stats().entries == 0);
+  CHECK(rig.transport().cache_figures().entries == 0);
 }
 
 TEST_CASE("POST, GraphQL and a caller's own conditional or Range bypass the cache") {
@@ -170,7 +170,7 @@ TEST_CASE("POST, GraphQL and a caller's own conditional or Range bypass the cach
   rig.transport().perform(post);
   rig.get("/graphql");
   CHECK_FALSE(rig.get("/graphql").revalidated);
-  CHECK(rig.transport().cache_stats().entries == 0);
+  CHECK(rig.transport().cache_figures().entries == 0);
 
   auto kept = rig.get("/r");
   Request own = rig.get_request("/r");
@@ -189,7 +189,7 @@ TEST_CASE("a 304 to a request the cache did not make conditional reaches the cal
   CHECK(res.status == 304);
   CHECK_FALSE(res.revalidated);
   CHECK(res.body.empty());
-  CHECK(rig.transport().cache_stats().entries == 0);
+  CHECK(rig.transport().cache_figures().entries == 0);
 }
 
 TEST_CASE("an entry evicted while its revalidation is in flight still answers that 304") {
@@ -208,7 +208,7 @@ TEST_CASE("an entry evicted while its revalidation is in flight still answers th
   CHECK(a.revalidated);
   CHECK(a.status == 200);
   CHECK(a.body == "a");
-  CHECK(rig.transport().cache_stats().entries == 1);
+  CHECK(rig.transport().cache_figures().entries == 1);
 }
 
 TEST_CASE("a hostile validator is never sent back") {
@@ -226,7 +226,7 @@ TEST_CASE("a hostile validator is never sent back") {
     CHECK(rig.last_if_none_match().empty());
     CHECK(rig.server().seen().back().if_modified_since.empty());
   }
-  CHECK(rig.transport().cache_stats().entries == 0);
+  CHECK(rig.transport().cache_figures().entries == 0);
   // What no server here can send: a split line is dropped too.
   for (std::string_view v :
        {std::string_view("\"a\r\nX-Evil: 1\""), std::string_view("\"a\nb\""), std::string_view("\"a\0b\"", 5)})
@@ -242,7 +242,7 @@ TEST_CASE("an answer reached through a redirect to another origin is not kept") 
   REQUIRE(rig.get("/r").body == "elsewhere");
   rig.get("/r");
   CHECK(other.seen().back().if_none_match.empty());
-  CHECK(rig.transport().cache_stats().entries == 0);
+  CHECK(rig.transport().cache_figures().entries == 0);
 }
 
 TEST_CASE("the keyed hash is SipHash-2-4-128: the reference's vectors") {

@@ -24,7 +24,7 @@ TEST_CASE("8 threads reading one URL at once put 1 request on the wire; all 8 ge
   std::vector<Response> got(8);
   std::vector<std::thread> threads;
   for (int i = 0; i < 8; ++i) threads.emplace_back([&, i] { got[i] = rig.get("/hot"); });
-  REQUIRE(eventually([&] { return rig.server().requests() == 1 && rig.transport().cache_stats().following == 7; }));
+  REQUIRE(eventually([&] { return rig.server().requests() == 1 && rig.transport().cache_figures().following == 7; }));
   rig.server().release();
   for (auto& t : threads) t.join();
   int coalesced = 0;
@@ -41,7 +41,7 @@ TEST_CASE("8 threads reading one URL at once put 1 request on the wire; all 8 ge
   CHECK(c.total == 1);
   CHECK(c.answered(rig.host(), AnswerClass::ok2xx) == 1);
   CHECK(c.answered(rig.host(), AnswerClass::coalesced) == 7);
-  CHECK(rig.transport().cache_stats().following == 0);
+  CHECK(rig.transport().cache_figures().following == 0);
 }
 
 TEST_CASE("different credentials are not coalesced") {
@@ -64,10 +64,10 @@ TEST_CASE("different credentials are not coalesced") {
 
 TEST_CASE("a stopped leader releases its followers at once; each sends its own") {
   forgemeter::TransportOptions t;
-  t.retry = {.enabled = true,
-             .max_retries = 3,
-             .base_backoff = std::chrono::minutes(1),
-             .max_backoff = std::chrono::minutes(1)};
+  t.rate_limits.retry = {.enabled = true,
+                         .max_retries = 3,
+                         .base_backoff = std::chrono::minutes(1),
+                         .max_backoff = std::chrono::minutes(1)};
   CacheRig rig(small_cache(), t);
   rig.server().set("/r", {.body = "ok", .etag = "\"1\"", .status = 503});
   std::stop_source leader_stop;
@@ -81,7 +81,7 @@ TEST_CASE("a stopped leader releases its followers at once; each sends its own")
   std::vector<Response> got(3);
   std::vector<std::thread> followers;
   for (int i = 0; i < 3; ++i) followers.emplace_back([&, i] { got[i] = rig.get("/r"); });
-  REQUIRE(eventually([&] { return rig.transport().cache_stats().following == 3; }));
+  REQUIRE(eventually([&] { return rig.transport().cache_figures().following == 3; }));
   rig.server().set("/r", {.body = "ok", .etag = "\"1\""});
   const auto stopped = std::chrono::steady_clock::now();
   leader_stop.request_stop();
@@ -118,7 +118,7 @@ TEST_CASE("a follower's own stop and total_timeout end its wait") {
   });
   tt.join();  // its own total time ends its wait, the leader still held
   CHECK(late.error.code == TransportErrc::timeout);
-  REQUIRE(eventually([&] { return rig.transport().cache_stats().following == 1; }));
+  REQUIRE(eventually([&] { return rig.transport().cache_figures().following == 1; }));
   const auto at = std::chrono::steady_clock::now();
   stop.request_stop();
   st.join();

@@ -27,7 +27,7 @@ forgemeter::TransportOptions cached() {
   t.lane_header = std::string(tf::kLaneHeader);
   // 6,000 reads of one installation in seconds: GitHub's 900 points a minute
   // would hold them for minutes (the secondary limits are tested apart)
-  t.secondary_limits = forgemeter::SecondaryLimitOptions::off();
+  t.rate_limits.secondary_limits = forgemeter::SecondaryLimitOptions::off();
   return t;
 }
 
@@ -129,8 +129,8 @@ TEST_CASE("cache on the forge: a sweep in two lanes shows each lane's revalidate
   const std::string held = pull(500) + "?hold=lanes";
   std::vector<std::jthread> readers;
   for (int i = 0; i < 3; ++i) readers.emplace_back([&] { read(board, held); });
-  REQUIRE(eventually([&] { return rig.transport().cache_stats().following == 2; }));
-  const std::size_t following = rig.transport().cache_stats().following;
+  REQUIRE(eventually([&] { return rig.transport().cache_figures().following == 2; }));
+  const std::size_t following = rig.transport().cache_figures().following;
   rig.forge().release("lanes");
   readers.clear();
   read(board, held);  // kept: a 304, not held

@@ -1,5 +1,5 @@
 // GitHub's secondary-limit triggers kept under by the Transport
-// (TransportOptions::secondary_limits), counted by the loopback forge: the
+// (rate_limits.secondary_limits), counted by the loopback forge: the
 // requests it holds in flight at once, the writes in any "minute" (a span
 // shortened to 1 s so the test takes seconds; the same code counts a real
 // minute) and the spacing between writes.
@@ -51,7 +51,7 @@ TEST_CASE("150 concurrent requests of one installation: at most 100 on the wire 
 
 TEST_CASE("the in-flight limit off: all 150 are on the wire at once") {
   Rig rig({.clock = &forgemeter::system_clock(), .threads = 160});
-  auto t = rig.make_transport({.secondary_limits = SecondaryLimitOptions::off()});
+  auto t = rig.make_transport({.rate_limits = {.secondary_limits = SecondaryLimitOptions::off()}});
   const Request held{.url = rig.url("api.forge.test", "/hold/all"), .installation = 7, .bearer = "inst-7"};
   std::vector<std::jthread> senders;
   for (int i = 0; i < 150; ++i) senders.emplace_back([&] { (void)t->perform(held); });
@@ -65,7 +65,7 @@ TEST_CASE("a burst of 200 writes: at most 80 in any minute (a minute of 1 s here
   Rig rig({.clock = &forgemeter::system_clock()});
   SecondaryLimitOptions limits;
   limits.minute = 1s;
-  auto t = rig.make_transport({.secondary_limits = limits});
+  auto t = rig.make_transport({.rate_limits = {.secondary_limits = limits}});
   std::vector<std::jthread> senders;
   std::atomic<int> ok{0};
   for (int s = 0; s < 8; ++s)
@@ -98,7 +98,7 @@ TEST_CASE("with write_spacing on, no two writes arrive much closer than it (250 
   Rig rig({.clock = &forgemeter::system_clock()});
   SecondaryLimitOptions limits;
   limits.write_spacing = 250ms;
-  auto t = rig.make_transport({.secondary_limits = limits});
+  auto t = rig.make_transport({.rate_limits = {.secondary_limits = limits}});
   std::vector<std::jthread> senders;
   std::atomic<int> ok{0};
   for (int s = 0; s < 4; ++s)

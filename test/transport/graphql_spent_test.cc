@@ -10,7 +10,7 @@ using forgemeter::TransportErrc;
 
 TEST_CASE("a GraphQL 200 whose errors say RATE_LIMITED is budget_exhausted, not a success, and not retried") {
   Rig rig({.graphql_limit = 1});
-  auto t = rig.make_transport({.retry = {.enabled = true, .max_retries = 3}});
+  auto t = rig.make_transport({.rate_limits = {.retry = {.enabled = true, .max_retries = 3}}});
   const auto first = t->perform(graphql(rig, 41, "1"));
   CHECK(first.ok());
   const auto spent = t->perform(graphql(rig, 41, "1"));

@@ -68,14 +68,15 @@ Request make(Rig& rig, int thread, int j, Lane sweeper, Lane board) {
 // The workload from 4 threads through a Transport with `cache`, and its
 // counts checked against the forge's.
 void mixed_workload(forgemeter::CacheOptions cache) {
-  Rig rig(
-      {},
-      {.retry = {.enabled = true, .max_retries = 2, .base_backoff = milliseconds(1), .max_backoff = milliseconds(2)},
-       .lane_header = std::string(tf::kLaneHeader),
-       .cache = cache,
-       // thousands of requests a second of one installation: GitHub's
-       // secondary limits would hold them for minutes (they are tested apart)
-       .secondary_limits = forgemeter::SecondaryLimitOptions::off()});
+  Rig rig({}, {.lane_header = std::string(tf::kLaneHeader),
+               .rate_limits = {.retry = {.enabled = true,
+                                         .max_retries = 2,
+                                         .base_backoff = milliseconds(1),
+                                         .max_backoff = milliseconds(2)},
+                               // thousands of requests a second of one installation: GitHub's
+                               // secondary limits would hold them for minutes (they are tested apart)
+                               .secondary_limits = forgemeter::SecondaryLimitOptions::off()},
+               .cache = cache});
   rig.forge().budgets().set_limit(303, 150);  // runs out early: the rest are 403s, never retried
   const Lane sweeper{"merge-gate-sweeper"};
   const Lane board{"board-sync"};

@@ -35,9 +35,10 @@ TEST_CASE("a paced request whose pace is past its timeout fails at once, without
   Rig rig;
   // keep 4999 of 5000: after the first request the budget is at its keep
   // until the reset, half an hour away; a step is 28 s, the timeout 60 s.
-  auto t = rig.make_transport({.clock = &rig.clock(),
-                               .pacing = {{.lane = kSweeper, .installation = 101, .keep = 4999}},
-                               .secondary_limits = forgemeter::SecondaryLimitOptions::off()});
+  auto t =
+      rig.make_transport({.clock = &rig.clock(),
+                          .rate_limits = {.pacing = {.lanes = {{.lane = kSweeper, .installation = 101, .keep = 4999}}},
+                                          .secondary_limits = forgemeter::SecondaryLimitOptions::off()}});
   Request r = Rig::get_request(rig.url("api.forge.test", "/repos/o/r"), 101);
   r.lane = kSweeper;
   r.timeout = seconds(60);
@@ -57,7 +58,9 @@ TEST_CASE("a paced request whose pace is past its timeout fails at once, without
 
 TEST_CASE("a paced budget whose answers carry no rate-limit headers is not paced, and is reported once") {
   Rig rig;
-  auto t = rig.make_transport({.clock = &rig.clock(), .pacing = {{.lane = kSweeper, .installation = 7, .keep = 10}}});
+  auto t =
+      rig.make_transport({.clock = &rig.clock(),
+                          .rate_limits = {.pacing = {.lanes = {{.lane = kSweeper, .installation = 7, .keep = 10}}}}});
   Request r = Rig::get_request(rig.url(tf::kGiteaHost, "/repos/o/r"), 7);
   r.lane = kSweeper;
   REQUIRE(t->perform(r).status == 200);  // the probe: its answer says nothing of a budget

@@ -52,7 +52,7 @@ PacedFleet::PacedFleet(tf::Forge& forge, FleetSpec spec, std::uint64_t limit, Ut
       rr.lines.emplace_back(l);
     }});
     forgemeter::TransportOptions o{.meter = r->meter.get(), .resolve = forge.resolve()};
-    o.pacing = {{.lane = kPacedLane, .installation = spec.installation, .keep_fraction = spec.keep}};
+    o.rate_limits.pacing.lanes = {{.lane = kPacedLane, .installation = spec.installation, .keep_fraction = spec.keep}};
     r->transport = std::make_unique<forgemeter::Transport>(std::move(o));
     replicas_.push_back(std::move(r));
   }

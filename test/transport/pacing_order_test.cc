@@ -6,7 +6,7 @@
 
 #include "forgemeter/testing/manual_clock.h"
 #include "pacing_clock.h"
-#include "transport/pacing_governor.h"
+#include "transport/admission/pacing_governor.h"
 
 using namespace std::chrono_literals;
 using forgemeter::ManualClock;

@@ -1,12 +1,12 @@
 // A Retry-After past what the clocks can hold (a huge delay-seconds, a date
 // in the year 9999) saturates the installation's pause instead of wrapping
-// it into the past: the pause is past any max_pause_wait, so the next request
+// it into the past: the pause is past any pause.max_wait, so the next request
 // of the installation fails at once, and nothing more reaches the forge.
 #include <doctest/doctest.h>
 
 #include <limits>
 
-#include "transport/installation_pauses.h"
+#include "transport/admission/installation_pauses.h"
 #include "transport_rig.h"
 
 using namespace fmtest;
@@ -23,10 +23,11 @@ std::uint64_t received_from(Rig& rig, std::uint64_t installation) {
 
 }  // namespace
 
-TEST_CASE("a Retry-After past the year 2262 pauses the installation past max_pause_wait; it never wraps") {
+TEST_CASE("a Retry-After past the year 2262 pauses the installation past pause.max_wait; it never wraps") {
   Rig rig;
   // No default wait: a Retry-After read as absent would pause nothing, and the next request would go out.
-  auto t = rig.make_transport({.clock = &rig.clock(), .secondary_wait = seconds(0), .max_pause_wait = seconds(60)});
+  auto t = rig.make_transport(
+      {.clock = &rig.clock(), .rate_limits = {.pause = {.wait = seconds(0), .max_wait = seconds(60)}}});
   const char* values[] = {
       "9223372037",                               // just past what a steady clock's nanoseconds hold from now
       "18446744073709551615",                     // 2^64-1 seconds

@@ -32,7 +32,7 @@ TEST_CASE(
   Rig rig;
   rig.forge().budgets().set_limit(101, 20);
   auto t = rig.make_transport(
-      {.clock = &rig.clock(), .reserves = {{.lane = kSweeper, .installation = 101, .remaining = 15}}});
+      {.clock = &rig.clock(), .rate_limits = {.reserves = {{.lane = kSweeper, .installation = 101, .keep = 15}}}});
   for (int i = 0; i < 4; ++i) REQUIRE(t->perform(get(rig, 101, kSweeper)).ok());  // remaining 16
   REQUIRE(t->perform(get(rig, 101, kUsers)).ok());                                // remaining 15: the reserve
   auto refused = t->perform(get(rig, 101, kSweeper));
@@ -59,8 +59,8 @@ TEST_CASE(
 TEST_CASE("a reserve as a fraction of the limit; the larger form applies; any installation") {
   Rig rig;
   rig.forge().budgets().set_limit(5, 10);
-  auto t =
-      rig.make_transport({.clock = &rig.clock(), .reserves = {{.lane = kSweeper, .remaining = 2, .fraction = 0.5}}});
+  auto t = rig.make_transport(
+      {.clock = &rig.clock(), .rate_limits = {.reserves = {{.lane = kSweeper, .keep = 2, .keep_fraction = 0.5}}}});
   for (int i = 0; i < 4; ++i) REQUIRE(t->perform(get(rig, 5, kSweeper)).ok());  // remaining 6 > 5
   REQUIRE(t->perform(get(rig, 5, kSweeper)).ok());                              // remaining 5
   auto refused = t->perform(get(rig, 5, kSweeper));
@@ -70,8 +70,9 @@ TEST_CASE("a reserve as a fraction of the limit; the larger form applies; any in
 
 TEST_CASE("unusable reserves are refused at construction") {
   Rig rig;
-  CHECK_THROWS_AS(rig.make_transport({.reserves = {{.lane = kSweeper}}}), std::invalid_argument);
-  CHECK_THROWS_AS(rig.make_transport({.reserves = {{.lane = kSweeper, .fraction = 1.5}}}), std::invalid_argument);
-  CHECK_THROWS_AS(rig.make_transport({.reserves = {{.lane = kSweeper, .resource = "", .remaining = 1}}}),
+  CHECK_THROWS_AS(rig.make_transport({.rate_limits = {.reserves = {{.lane = kSweeper}}}}), std::invalid_argument);
+  CHECK_THROWS_AS(rig.make_transport({.rate_limits = {.reserves = {{.lane = kSweeper, .keep_fraction = 1.5}}}}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(rig.make_transport({.rate_limits = {.reserves = {{.lane = kSweeper, .resource = "", .keep = 1}}}}),
                   std::invalid_argument);
 }

@@ -36,7 +36,7 @@ class RecordingClock final : public forgemeter::Clock {
   mutable std::vector<milliseconds> waits_;
 };
 
-forgemeter::RetryPolicy on() { return {.enabled = true, .max_retries = 3, .base_backoff = milliseconds(100)}; }
+forgemeter::RetryOptions on() { return {.enabled = true, .max_retries = 3, .base_backoff = milliseconds(100)}; }
 
 }  // namespace
 
@@ -50,7 +50,7 @@ TEST_CASE("retries are off by default") {
 
 TEST_CASE("502/503/504 are retried with jittered exponential backoff, each retry counted") {
   RecordingClock clock;
-  Rig rig({}, {.clock = &clock, .retry = on()});
+  Rig rig({}, {.clock = &clock, .rate_limits = {.retry = on()}});
   auto res = rig.get(rig.url("api.forge.test", "/flaky/k1?fail=3&status=503"), 11);
   REQUIRE(res.ok());
   CHECK(res.status == 200);
@@ -77,7 +77,7 @@ TEST_CASE("502/503/504 are retried with jittered exponential backoff, each retry
 
 TEST_CASE("non-idempotent methods are not retried on 5xx or a dropped connection") {
   RecordingClock clock;
-  Rig rig({}, {.clock = &clock, .retry = on()});
+  Rig rig({}, {.clock = &clock, .rate_limits = {.retry = on()}});
   auto res = rig.transport().perform({.method = "POST", .url = rig.url("api.forge.test", "/flaky/p?fail=1")});
   CHECK(res.status == 503);
   CHECK(res.hops.size() == 1);
@@ -89,7 +89,7 @@ TEST_CASE("non-idempotent methods are not retried on 5xx or a dropped connection
 
 TEST_CASE("a dropped connection and a refused connect are retried for GET") {
   RecordingClock clock;
-  Rig rig({}, {.clock = &clock, .retry = on()});
+  Rig rig({}, {.clock = &clock, .rate_limits = {.retry = on()}});
   auto res = rig.get(rig.url("api.forge.test", "/drop?key=d1&fail=2"));
   REQUIRE(res.ok());
   CHECK(res.hops.size() == 3);
@@ -109,7 +109,7 @@ TEST_CASE("a secondary rate limit waits Retry-After when within the maximum") {
   RecordingClock clock;
   auto policy = on();
   policy.max_retry_after = seconds(60);
-  Rig rig({}, {.clock = &clock, .retry = policy});
+  Rig rig({}, {.clock = &clock, .rate_limits = {.retry = policy}});
   auto res = rig.transport().perform(
       {.method = "POST", .url = rig.url("api.forge.test", "/secondary/s1?fail=1&retry_after=7")});
   REQUIRE(res.ok());
@@ -127,7 +127,7 @@ TEST_CASE("a secondary rate limit waits Retry-After when within the maximum") {
 
 TEST_CASE("total_timeout: a retry whose wait would pass it is not made; one that fits is") {
   RecordingClock clock;  // its steady time stands still: only the waits asked for count
-  Rig rig({}, {.clock = &clock, .retry = on()});
+  Rig rig({}, {.clock = &clock, .rate_limits = {.retry = on()}});
   Request r{.url = rig.url("api.forge.test", "/secondary/t1?fail=1&retry_after=7"), .total_timeout = seconds(5)};
   auto cut = rig.transport().perform(r);
   CHECK(cut.status == 403);
@@ -155,7 +155,7 @@ TEST_CASE("total_timeout: a retry whose wait would pass it is not made; one that
 
 TEST_CASE("a spent primary budget is never retried, and the error says so") {
   RecordingClock clock;
-  Rig rig({}, {.clock = &clock, .retry = on()});
+  Rig rig({}, {.clock = &clock, .rate_limits = {.retry = on()}});
   rig.forge().budgets().set_limit(12, 1);
   REQUIRE(rig.get(rig.url("api.forge.test", "/repos/a/b"), 12).ok());
   auto res = rig.get(rig.url("api.forge.test", "/repos/a/b"), 12);
@@ -168,7 +168,7 @@ TEST_CASE("a spent primary budget is never retried, and the error says so") {
 
 TEST_CASE("a stop request ends a retry wait") {
   forgemeter::ManualClock clock(mid_hour());
-  Rig rig({}, {.clock = &clock, .retry = on()});
+  Rig rig({}, {.clock = &clock, .rate_limits = {.retry = on()}});
   std::stop_source stop;
   forgemeter::Response res;
   std::thread t([&] {

@@ -25,7 +25,7 @@ TEST_CASE("a full points window of one forge's installation 101 does not hold an
   Rig rig;
   forgemeter::SecondaryLimitOptions limits = forgemeter::SecondaryLimitOptions::off();
   limits.rest_points_per_minute = 5;  // five reads a minute
-  auto t = rig.make_transport({.clock = &rig.clock(), .secondary_limits = limits});
+  auto t = rig.make_transport({.clock = &rig.clock(), .rate_limits = {.secondary_limits = limits}});
   for (int i = 0; i < 5; ++i) REQUIRE(t->perform(get(rig, "api.forge.test", "/repos/o/r")).status == 200);
   const auto held = t->perform(get(rig, "api.forge.test", "/repos/o/r"));  // its window is full for a minute
   CHECK(held.error.code == TransportErrc::paced);
@@ -36,7 +36,8 @@ TEST_CASE("a full points window of one forge's installation 101 does not hold an
 
 TEST_CASE("a secondary limit pauses installation 101 on its forge only") {
   Rig rig;
-  auto t = rig.make_transport({.clock = &rig.clock(), .secondary_limits = forgemeter::SecondaryLimitOptions::off()});
+  auto t = rig.make_transport(
+      {.clock = &rig.clock(), .rate_limits = {.secondary_limits = forgemeter::SecondaryLimitOptions::off()}});
   REQUIRE(t->perform(get(rig, "api.forge.test", "/status/403?retry_after=30")).status == 403);
   CHECK(t->perform(get(rig, "api.forge.test", "/repos/o/r")).error.code == TransportErrc::installation_paused);
   const auto other = t->perform(get(rig, "uploads.forge.test", "/repos/o/r"));

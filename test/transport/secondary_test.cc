@@ -56,7 +56,7 @@ struct Senders {
 
 TEST_CASE("after a secondary limit with Retry-After, 4 threads of that installation wait it out; others go on") {
   Rig rig;
-  auto t = rig.make_transport({.clock = &rig.clock(), .max_pause_wait = seconds(120)});
+  auto t = rig.make_transport({.clock = &rig.clock(), .rate_limits = {.pause = {.max_wait = seconds(120)}}});
   auto limited = t->perform(get(rig, "/secondary/a?fail=1&retry_after=30", 101));
   CHECK(limited.status == 403);
   CHECK(limited.error.code == TransportErrc::secondary_rate_limited);  // retries are off: the caller is told
@@ -79,7 +79,7 @@ TEST_CASE("after a secondary limit with Retry-After, 4 threads of that installat
   CHECK(c.answered(rig.host("api.forge.test"), AnswerClass::ok2xx) == 6);
 }
 
-TEST_CASE("without Retry-After the pause is TransportOptions::secondary_wait (60 s by default)") {
+TEST_CASE("without Retry-After the pause is rate_limits.pause.wait (60 s by default)") {
   Rig rig;
   auto t = rig.make_transport({.clock = &rig.clock()});
   CHECK(t->perform(get(rig, "/status/429", 7)).error.code == TransportErrc::secondary_rate_limited);
@@ -93,9 +93,9 @@ TEST_CASE("without Retry-After the pause is TransportOptions::secondary_wait (60
   CHECK(rig.counted().answered(rig.host("api.forge.test"), AnswerClass::secondary) == 1);
 }
 
-TEST_CASE("a pause longer than max_pause_wait, or the request's timeout, fails at once saying until when") {
+TEST_CASE("a pause longer than pause.max_wait, or the request's timeout, fails at once saying until when") {
   Rig rig;
-  auto t = rig.make_transport({.clock = &rig.clock(), .max_pause_wait = seconds(60)});
+  auto t = rig.make_transport({.clock = &rig.clock(), .rate_limits = {.pause = {.max_wait = seconds(60)}}});
   REQUIRE(t->perform(get(rig, "/secondary/b?fail=1&retry_after=600", 9)).status == 403);
   auto res = t->perform(get(rig, "/repos/o/r", 9));
   CHECK(res.error.code == TransportErrc::installation_paused);
@@ -137,7 +137,8 @@ TEST_CASE("a stop request ends a pause wait; the request is cancelled, not sent"
 TEST_CASE("with retries on, the limited request itself is sent again once the pause is over") {
   Rig rig;
   auto t = rig.make_transport(
-      {.clock = &rig.clock(), .retry = {.enabled = true, .max_retries = 1, .max_retry_after = seconds(60)}});
+      {.clock = &rig.clock(),
+       .rate_limits = {.retry = {.enabled = true, .max_retries = 1, .max_retry_after = seconds(60)}}});
   Response res;
   std::thread th([&] { res = t->perform(get(rig, "/secondary/e?fail=1&retry_after=20", 12)); });
   REQUIRE(rig.clock().await_waiting(1, seconds(10)));
@@ -151,7 +152,7 @@ TEST_CASE("with retries on, the limited request itself is sent again once the pa
 
 TEST_CASE("the lanes line holds how long each lane waited out a pause, stopped waits and retries included") {
   Rig rig;
-  auto t = rig.make_transport({.clock = &rig.clock(), .max_pause_wait = seconds(120)});
+  auto t = rig.make_transport({.clock = &rig.clock(), .rate_limits = {.pause = {.max_wait = seconds(120)}}});
   REQUIRE(t->perform(get(rig, "/secondary/w?fail=1&retry_after=30", 101)).status == 403);
   std::stop_source stop;
   Response stopped;
@@ -173,7 +174,8 @@ TEST_CASE("the lanes line holds how long each lane waited out a pause, stopped w
 
   // With retries on, the wait a secondary limit's Retry-After asks for is a pause too.
   auto retrying = rig.make_transport(
-      {.clock = &rig.clock(), .retry = {.enabled = true, .max_retries = 1, .max_retry_after = seconds(60)}});
+      {.clock = &rig.clock(),
+       .rate_limits = {.retry = {.enabled = true, .max_retries = 1, .max_retry_after = seconds(60)}}});
   Response retried;
   std::thread th([&] { retried = retrying->perform(get(rig, "/secondary/x?fail=1&retry_after=20", 12, Lane{"r"})); });
   REQUIRE(rig.clock().await_waiting(1, seconds(10)));

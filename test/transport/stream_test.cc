@@ -105,10 +105,10 @@ TEST_CASE("a redirect's body never reaches the sink: only the final answer's") {
 
 TEST_CASE("a retried attempt's body never reaches the sink: the last 503's, once") {
   forgemeter::TransportOptions opt;
-  opt.retry = {.enabled = true,
-               .max_retries = 2,
-               .base_backoff = std::chrono::milliseconds(1),
-               .max_backoff = std::chrono::milliseconds(2)};
+  opt.rate_limits.retry = {.enabled = true,
+                           .max_retries = 2,
+                           .base_backoff = std::chrono::milliseconds(1),
+                           .max_backoff = std::chrono::milliseconds(2)};
   CacheRig rig(no_cache(), opt);
   rig.server().set("/busy", {.body = "busy, try later", .status = 503});
   Taken t;
@@ -123,7 +123,7 @@ TEST_CASE("a retried attempt's body never reaches the sink: the last 503's, once
 
 TEST_CASE("a retryable answer too long to hold is streamed, and then not retried") {
   forgemeter::TransportOptions opt;
-  opt.retry = {.enabled = true, .max_retries = 2, .base_backoff = std::chrono::milliseconds(1)};
+  opt.rate_limits.retry = {.enabled = true, .max_retries = 2, .base_backoff = std::chrono::milliseconds(1)};
   CacheRig rig(no_cache(), opt);
   const std::string body = pattern(300u << 10);
   rig.server().set("/busy", {.body = body, .status = 503});
@@ -146,7 +146,7 @@ TEST_CASE("cache: a streamed 200 over the entry bound is not kept, the sink gets
     CHECK(t.bytes == body);
     CHECK(res.body.empty());
   }
-  CHECK(rig.transport().cache_stats().entries == 0);
+  CHECK(rig.transport().cache_figures().entries == 0);
   CHECK(rig.last_if_none_match().empty());
 }
 
@@ -157,7 +157,7 @@ TEST_CASE("cache: a streamed 200 that fits is kept, and its revalidation feeds t
   Taken first, second;
   REQUIRE(rig.transport().perform(streamed(rig, "/small", first)).ok());
   CHECK(first.bytes == body);
-  CHECK(rig.transport().cache_stats().entries == 1);
+  CHECK(rig.transport().cache_figures().entries == 1);
   const auto res = rig.transport().perform(streamed(rig, "/small", second));
   REQUIRE(res.ok());
   CHECK(res.revalidated);

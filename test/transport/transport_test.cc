@@ -224,6 +224,45 @@ TEST_CASE("unusable options are an error at construction") {
   CHECK_NOTHROW(forgemeter::Transport({.meter = &meter, .resolve = {"api.forge.test:80:127.0.0.1"}}));
 }
 
+TEST_CASE("an unusable option's error names its field") {
+  forgemeter::Meter meter({.sink = [](std::string_view) {}});
+  using forgemeter::TransportOptions;
+  const forgemeter::Lane sweeper{"sweeper"};
+  auto why = [&](TransportOptions o) -> std::string {
+    o.meter = o.meter ? o.meter : &meter;
+    try {
+      forgemeter::Transport t(std::move(o));
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(nothing thrown)";
+  };
+  const std::pair<TransportOptions, std::string> cases[] = {
+      {{.resolve = {"ok:80:127.0.0.1", "api.forge.test:80"}}, "resolve[1]"},
+      {{.max_redirects = -1}, "max_redirects"},
+      {{.connect_timeout = std::chrono::milliseconds(-1)}, "connect_timeout"},
+      {{.timeout = std::chrono::milliseconds(-1)}, "timeout"},
+      {{.lane_header = "X Lane"}, "lane_header"},
+      {{.rate_limits = {.retry = {.max_retries = -1}}}, "rate_limits.retry.max_retries"},
+      {{.rate_limits = {.pause = {.wait = std::chrono::seconds(-1)}}}, "rate_limits.pause.wait"},
+      {{.rate_limits = {.pause = {.max_wait = std::chrono::seconds(-1)}}}, "rate_limits.pause.max_wait"},
+      {{.rate_limits = {.reserves = {{.lane = sweeper, .keep = 1}, {.lane = sweeper, .keep_fraction = 2}}}},
+       "rate_limits.reserves[1].keep_fraction"},
+      {{.rate_limits = {.pacing = {.lanes = {{.lane = sweeper, .resource = ""}}}}},
+       "rate_limits.pacing.lanes[0].resource"},
+      {{.rate_limits = {.pacing = {.tuning = {.burst = 0}}}}, "rate_limits.pacing.tuning.burst"},
+      {{.rate_limits = {.secondary_limits = {.in_flight_recheck = {}}}},
+       "rate_limits.secondary_limits.in_flight_recheck"},
+      {{.cache = {.max_bytes = 1, .poll = {}}}, "cache.poll"},
+      {{.max_installations = 0}, "max_installations"},
+  };
+  for (const auto& [options, field] : cases) {
+    CAPTURE(field);
+    CHECK(why(options).find(field) != std::string::npos);
+  }
+  CHECK_THROWS_WITH_AS(forgemeter::Transport({}), "Transport: meter is required", std::invalid_argument);
+}
+
 TEST_CASE("a reused handle sends each request as asked when the method changes") {
   // One thread, so every request goes out on the same pooled handle, which the
   // Transport reuses without curl_easy_reset while the hop's shape stays the

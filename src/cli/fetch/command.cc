@@ -186,13 +186,14 @@ TransportOptions transport_options(const FetchArgs& a, const Request& base, Mete
   to.resolve = a.resolve;
   to.ca_file = a.cacert;
   to.max_redirects = a.max_redirs;
-  to.retry.enabled = a.retry > 0;
-  to.retry.max_retries = a.retry;
+  to.rate_limits.retry.enabled = a.retry > 0;
+  to.rate_limits.retry.max_retries = a.retry;
   if (a.cache) to.cache.max_bytes = kFetchCacheBytes;
   if (a.pace) {
     if (!base.lane || base.installation == 0)
       throw UsageError("--pace paces one lane on one installation's budget: give --lane and --installation");
-    to.pacing = {{.lane = *base.lane, .installation = base.installation, .keep_fraction = kFetchPaceKeep}};
+    to.rate_limits.pacing.lanes = {
+        {.lane = *base.lane, .installation = base.installation, .keep_fraction = kFetchPaceKeep}};
   }
   if (a.user_agent) {
     check_header("-A", "User-Agent", *a.user_agent);

@@ -15,10 +15,15 @@
 // budget reading feeds the reserves and the governor. Why and how:
 // docs/rate-limits.md.
 //
+// What it is given is its own: a HopAsk (the hop's request, lane, URL,
+// origin and installation, which the wire decided) and an answer's
+// AnswerSeen, never the wire's counter or libcurl; it records its refusals
+// and waits on the Meter itself, charged as the hop would have been.
+//
 // Thread-safety: every method may be called from any thread at once.
-// Errors: the constructor throws std::invalid_argument for an unusable
-// reserve, paced lane, tuning or secondary limit; admit() and note_answer()
-// throw only std::bad_alloc.
+// Errors: the constructor throws std::invalid_argument naming the field of
+// RateLimitOptions that is unusable; admit() and note_answer() throw only
+// std::bad_alloc.
 #pragma once
 
 #include <cstdint>
@@ -27,14 +32,14 @@
 #include <string_view>
 
 #include "forgemeter/clock.h"
-#include "forgemeter/transport.h"
-#include "transport/hop_counter.h"
+#include "forgemeter/exchange.h"
+#include "forgemeter/meter.h"
+#include "forgemeter/rate_limits.h"
 #include "transport/admission/installation_pauses.h"
 #include "transport/admission/lane_gates.h"
 #include "transport/admission/lane_reserves.h"
 #include "transport/admission/load_board.h"
 #include "transport/admission/pacing_governor.h"
-#include "transport/retry_policy.h"
 #include "transport/admission/secondary_limits.h"
 
 namespace forgemeter::transport_detail {
@@ -74,7 +79,8 @@ class InFlightSlot {
 // The hop admit() decides on.
 struct HopAsk {
   const Request& req;
-  HopCounter& counter;
+  Lane lane;
+  std::string_view origin;  // the request's own origin (origin_key): a hop charged to an installation goes there
   const std::string& url;
   std::string_view method;
   bool with_body = false;
@@ -82,19 +88,48 @@ struct HopAsk {
   SteadyTime deadline = SteadyTime::max();  // the request's total_timeout's end
 };
 
+// An answer to a hop, as note_answer() reads it.
+struct AnswerSeen {
+  int status = kNoAnswer;
+  const RateLimitHeaders& headers;
+  const std::string& body;         // its body (or the prefix a streamed one keeps)
+  Api api = Api::rest;             // the hop's
+  std::string_view url;            // the hop's
+  std::string_view origin;         // the request's own origin (origin_key)
+  std::uint64_t installation = 0;  // what the hop was charged to (0: none)
+};
+
+// What an answer tells the retry policy of the limits.
+struct AnswerNote {
+  bool budget_spent = false;     // the answer's remaining budget read 0, or its GraphQL errors say RATE_LIMITED
+  bool graphql_limited = false;  // a GraphQL answer whose errors say RATE_LIMITED (any status)
+  bool secondary = false;        // the answer is a secondary rate limit
+  // A secondary limit's wait, and whether a Retry-After said so (else it is PauseOptions::wait).
+  std::chrono::seconds secondary_wait{};
+  bool retry_after_given = false;
+};
+
+// The settings admission reads: the rate limits, and of the rest of
+// TransportOptions what bounds a wait and the figures.
+struct AdmissionSettings {
+  RateLimitOptions limits;
+  Duration hop_timeout{};  // TransportOptions::timeout: a request's own when it has none; 0: none
+  std::size_t max_installations = 1000;
+};
+
 class Admission {
  public:
-  // Both are borrowed: they must outlive the admission.
-  Admission(const TransportOptions& options, const Clock& clock);
+  // `meter` and `clock` are borrowed: they must outlive the admission.
+  Admission(AdmissionSettings settings, Meter& meter, const Clock& clock);
 
   void gate(Lane lane, std::function<bool()> valid) { gates_.gate(lane, std::move(valid)); }
   void ungate(Lane lane) { gates_.ungate(lane); }
 
   // Whether `hop` may be put on the wire now, after the waits it may make.
-  // A refusal is recorded through the hop's counter and the error says why;
+  // A refusal is recorded on the meter and the error says why;
   // on ok, `slot` holds the hop's in-flight place when the limits count one.
   TransportError admit(const HopAsk& hop, InFlightSlot& slot) {
-    const bool gate_open = gates_.allows(hop.counter.lane());  // asked once: a gate is the caller's code
+    const bool gate_open = gates_.allows(hop.lane);  // asked once: a gate is the caller's code
     if (gate_open && (hop.installation == 0 || (quiet_ && !pauses_.any()))) {  // the usual case
       slot.hold(board_.counts(hop.installation).in_flight);
       return {};
@@ -115,9 +150,17 @@ class Admission {
     return f;
   }
 
-  // Learns from the answer `counter` holds (status `status`, body `body`) to
-  // a hop charged to `installation`; returns what the retry policy reads of it.
-  HopOutcome note_answer(const HopCounter& counter, const std::string& body, int status, std::uint64_t installation);
+  // Whether note_answer() reads an answer of `status` to a hop to `api`:
+  // below 400 only a reserve, the governor or a GraphQL limit does; kNoAnswer never.
+  bool reads_answer(int status, Api api) const noexcept {
+    return status != kNoAnswer && (status >= 400 || watched_ || api == Api::graphql);
+  }
+  // Learns from an answer; returns what the retry policy reads of it.
+  AnswerNote note_answer(const AnswerSeen& answer);
+
+  // Records that `hop` waited `waited` for `cause` before the wire (or
+  // before giving up), charged as the hop would have been.
+  void record_wait(const HopAsk& hop, WaitCause cause, Duration waited);
 
  private:
   TransportError admit_slowly(const HopAsk& hop, bool gate_open, InFlightSlot& slot);
@@ -126,8 +169,10 @@ class Admission {
   TransportError wait_for_pace(const HopAsk& hop, SteadyTime limit);
   TransportError wait_for_limits(const HopAsk& hop, SteadyTime limit, InFlightSlot& slot);
   SteadyTime wait_limit(const HopAsk& hop) const;
+  void record_refused(const HopAsk& hop);
 
-  const TransportOptions& options_;
+  const AdmissionSettings settings_;
+  Meter& meter_;
   const Clock& clock_;
   LoadBoard board_;
   LaneGates gates_;
@@ -136,7 +181,8 @@ class Admission {
   PacingGovernor governor_;
   SecondaryLimits limits_;
   const bool limits_on_;
-  const bool quiet_;  // no reserve, no paced lane, no secondary limit: only a pause can hold a hop
+  const bool watched_;  // a reserve or a paced lane reads budgets
+  const bool quiet_;    // no reserve, no paced lane, no secondary limit: only a pause can hold a hop
 };
 
 }  // namespace forgemeter::transport_detail

@@ -1,11 +1,6 @@
 #include "transport/admission/installation_pauses.h"
 
-#include <curl/curl.h>
-
 #include <algorithm>
-#include <string>
-
-#include "meter/reading.h"
 
 namespace forgemeter::transport_detail {
 
@@ -42,10 +37,6 @@ TimePoint saturating_add(TimePoint t, std::chrono::seconds d) noexcept {
   return d >= room ? TimePoint::max() : t + d;
 }
 
-bool all_digits(std::string_view v) noexcept {
-  return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 }  // namespace
 
 Pause pause_after(std::chrono::seconds wait, SteadyTime now, UtcMillis wall_now) noexcept {
@@ -56,20 +47,6 @@ Pause pause_after(std::chrono::seconds wait, SteadyTime now, UtcMillis wall_now)
   const UtcMillis wall_until = saturating_add(wall_now, wait);
   if (wall_until == UtcMillis::max()) return {SteadyTime::max(), UtcMillis::max()};
   return {until, wall_until};
-}
-
-std::optional<std::chrono::seconds> retry_after_wait(std::string_view value, UtcMillis now) {
-  value = core_detail::trimmed(value, true);
-  if (value.empty()) return std::nullopt;
-  constexpr std::uint64_t kMaxSeconds = 1ull << 40;  // keeps the arithmetic in range (pause_after saturates)
-  if (auto secs = meter::parse_header_uint(value))
-    return std::chrono::seconds(static_cast<std::int64_t>(std::min(*secs, kMaxSeconds)));
-  if (all_digits(value)) return std::chrono::seconds(kMaxSeconds);  // past 2^64-1: as long as the most
-  const std::string date(value.substr(0, 64));
-  const time_t at = curl_getdate(date.c_str(), nullptr);
-  if (at < 0) return std::nullopt;
-  const auto wait = std::chrono::sys_seconds(std::chrono::seconds(at)) - std::chrono::ceil<std::chrono::seconds>(now);
-  return std::max(wait, std::chrono::seconds::zero());
 }
 
 }  // namespace forgemeter::transport_detail

@@ -50,15 +50,9 @@ class InstallationPauses {
 // The pause a secondary limit asking for `wait` (>= 0) at `now` (steady) and
 // `wall_now` (the same instant) makes. Saturated, never wrapped: a wait past
 // what a clock can hold (a Retry-After in the year 9999) ends at that clock's
-// last instant, a pause past any max_pause_wait.
+// last instant, a pause past any pause.max_wait.
 Pause pause_after(std::chrono::seconds wait, SteadyTime now, UtcMillis wall_now) noexcept;
 // Whether `p` was saturated by pause_after (it ends at the clock's end).
 inline bool endless(const Pause& p) noexcept { return p.until == SteadyTime::max(); }
-
-// The wait a Retry-After value asks for at wall time `now`: delay-seconds (any
-// number of digits: too many for 64 bits is as long as the most), or an
-// HTTP-date (parsed by libcurl) that is not in the past; nullopt when the
-// value is absent or neither.
-std::optional<std::chrono::seconds> retry_after_wait(std::string_view value, UtcMillis now);
 
 }  // namespace forgemeter::transport_detail

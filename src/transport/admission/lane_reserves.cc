@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/ascii.h"
 #include "meter/civil.h"
 
 namespace forgemeter::transport_detail {
@@ -21,24 +22,25 @@ std::string time_text(UtcMillis t) {
 
 // The reserve's size against a reading: the larger of its two forms.
 std::uint64_t reserve_of(const LaneReserve& r, const meter::Reading& reading) {
-  std::uint64_t n = r.remaining;
-  if (r.fraction > 0 && reading.limit)
-    n = std::max(n, static_cast<std::uint64_t>(std::ceil(r.fraction * static_cast<double>(*reading.limit))));
+  std::uint64_t n = r.keep;
+  if (r.keep_fraction > 0 && reading.limit)
+    n = std::max(n, static_cast<std::uint64_t>(std::ceil(r.keep_fraction * static_cast<double>(*reading.limit))));
   return n;
 }
 
 }  // namespace
 
 LaneReserves::LaneReserves(std::vector<LaneReserve> reserves) : reserves_(std::move(reserves)) {
-  for (auto& r : reserves_) {
-    if (!(r.fraction >= 0 && r.fraction <= 1))
-      throw std::invalid_argument("Transport: a LaneReserve's fraction must be in [0, 1]");
-    if (r.remaining == 0 && r.fraction == 0)
-      throw std::invalid_argument("Transport: a LaneReserve needs a remaining count or a fraction above 0");
+  for (std::size_t i = 0; i < reserves_.size(); ++i) {
+    LaneReserve& r = reserves_[i];
+    const std::string field = "Transport: rate_limits.reserves[" + std::to_string(i) + "].";
+    if (!(r.keep_fraction >= 0 && r.keep_fraction <= 1))
+      throw std::invalid_argument(field + "keep_fraction must be in [0, 1]");
+    if (r.keep == 0 && r.keep_fraction == 0)
+      throw std::invalid_argument(field + "keep or keep_fraction must be above 0");
     if (r.resource.empty() || r.resource.size() > meter::ResourceName::kMax)
-      throw std::invalid_argument("Transport: a LaneReserve's resource must be a name of 1 to 64 bytes");
-    for (char& c : r.resource)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      throw std::invalid_argument(field + "resource must be a name of 1 to 64 bytes");
+    r.resource = core_detail::ascii_lowercase(r.resource);
   }
 }
 

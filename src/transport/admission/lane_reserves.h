@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/mutex.h"
-#include "forgemeter/transport.h"
+#include "forgemeter/rate_limits.h"
 #include "meter/reading.h"
 
 namespace forgemeter::transport_detail {

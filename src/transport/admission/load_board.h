@@ -26,7 +26,7 @@
 
 #include "core/mutex.h"
 #include "forgemeter/lines.h"
-#include "forgemeter/transport.h"
+#include "forgemeter/rate_limits.h"
 
 namespace forgemeter::transport_detail {
 

@@ -19,11 +19,11 @@ constexpr double kTokenSlack = 1e-9;
 }  // namespace
 
 std::optional<std::string> check(const PacingTuning& t) {
-  if (t.steps_per_window == 0) return "pacing: steps_per_window must be at least 1";
-  if (!(t.growth >= 0 && t.growth <= 1)) return "pacing: growth must be in [0, 1]";
-  if (t.probe_interval <= Duration::zero()) return "pacing: probe_interval must be above 0";
-  if (!(t.burst >= 1 && t.burst <= 1e6)) return "pacing: burst must be in [1, 1e6]";
-  if (t.max_retry <= Duration::zero()) return "pacing: max_retry must be above 0";
+  if (t.steps_per_window == 0) return "steps_per_window must be at least 1";
+  if (!(t.growth >= 0 && t.growth <= 1)) return "growth must be in [0, 1]";
+  if (t.probe_interval <= Duration::zero()) return "probe_interval must be above 0";
+  if (!(t.burst >= 1 && t.burst <= 1e6)) return "burst must be in [1, 1e6]";
+  if (t.max_retry <= Duration::zero()) return "max_retry must be above 0";
   return std::nullopt;
 }
 

@@ -21,12 +21,12 @@
 #include <string>
 
 #include "forgemeter/clock.h"
-#include "forgemeter/transport.h"
+#include "forgemeter/rate_limits.h"
 #include "meter/reading.h"
 
 namespace forgemeter::transport_detail {
 
-using forgemeter::PacingTuning;  // forgemeter/transport.h
+using forgemeter::PacingTuning;  // forgemeter/rate_limits.h
 
 // Why the tuning cannot be used, or nullopt.
 std::optional<std::string> check(const PacingTuning& t);

@@ -3,23 +3,25 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/ascii.h"
+
 namespace forgemeter::transport_detail {
 
 std::optional<std::string> check(const PacedLane& p) {
-  if (p.lane.is_other()) return "a PacedLane names a lane (not other)";
-  if (!(p.keep_fraction >= 0 && p.keep_fraction <= 1)) return "a PacedLane's keep_fraction must be in [0, 1]";
+  if (p.lane.is_other()) return "lane must name a lane (not other)";
+  if (!(p.keep_fraction >= 0 && p.keep_fraction <= 1)) return "keep_fraction must be in [0, 1]";
   if (p.resource.empty() || p.resource.size() > meter::ResourceName::kMax)
-    return "a PacedLane's resource must be a name of 1 to 64 bytes";
+    return "resource must be a name of 1 to 64 bytes";
   return std::nullopt;
 }
 
 PacingGovernor::PacingGovernor(std::vector<PacedLane> lanes, const Clock& clock, PacingTuning tuning)
     : lanes_(std::move(lanes)), clock_(clock), tuning_(tuning) {
-  if (auto why = check(tuning_)) throw std::invalid_argument("Transport: " + *why);
-  for (PacedLane& p : lanes_) {
-    if (auto why = check(p)) throw std::invalid_argument("Transport: " + *why);
-    for (char& c : p.resource)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  if (auto why = check(tuning_)) throw std::invalid_argument("Transport: rate_limits.pacing.tuning." + *why);
+  for (std::size_t i = 0; i < lanes_.size(); ++i) {
+    if (auto why = check(lanes_[i]))
+      throw std::invalid_argument("Transport: rate_limits.pacing.lanes[" + std::to_string(i) + "]." + *why);
+    lanes_[i].resource = core_detail::ascii_lowercase(lanes_[i].resource);
   }
 }
 

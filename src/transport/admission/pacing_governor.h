@@ -25,14 +25,14 @@
 #include "core/mutex.h"
 #include "forgemeter/clock.h"
 #include "forgemeter/lane.h"
-#include "forgemeter/transport.h"
+#include "forgemeter/rate_limits.h"
 #include "meter/reading.h"
 #include "transport/admission/pacer.h"
 
 namespace forgemeter::transport_detail {
 
-using forgemeter::PacedLane;      // forgemeter/transport.h
-using forgemeter::UnpacedBudget;  // forgemeter/transport.h
+using forgemeter::PacedLane;      // forgemeter/rate_limits.h
+using forgemeter::UnpacedBudget;  // forgemeter/rate_limits.h
 
 // Why `p` cannot be paced, or nullopt.
 std::optional<std::string> check(const PacedLane& p);

@@ -30,15 +30,14 @@ std::string_view skip_space(std::string_view s) {
 }  // namespace
 
 std::optional<std::string> check(const SecondaryLimitOptions& o) {
-  if (o.read_points == 0 || o.write_points == 0) return "secondary limits: read_points and write_points must be >= 1";
+  if (o.read_points == 0 || o.write_points == 0) return "read_points and write_points must be >= 1";
   const unsigned most = std::max(o.read_points, o.write_points);
   if ((o.rest_points_per_minute != 0 && o.rest_points_per_minute < most) ||
       (o.graphql_points_per_minute != 0 && o.graphql_points_per_minute < most))
-    return "secondary limits: a points limit below one request's points would hold every request for ever";
-  if (o.write_spacing < Duration::zero()) return "secondary limits: write_spacing must not be negative";
-  if (o.in_flight_recheck <= Duration::zero()) return "secondary limits: in_flight_recheck must be above 0";
-  if (o.minute <= Duration::zero() || o.hour <= Duration::zero())
-    return "secondary limits: minute and hour must be above 0";
+    return "rest_points_per_minute and graphql_points_per_minute must be 0 (off) or at least one request's points";
+  if (o.write_spacing < Duration::zero()) return "write_spacing must not be negative";
+  if (o.in_flight_recheck <= Duration::zero()) return "in_flight_recheck must be above 0";
+  if (o.minute <= Duration::zero() || o.hour <= Duration::zero()) return "minute and hour must be above 0";
   return std::nullopt;
 }
 
@@ -66,7 +65,7 @@ RequestKind kind_of(std::string_view method, Api api, std::string_view body) {
 
 SecondaryLimits::SecondaryLimits(const SecondaryLimitOptions& options, const Clock& clock)
     : options_(options), clock_(clock) {
-  if (auto why = check(options_)) throw std::invalid_argument("Transport: " + *why);
+  if (auto why = check(options_)) throw std::invalid_argument("Transport: rate_limits.secondary_limits." + *why);
 }
 
 // The latest instant any limit the request would break asks it to wait for

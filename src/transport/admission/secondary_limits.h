@@ -32,13 +32,13 @@
 
 #include "core/mutex.h"
 #include "forgemeter/clock.h"
-#include "forgemeter/transport.h"
+#include "forgemeter/rate_limits.h"
 #include "forgemeter/url.h"
 #include "transport/admission/sliding_sum.h"
 
 namespace forgemeter::transport_detail {
 
-using forgemeter::SecondaryLimitOptions;  // forgemeter/transport.h
+using forgemeter::SecondaryLimitOptions;  // forgemeter/rate_limits.h
 
 // Why the options cannot be used, or nullopt.
 std::optional<std::string> check(const SecondaryLimitOptions& o);

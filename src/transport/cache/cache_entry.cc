@@ -1,11 +1,13 @@
 #include "transport/cache/cache_entry.h"
 
 #include "core/ascii.h"
-#include "transport/redirect_policy.h"
-#include "transport/request_checks.h"
+#include "core/http_token.h"
+#include "core/origin.h"
 
 namespace forgemeter::transport_detail {
 namespace {
+
+using core_detail::iequals;
 
 // A list field's comma-separated members, trimmed (any case kept).
 template <class F>
@@ -23,15 +25,14 @@ void each_member(std::string_view list, F&& f) {
 bool lists(const Headers& h, std::string_view name, std::string_view member) {
   bool found = false;
   for (auto [n, v] : h)
-    if (core_detail::iequals(n, name))
-      each_member(v,
-                  [&](std::string_view m) { found = found || core_detail::iequals(m.substr(0, m.find('=')), member); });
+    if (iequals(n, name))
+      each_member(v, [&](std::string_view m) { found = found || iequals(m.substr(0, m.find('=')), member); });
   return found;
 }
 
 bool has_field(const Headers& h, std::string_view name) {
   for (auto [n, v] : h)
-    if (core_detail::iequals(n, name)) return true;
+    if (iequals(n, name)) return true;
   return false;
 }
 
@@ -39,12 +40,10 @@ bool has_field(const Headers& h, std::string_view name) {
 bool vary_names(const Headers& h, std::vector<std::string>& out) {
   bool usable = true;
   for (auto [n, v] : h)
-    if (core_detail::iequals(n, "Vary"))
+    if (iequals(n, "Vary"))
       each_member(v, [&](std::string_view m) {
-        if (m == "*" || !is_token(m)) usable = false;
-        std::string lower(m);
-        for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-        out.push_back(std::move(lower));
+        if (m == "*" || !core_detail::is_token(m)) usable = false;
+        out.push_back(core_detail::ascii_lowercase(m));
       });
   return usable;
 }
@@ -60,7 +59,7 @@ std::size_t cost_of(const CacheEntry& e, std::size_t key_size) noexcept {
 }
 
 std::string usable_validator(std::string_view value) {
-  if (value.empty() || value.size() > kMaxValidator || has_control(value)) return {};
+  if (value.empty() || value.size() > kMaxValidator || core_detail::has_control(value)) return {};
   return std::string(value);
 }
 
@@ -68,8 +67,8 @@ bool stayed_on_origin(const Request& r, const Response& res) {
   std::string own;  // parsed only when a hop went elsewhere than the request's URL
   for (const Hop& h : res.hops) {
     if (h.url == r.url) continue;
-    if (own.empty()) own = origin_key(r.url);
-    if (own.empty() || origin_key(h.url) != own) return false;
+    if (own.empty()) own = core_detail::origin_key(r.url);
+    if (own.empty() || core_detail::origin_key(h.url) != own) return false;
   }
   return true;
 }

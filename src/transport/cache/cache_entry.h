@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "forgemeter/exchange.h"
 #include "forgemeter/headers.h"
-#include "forgemeter/transport.h"
 #include "transport/cache/cache_key.h"
 
 namespace forgemeter::transport_detail {

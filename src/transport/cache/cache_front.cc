@@ -4,8 +4,7 @@
 
 #include "core/ascii.h"
 #include "forgemeter/url.h"
-#include "transport/body_tap.h"
-#include "transport/request_checks.h"
+#include "transport/exchange/body_sink.h"
 
 namespace forgemeter::transport_detail {
 namespace {

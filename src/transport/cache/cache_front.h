@@ -25,9 +25,10 @@
 
 #include <functional>
 
+#include "forgemeter/cache.h"
 #include "forgemeter/clock.h"
+#include "forgemeter/exchange.h"
 #include "forgemeter/meter.h"
-#include "forgemeter/transport.h"
 #include "transport/cache/cache_key.h"
 #include "transport/cache/coalescing.h"
 #include "transport/cache/response_cache.h"
@@ -46,8 +47,8 @@ class CacheFront {
   // `r` answered through the cache, `send` putting what it must on the wire.
   Response perform(const Request& r, const Send& send);
 
-  CacheStats stats() const {
-    CacheStats s = entries_.stats();
+  CacheFigures figures() const {
+    CacheFigures s = entries_.figures();
     s.following = flights_.following();
     return s;
   }

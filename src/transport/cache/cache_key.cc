@@ -4,15 +4,17 @@
 #include <random>
 
 #include "core/ascii.h"
+#include "core/origin.h"
 #include "forgemeter/url.h"
-#include "transport/redirect_policy.h"
 
 namespace forgemeter::transport_detail {
 namespace {
 
+using core_detail::iequals;
+
 bool any_of_names(std::string_view name, std::initializer_list<std::string_view> names) noexcept {
   for (auto n : names)
-    if (core_detail::iequals(name, n)) return true;
+    if (iequals(name, n)) return true;
   return false;
 }
 
@@ -52,7 +54,7 @@ std::string KeyHasher::key(const Request& r) const {
   field(in, std::to_string(r.installation));
   field(in, r.bearer);
   for (const auto& [name, value] : r.headers)
-    if (is_credential_header(name)) {
+    if (core_detail::is_credential_header(name)) {
       field(in, core_detail::ascii_lowercase(name));
       field(in, value);
     }
@@ -64,7 +66,7 @@ std::string KeyHasher::vary_digest(const Request& r, std::span<const std::string
   for (const auto& want : names) {
     field(in, want);
     for (const auto& [name, value] : r.headers)
-      if (core_detail::iequals(name, want)) field(in, value);
+      if (iequals(name, want)) field(in, value);
   }
   return mac(secret_, in);
 }

@@ -22,7 +22,7 @@
 
 #include "core/mutex.h"
 #include "forgemeter/clock.h"
-#include "forgemeter/transport.h"
+#include "forgemeter/exchange.h"
 
 namespace forgemeter::transport_detail {
 

@@ -31,7 +31,7 @@ void ResponseCache::erase(const std::string& key) {
   if (auto it = index_.find(key); it != index_.end()) drop(it->second);
 }
 
-CacheStats ResponseCache::stats() const {
+CacheFigures ResponseCache::figures() const {
   core_detail::MutexLock lock(mu_);
   return {.entries = lru_.size(), .bytes = bytes_};
 }

@@ -19,7 +19,7 @@
 #include <unordered_map>
 
 #include "core/mutex.h"
-#include "forgemeter/transport.h"
+#include "forgemeter/cache.h"
 #include "transport/cache/cache_entry.h"
 
 namespace forgemeter::transport_detail {
@@ -36,7 +36,7 @@ class ResponseCache {
   // on its own is not kept (and the one it would replace goes).
   void put(const std::string& key, std::shared_ptr<const CacheEntry> e);
   void erase(const std::string& key);
-  CacheStats stats() const;
+  CacheFigures figures() const;
 
  private:
   struct Slot {

@@ -1,0 +1,141 @@
+// forgemeter/exchange.h — one HTTP exchange as the Transport sees it: the
+// Request a caller gives, the Response it gets back, why one failed.
+//
+//   forgemeter::Request req{.url = "https://api.github.com/repos/o/r", .installation = 101};
+//   forgemeter::Response res = transport.perform(req);  // forgemeter/transport.h
+//   if (res.ok() && res.status == 200) use(res.body);
+//
+// Plain values: the words the Transport (the wire, forgemeter/transport.h),
+// its admission (forgemeter/rate_limits.h) and its cache
+// (forgemeter/cache.h) share, so none of those needs another to name them.
+// The rules a Request is sent by (redirects, the credential's origin,
+// timeouts) are the Transport's: they are written here beside the fields.
+//
+// Thread-safety: as for any struct of strings (const from many threads at
+// once). Errors: none are thrown (but std::bad_alloc); a failed exchange is
+// a Response whose `error` says why.
+#pragma once
+
+#include "forgemeter/export.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "forgemeter/headers.h"
+#include "forgemeter/lane.h"
+#include "forgemeter/meter.h"
+#include "forgemeter/url.h"
+
+namespace forgemeter {
+
+using Header = std::pair<std::string, std::string>;  // name, value
+
+// A piece of the final answer's body, for Request::on_body: that answer's
+// status and header block (the same for each piece), and the bytes.
+struct FORGEMETER_API BodyChunk {
+  int status = kNoAnswer;
+  const Headers* headers = nullptr;
+  std::string_view bytes;
+};
+
+// One request. Redirects are followed up to TransportOptions::max_redirects
+// hops, only to http and https; POST becomes GET (body dropped) on 301/302/303
+// and stays POST on 307/308. The credential rule: `bearer` and any
+// Authorization, Cookie, Proxy-Authorization, PRIVATE-TOKEN or JOB-TOKEN
+// header (GitLab's tokens), any case, go only to the scheme,
+// host and port of `url`; a hop elsewhere is sent without them.
+struct FORGEMETER_API Request {
+  std::string method = "GET";
+  std::string url{};
+  std::vector<Header> headers{};   // sent as given (but the credential rule)
+  std::string body{};              // sent when non-empty, or always for POST/PUT/PATCH
+  std::optional<Lane> lane{};      // nullopt: current_lane() of the calling thread
+  std::uint64_t installation = 0;  // GitHub App installation the request spends; 0 = none
+  std::string bearer{};            // sent as `Authorization: Bearer <bearer>` to the request's own origin only
+  std::optional<std::chrono::milliseconds> connect_timeout{};  // nullopt: TransportOptions'
+  std::optional<std::chrono::milliseconds> timeout{};          // whole exchange of one hop
+  // The whole request (every hop, retry and wait), as curl's -m, measured on
+  // TransportOptions::clock; nullopt or <= 0: none. Running out is
+  // TransportErrc::timeout; a retry that would wait past it is not made (the
+  // answer or failure at hand stands; a secondary limit's is
+  // secondary_rate_limited), a pause past it is installation_paused, a
+  // pacing or secondary-limit wait past it (or its own timeout) `paced`.
+  std::optional<std::chrono::milliseconds> total_timeout{};
+  // Cancels a retry, pause or pacing wait, or a hop in flight (within about a
+  // second; its attempt counted with no answer, `none`): `cancelled`.
+  std::stop_token stop{};
+  // When set, the final answer's body goes here, decoded, as it arrives, and
+  // Response::body stays empty: never a redirect's (3xx with a Location) or a
+  // retried attempt's; an answer that may be retried is held (64 KiB at
+  // most; past that it is streamed and no longer retried). false, or an
+  // exception, ends the transfer: TransportErrc::sink_refused. Called on the
+  // thread of perform(). Not coalesced with identical requests.
+  std::function<bool(const BodyChunk&)> on_body{};
+};
+
+// Why an exchange failed. `ok` when it did not.
+enum class TransportErrc : std::uint8_t {
+  ok,
+  invalid_request,         // unusable URL or method; nothing was sent
+  resolve_failed,          // name resolution failed
+  connect_failed,          // TCP connect failed or was refused
+  tls_failed,              // TLS handshake or certificate verification failed (fail closed)
+  timeout,                 // a timeout expired
+  connection_dropped,      // the connection broke while sending or receiving
+  redirect_limit,          // more than max_redirects hops (a loop ends here)
+  redirect_refused,        // a redirect to a scheme other than http/https, or without a usable Location
+  budget_exhausted,        // 403/429 with remaining 0, or GraphQL's RATE_LIMITED (even a 200): spent, never retried
+  secondary_rate_limited,  // 403/429 with Retry-After not retried: retries off or used up, or over the maximum
+  lane_refused,            // the request's lane is gated and its gate reads false: nothing was sent
+  installation_paused,     // a secondary limit paused the installation past pause.max_wait or the timeout: not sent
+  budget_reserved,         // the lane's reserve on the budget is reached (LaneReserve): nothing was sent
+  cancelled,               // Request::stop fired during a retry, pause or pacing wait, or a hop in flight
+  paced,                   // its pace or a secondary limit held it past its timeout or total_timeout: not sent
+  sink_refused,            // Request::on_body returned false or threw: the transfer was ended
+  other,                   // any other libcurl failure
+};
+
+// "ok", "invalid_request", ... (the enumerator's name).
+FORGEMETER_API std::string_view to_string(TransportErrc code) noexcept;
+
+struct FORGEMETER_API TransportError {
+  TransportErrc code = TransportErrc::ok;
+  std::string message;  // one line, for people; includes libcurl's message when libcurl failed
+  explicit operator bool() const noexcept { return code != TransportErrc::ok; }
+};
+
+// One request put on the wire.
+struct FORGEMETER_API Hop {
+  std::string url;
+  std::string host;  // host_of(url): what the Meter charged
+  Api api = Api::rest;
+  int status = kNoAnswer;  // the hop's final status, or kNoAnswer
+};
+
+struct FORGEMETER_API Response {
+  int status = kNoAnswer;  // the last hop's status, or kNoAnswer
+  Headers headers;         // the last answer's header block and fields (names as sent)
+  std::string body;        // the last answer's body
+  std::vector<Hop> hops;   // in order; empty when nothing was attempted or when coalesced
+  TransportError error;
+  // The cache (forgemeter/cache.h) answered: `revalidated`, its kept 200
+  // after the forge said 304 to the request it made conditional (hops show
+  // that 304); `coalesced`, a copy of the answer to an identical request in
+  // flight at the time (nothing of this request went on the wire).
+  bool revalidated = false;
+  bool coalesced = false;
+
+  // Whether the exchange succeeded: the one test of failure; `error` says why not.
+  bool ok() const noexcept { return !error; }
+  // First value of a header of the last answer (any case), or nullopt.
+  std::optional<std::string_view> header(std::string_view name) const noexcept;
+};
+
+}  // namespace forgemeter
