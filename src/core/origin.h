@@ -13,6 +13,10 @@
 // Thread-safety: pure functions. Errors: none (but std::bad_alloc).
 #pragma once
 
+// FORGEMETER_API here: exported for forgemeter's other components (the
+// transport's rooms, the CLI), not API.
+#include "forgemeter/export.h"
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,10 +30,10 @@ struct Origin {
 };
 
 // The URL's origin (`scheme://[userinfo@]host[:port][/?#…]`), or nullopt.
-std::optional<Origin> origin_of(std::string_view url);
+FORGEMETER_API std::optional<Origin> origin_of(std::string_view url);
 
 // "scheme://host:port" (for equality checks), or "" for an unreadable URL.
-std::string origin_key(std::string_view url);
+FORGEMETER_API std::string origin_key(std::string_view url);
 
 // Only http and https are ever requested.
 constexpr bool allowed_scheme(std::string_view scheme) noexcept { return scheme == "http" || scheme == "https"; }
@@ -37,6 +41,6 @@ constexpr bool allowed_scheme(std::string_view scheme) noexcept { return scheme 
 // Headers that carry credentials, any case: Authorization, Cookie,
 // Proxy-Authorization, GitLab's PRIVATE-TOKEN and JOB-TOKEN. Never sent to a
 // different origin, and part of a cache key (never kept).
-bool is_credential_header(std::string_view name) noexcept;
+FORGEMETER_API bool is_credential_header(std::string_view name) noexcept;
 
 }  // namespace forgemeter::core_detail

@@ -55,6 +55,7 @@ class BodyTap {
   enum class Mode { undecided, keep, drop, hold, stream };
   Mode decide() const noexcept;
   bool pass(std::string_view bytes) noexcept;  // to the sink, the prefix kept
+  bool pass_held() noexcept;                   // the held body to the sink, the prefix kept
   std::size_t take(char* data, std::size_t len) noexcept;
 
   CURL* handle_ = nullptr;

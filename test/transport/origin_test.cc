@@ -76,7 +76,10 @@ TEST_CASE("core's origin is libcurl's wherever core reads one") {
     const auto curls = curl_origin(url);
     if (ours && !ours->host.empty()) {
       REQUIRE(curls.has_value());
-      CHECK(*ours == *curls);
+      CHECK(ours->scheme == curls->scheme);
+      CHECK(ours->host == curls->host);
+      // Only http and https are sent: core knows no other scheme's default port.
+      if (forgemeter::core_detail::allowed_scheme(ours->scheme)) CHECK(ours->port == curls->port);
     }
     if (!curls || curls->host.empty()) CHECK((!ours || ours->host.empty()));
   }
