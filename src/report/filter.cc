@@ -67,7 +67,7 @@ std::optional<TimeBound> parse_time_bound(std::string_view text) {
     // Of any length: counted back past the earliest instant, resolve() stops there.
     const auto ns = core_detail::parse_duration_length(text.substr(1));
     if (!ns) return std::nullopt;
-    constexpr auto kLongest = static_cast<long double>(std::chrono::seconds::max().count() / 2);
+    constexpr long double kLongest = static_cast<long double>(std::chrono::seconds::max().count()) / 2;
     const long double s = std::min(std::floor(std::floor(*ns + 0.5L) / 1e9L), kLongest);
     return TimeBound{std::nullopt, std::chrono::seconds(static_cast<std::chrono::seconds::rep>(s))};
   }

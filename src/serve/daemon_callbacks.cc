@@ -124,7 +124,8 @@ MHD_Result queue(MHD_Connection* c, const std::shared_ptr<Exchange>& ex) {
     if (response == nullptr) delete body;
   } else {
     auto* keep = new std::shared_ptr<Exchange>(ex);
-    response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, read_stream, keep, release_stream);
+    response =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, std::size_t{16} * 1024, read_stream, keep, release_stream);
     if (response == nullptr) delete keep;
     // A stream is never idle: its gaps are the owner's (an event stream's
     // minute between events), not a client's silence.

@@ -42,11 +42,11 @@ struct ServerOptions {
   std::string tls_key_file;
   bool insecure_listen = false;  // serve plain HTTP off loopback (behind a TLS-ending ingress)
   std::size_t max_connections = 10'000;
-  std::size_t max_header_bytes = 32 * 1024;
-  std::size_t max_body_bytes = 1024 * 1024;
+  std::size_t max_header_bytes = std::size_t{32} * 1024;
+  std::size_t max_body_bytes = std::size_t{1024} * 1024;
   std::chrono::seconds header_timeout{10};
   std::chrono::seconds idle_timeout{60};
-  std::size_t max_stream_buffer = 1024 * 1024;  // a stream's bytes a slow reader has not taken
+  std::size_t max_stream_buffer = std::size_t{1024} * 1024;  // a stream's bytes a slow reader has not taken
   unsigned threads = 2;
   const Clock* clock = nullptr;  // nullptr: system_clock()
   Probe health{};                // /healthz; none: 200 while the process serves

@@ -222,6 +222,34 @@ std::unique_ptr<EtagSave> etag_options(const FetchArgs& a, std::vector<Request>&
   return a.etag_save.empty() ? nullptr : std::make_unique<EtagSave>(a.etag_save);
 }
 
+// The requests a run sends: each URL named, then --urls FILE's, each under -m.
+std::vector<Request> fetch_requests(const FetchArgs& a, const Request& base, std::chrono::milliseconds max_time) {
+  std::vector<Request> requests = requests_for(a.urls, base);
+  if (!a.urls_file.empty())
+    for (auto& r : read_url_file(a.urls_file, base, max_time)) requests.push_back(std::move(r));
+  if (requests.empty()) throw UsageError("no URL given (name URLs or --urls FILE)");
+  if (!a.max_time.empty())
+    for (Request& r : requests) r.total_timeout = max_time;
+  return requests;
+}
+
+// After the run: each budget that could not be paced said once, the
+// meter's lines written, and a failure to write them the run's failure.
+int finish_run(const FetchArgs& a, int code, std::unique_ptr<Transport>& transport, Meter& meter,
+               const MeterLog& meter_log) {
+  for (const UnpacedBudget& u : transport->figures().unpaced)  // once a budget, after its answers
+    complain(a, fmt::format("forgemeter: --pace: installation {}'s {} budget was not paced: its answers carry no "
+                            "rate-limit headers",
+                            u.installation, u.resource));
+  transport.reset();
+  meter.flush();
+  if (const auto why = meter_log.problem()) {
+    complain(a, "forgemeter: " + *why);
+    return code == kExitOk ? kExitFailure : code;
+  }
+  return code;
+}
+
 int run_fetch(const FetchArgs& a) {
   // As curl: a reader that went away (`fetch URL | head -c 10`) is a write
   // error (exit 23, the meter's lines still written), not a silent death.
@@ -230,12 +258,7 @@ int run_fetch(const FetchArgs& a) {
   const auto max_time =
       a.max_time.empty() ? std::chrono::milliseconds::zero() : seconds_or_duration(a.max_time, "-m/--max-time", true);
   const Request base = base_request(a.request, max_time);
-  std::vector<Request> requests = requests_for(a.urls, base);
-  if (!a.urls_file.empty())
-    for (auto& r : read_url_file(a.urls_file, base, max_time)) requests.push_back(std::move(r));
-  if (requests.empty()) throw UsageError("no URL given (name URLs or --urls FILE)");
-  if (!a.max_time.empty())
-    for (Request& r : requests) r.total_timeout = max_time;
+  std::vector<Request> requests = fetch_requests(a, base, max_time);
   check_mode(a, requests.size());
   const std::unique_ptr<EtagSave> etag_save = etag_options(a, requests);
   if (etag_save && !etag_save->open()) {  // as curl: before anything is sent
@@ -273,17 +296,7 @@ int run_fetch(const FetchArgs& a) {
                        : run_curl_like(a, requests, *transport, write_out, in_flight, out_mu, etag_save.get());
   in_flight.park_if_stopped();  // a signal ended the run: its thread writes the meter's lines and exits
   std::fflush(stdout);
-  for (const UnpacedBudget& u : transport->figures().unpaced)  // once a budget, after its answers
-    complain(a, fmt::format("forgemeter: --pace: installation {}'s {} budget was not paced: its answers carry no "
-                            "rate-limit headers",
-                            u.installation, u.resource));
-  transport.reset();
-  meter.flush();
-  if (const auto why = meter_log.problem()) {
-    complain(a, "forgemeter: " + *why);
-    return code == kExitOk ? kExitFailure : code;
-  }
-  return code;
+  return finish_run(a, code, transport, meter, meter_log);
 }
 
 constexpr const char* kFetchHelp =

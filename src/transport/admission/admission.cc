@@ -45,7 +45,7 @@ const AdmissionSettings& checked(const AdmissionSettings& s) {
 
 }  // namespace
 
-Admission::Admission(AdmissionSettings settings, Meter& meter, const Clock& clock)
+Admission::Admission(const AdmissionSettings& settings, Meter& meter, const Clock& clock)
     : settings_(checked(settings)),
       meter_(meter),
       clock_(clock),

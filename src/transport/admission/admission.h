@@ -120,7 +120,7 @@ struct AdmissionSettings {
 class Admission {
  public:
   // `meter` and `clock` are borrowed: they must outlive the admission.
-  Admission(AdmissionSettings settings, Meter& meter, const Clock& clock);
+  Admission(const AdmissionSettings& settings, Meter& meter, const Clock& clock);
 
   void gate(Lane lane, std::function<bool()> valid) { gates_.gate(lane, std::move(valid)); }
   void ungate(Lane lane) { gates_.ungate(lane); }
