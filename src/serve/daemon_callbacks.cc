@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/ascii.h"
+#include "serve/body_reader.h"
 #include "serve/server_state.h"
 
 namespace forgemeter::serve {
@@ -78,20 +79,33 @@ MHD_Result collect_header(void* cls, MHD_ValueKind, const char* key, size_t key_
   return MHD_YES;
 }
 
-// The head of a request: its fields, and a body too large refused at once.
-bool read_head(Impl* s, MHD_Connection* c, Exchange& ex, const char* method) {
+// A Content-Length's value, saturated (nullopt: none, or not digits).
+std::optional<std::uint64_t> content_length(const ServeRequest& r) {
+  auto length = r.header("Content-Length");
+  if (!length) return std::nullopt;
+  std::uint64_t n = 0;
+  for (char ch : *length) n = (ch >= '0' && ch <= '9' && n < (1ULL << 60)) ? n * 10 + (ch - '0') : (1ULL << 61);
+  return n;
+}
+
+enum class Head : std::uint8_t { buffered, streamed, too_large };
+
+// The head of a request: its fields; a body the owner streams gets its
+// reader, one too large to buffer is refused at once.
+Head read_head(Impl* s, MHD_Connection* c, Exchange& ex, const char* method) {
   ServeRequest& r = ex.request();
   r.method = method;
   r.peer = peer_of(c);
   r.tls = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION) != nullptr;
   MHD_get_connection_values_n(c, MHD_HEADER_KIND, collect_header, &r);
   s->deadlines->headers_read(c);
-  if (auto length = r.header("Content-Length")) {
-    std::uint64_t n = 0;
-    for (char ch : *length) n = (ch >= '0' && ch <= '9' && n < (1ULL << 60)) ? n * 10 + (ch - '0') : (1ULL << 61);
-    if (n > s->options.max_body_bytes) return false;
+  const auto length = content_length(r);
+  const bool has_body = length ? *length > 0 : r.header("Transfer-Encoding").has_value();
+  if (has_body && s->options.stream_body && s->options.stream_body(r)) {
+    r.body_reader = std::make_shared<BodyReader>(length, s->options.max_body_bytes);
+    return Head::streamed;
   }
-  return true;
+  return length && *length > s->options.max_body_bytes ? Head::too_large : Head::buffered;
 }
 
 ssize_t read_stream(void* cls, uint64_t, char* buf, size_t max) {
@@ -140,6 +154,29 @@ MHD_Result queue(MHD_Connection* c, const std::shared_ptr<Exchange>& ex) {
   return queued;
 }
 
+// What has arrived of a streamed body goes to its reader; the connection
+// is parked while the reader's buffer is full. An owner that answered early
+// is not sent the rest: a little more is read and dropped (so the answer can
+// be queued), past that the connection is closed.
+MHD_Result stream_upload(MHD_Connection* c, Exchange& ex, const char* upload, size_t* upload_size) {
+  BodyReader& reader = *ex.request().body_reader;
+  if (reader.abandoned()) {
+    ex.dropped += *upload_size;
+    *upload_size = 0;
+    return ex.dropped > kDropBeforeClose ? MHD_NO : MHD_YES;
+  }
+  reader.push(
+      std::string_view(upload, *upload_size), [c] { MHD_suspend_connection(c); }, [c] { MHD_resume_connection(c); });
+  *upload_size = 0;
+  return MHD_YES;
+}
+
+void dispatch_once(Impl* s, MHD_Connection* c, const std::shared_ptr<Exchange>& ex) {
+  if (!ex->first_dispatch()) return;
+  ex->set_connection([c] { MHD_suspend_connection(c); }, [c] { MHD_resume_connection(c); });
+  s->dispatch(ex);
+}
+
 MHD_Result on_request(void* cls, MHD_Connection* c, const char*, const char* method, const char*, const char* upload,
                       size_t* upload_size, void** con_cls) {
   auto* s = static_cast<Impl*>(cls);
@@ -149,11 +186,16 @@ MHD_Result on_request(void* cls, MHD_Connection* c, const char*, const char* met
   try {
     ServeRequest& r = ex->request();
     if (r.method.empty()) {  // the first call: the header block is in
-      if (read_head(s, c, *ex, method)) return MHD_YES;
-      ex->answer(413, {{"Content-Type", "text/plain"}}, "request body too large\n");
-      return queue(c, ex);  // the body is never read; the connection closes after
+      switch (read_head(s, c, *ex, method)) {
+        case Head::buffered: return MHD_YES;
+        case Head::streamed: dispatch_once(s, c, ex); return MHD_YES;
+        case Head::too_large:
+          ex->answer(413, {{"Content-Type", "text/plain"}}, "request body too large\n");
+          return queue(c, ex);  // the body is never read; the connection closes after
+      }
     }
     if (*upload_size > 0) {
+      if (r.body_reader) return stream_upload(c, *ex, upload, upload_size);
       if (r.body.size() + *upload_size > s->options.max_body_bytes) {
         ex->answer(413, {{"Content-Type", "text/plain"}}, "request body too large\n");
         return queue(c, ex);
@@ -162,10 +204,8 @@ MHD_Result on_request(void* cls, MHD_Connection* c, const char*, const char* met
       *upload_size = 0;
       return MHD_YES;
     }
-    if (ex->first_dispatch()) {
-      ex->set_connection([c] { MHD_suspend_connection(c); }, [c] { MHD_resume_connection(c); });
-      s->dispatch(ex);
-    }
+    if (r.body_reader) r.body_reader->finish();
+    dispatch_once(s, c, ex);
     if (!ex->ready_or_park()) return MHD_YES;
     return queue(c, ex);
   } catch (...) {  // nothing leaves a libmicrohttpd thread

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/ascii.h"
+#include "serve/body_reader.h"
 
 namespace forgemeter::serve {
 
@@ -21,6 +22,9 @@ bool Reply::start_stream(int status, std::vector<Field> headers) {
   return exchange_->start_stream(status, std::move(headers));
 }
 bool Reply::write(std::string_view bytes) { return exchange_->write(bytes); }
+bool Reply::write_within(std::string_view bytes, std::chrono::milliseconds patience) {
+  return exchange_->write_within(bytes, patience);
+}
 bool Reply::end() { return exchange_->end(); }
 bool Reply::gone() const noexcept { return exchange_->gone(); }
 void Reply::log_field(std::string name, std::string value) { exchange_->log_field(std::move(name), std::move(value)); }
@@ -33,6 +37,7 @@ bool Exchange::answer(int status, std::vector<Field> headers, std::string body) 
   headers_ = std::move(headers);
   body_ = std::move(body);
   bytes_ = body_.size();
+  abandon_body();
   wake_locked();
   return true;
 }
@@ -43,6 +48,7 @@ bool Exchange::start_stream(int status, std::vector<Field> headers) {
   phase_ = Phase::streaming;
   status_ = status;
   headers_ = std::move(headers);
+  abandon_body();
   wake_locked();
   return true;
 }
@@ -52,6 +58,19 @@ bool Exchange::write(std::string_view bytes) {
   if (phase_ != Phase::streaming || gone_) return false;
   // A reader that does not read is not given the process's memory.
   if (body_.size() + bytes.size() > max_stream_buffer_) return false;
+  body_.append(bytes);
+  wake_locked();
+  return true;
+}
+
+bool Exchange::write_within(std::string_view bytes, Duration patience) {
+  core_detail::UniqueLock lock(mu_);
+  // A piece larger than the whole buffer goes in once the buffer is empty.
+  const auto room = [&]() REQUIRES(mu_) {
+    return phase_ != Phase::streaming || gone_ || body_.empty() || body_.size() + bytes.size() <= max_stream_buffer_;
+  };
+  if (!room_.wait_for(lock.native(), patience, room)) return false;
+  if (phase_ != Phase::streaming || gone_) return false;
   body_.append(bytes);
   wake_locked();
   return true;
@@ -79,6 +98,10 @@ void Exchange::set_connection(std::function<void()> park, std::function<void()> 
   core_detail::MutexLock lock(mu_);
   park_ = std::move(park);
   wake_ = std::move(wake);
+}
+
+void Exchange::abandon_body() {
+  if (request_.body_reader) request_.body_reader->abandon();
 }
 
 void Exchange::wake_locked() {
@@ -111,6 +134,7 @@ long Exchange::read_stream(char* out, std::size_t max) {
     std::memcpy(out, body_.data(), n);
     body_.erase(0, n);
     bytes_ += n;
+    room_.notify_all();
     return static_cast<long>(n);
   }
   if (phase_ == Phase::ended || !park_) return -1;
@@ -124,6 +148,8 @@ void Exchange::completed(bool client_gone) {
   gone_ = true;
   park_ = nullptr;  // the connection is no more: nothing may park or resume it
   wake_ = nullptr;
+  room_.notify_all();
+  if (request_.body_reader) request_.body_reader->fail();
   if (client_gone && phase_ == Phase::waiting) status_ = 0;
 }
 

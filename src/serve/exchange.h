@@ -11,6 +11,7 @@
 // Errors: none thrown (but std::bad_alloc).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,12 +23,17 @@ namespace forgemeter::serve {
 
 using Field = std::pair<std::string, std::string>;  // a header: name, value
 
+class BodyReader;  // body_reader.h
+
 struct ServeRequest {
   std::string method;
   std::string path;   // decoded by nothing: as sent, without the query
   std::string query;  // after '?', as sent; empty when none
   std::vector<Field> headers;
-  std::string body;  // whole, within ServerOptions::max_body_bytes
+  std::string body;  // whole, within ServerOptions::max_body_bytes; empty when streamed
+  // Set when ServerOptions::stream_body chose to stream this request's body:
+  // read it from here as it arrives (the handler is called before it has).
+  std::shared_ptr<BodyReader> body_reader;
   std::string peer;  // the client's address, for logs
   bool tls = false;
 
@@ -46,6 +52,9 @@ class Reply {
   // is never cut as idle while the stream is open.
   bool start_stream(int status, std::vector<Field> headers);
   bool write(std::string_view bytes);
+  // As write(), but while the stream's buffer is full it waits up to
+  // `patience` for the client to take some, instead of refusing at once.
+  bool write_within(std::string_view bytes, std::chrono::milliseconds patience);
   bool end();
   // Whether the client went away (a stream's writes then go nowhere).
   bool gone() const noexcept;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -39,6 +40,7 @@ class Exchange {
   bool answer(int status, std::vector<Field> headers, std::string body);
   bool start_stream(int status, std::vector<Field> headers);
   bool write(std::string_view bytes);
+  bool write_within(std::string_view bytes, Duration patience);
   bool end();
   bool gone() const;
   void log_field(std::string name, std::string value);
@@ -70,13 +72,16 @@ class Exchange {
 
  private:
   void wake_locked() REQUIRES(mu_);
+  // An answer made while the body still arrives: the rest is not read.
+  void abandon_body() REQUIRES(mu_);
 
   ServeRequest request_;
   const std::size_t max_stream_buffer_;
   bool dispatched_ = false;  // the connection's thread only
 
  public:
-  bool probe_only = false;  // set before dispatch, on the connection's thread
+  bool probe_only = false;    // set before dispatch, on the connection's thread
+  std::uint64_t dropped = 0;  // of a streamed body after an early answer; the connection's thread only
   mutable core_detail::Mutex mu_;
   Phase phase_ GUARDED_BY(mu_) = Phase::waiting;
   int status_ GUARDED_BY(mu_) = 0;
@@ -88,6 +93,7 @@ class Exchange {
   std::function<void()> park_ GUARDED_BY(mu_);
   std::function<void()> wake_ GUARDED_BY(mu_);
   std::vector<std::pair<std::string, std::string>> fields_ GUARDED_BY(mu_);
+  std::condition_variable room_;  // a stream's buffer has room again, or the client went
 };
 
 }  // namespace forgemeter::serve

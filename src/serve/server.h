@@ -52,6 +52,11 @@ struct ServerOptions {
   Probe health{};                // /healthz; none: 200 while the process serves
   Probe ready{};                 // /readyz; none: ready
   std::function<void(const AccessRecord&)> access_log{};
+  // Requests with a body for which this says true are handed to the handler
+  // as soon as their header block is in, the body read from
+  // ServeRequest::body_reader as it arrives (any size; at most
+  // max_body_bytes of it held at once). None: every body is buffered whole.
+  std::function<bool(const ServeRequest&)> stream_body{};
 };
 
 class Server {

@@ -36,6 +36,11 @@ struct ConnectionState {
 // and /readyz alone: a server full of idle clients still answers its probes.
 inline constexpr std::size_t kProbeReserve = 16;
 
+// What of a streamed body is still read, and dropped, after its owner
+// answered early: a client that sent a little more still gets the answer;
+// one that keeps sending is cut rather than read forever.
+inline constexpr std::uint64_t kDropBeforeClose = std::uint64_t{1} << 20;
+
 struct Daemon {
   MHD_Daemon* mhd = nullptr;
   std::string cert_pem, key_pem;  // alive as long as the daemon
