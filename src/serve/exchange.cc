@@ -26,6 +26,7 @@ bool Reply::write_within(std::string_view bytes, std::chrono::milliseconds patie
   return exchange_->write_within(bytes, patience);
 }
 bool Reply::end() { return exchange_->end(); }
+bool Reply::abort() { return exchange_->abort(); }
 bool Reply::gone() const noexcept { return exchange_->gone(); }
 void Reply::log_field(std::string name, std::string value) { exchange_->log_field(std::move(name), std::move(value)); }
 
@@ -84,6 +85,14 @@ bool Exchange::end() {
   return true;
 }
 
+bool Exchange::abort() {
+  core_detail::MutexLock lock(mu_);
+  if (phase_ != Phase::streaming || gone_) return false;
+  phase_ = Phase::aborted;
+  wake_locked();
+  return true;
+}
+
 bool Exchange::gone() const {
   core_detail::MutexLock lock(mu_);
   return gone_;
@@ -137,6 +146,7 @@ long Exchange::read_stream(char* out, std::size_t max) {
     room_.notify_all();
     return static_cast<long>(n);
   }
+  if (phase_ == Phase::aborted) return -2;
   if (phase_ == Phase::ended || !park_) return -1;
   parked_ = true;
   park_();

@@ -56,6 +56,9 @@ class Reply {
   // `patience` for the client to take some, instead of refusing at once.
   bool write_within(std::string_view bytes, std::chrono::milliseconds patience);
   bool end();
+  // Ends a stream as broken: the client sees the connection cut, never a
+  // body passed off as whole (its source failed mid-way).
+  bool abort();
   // Whether the client went away (a stream's writes then go nowhere).
   bool gone() const noexcept;
   // A field of this request's access-log record (lane, cache status, ...).

@@ -27,7 +27,7 @@ namespace forgemeter::serve {
 
 class Exchange {
  public:
-  enum class Phase : std::uint8_t { waiting, answered, streaming, ended };
+  enum class Phase : std::uint8_t { waiting, answered, streaming, ended, aborted };
 
   Exchange(ServeRequest request, std::size_t max_stream_buffer, UtcMillis at, SteadyTime started)
       : at(at), started(started), request_(std::move(request)), max_stream_buffer_(max_stream_buffer) {}
@@ -42,6 +42,7 @@ class Exchange {
   bool write(std::string_view bytes);
   bool write_within(std::string_view bytes, Duration patience);
   bool end();
+  bool abort();
   bool gone() const;
   void log_field(std::string name, std::string value);
 

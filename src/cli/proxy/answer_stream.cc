@@ -1,0 +1,129 @@
+// forward() (answer_stream.h): one request on its worker.
+#include "cli/proxy/answer_stream.h"
+
+#include <optional>
+
+#include "core/ascii.h"
+#include "proxy/cache_status.h"
+#include "proxy/credential_keys.h"
+#include "proxy/header_filter.h"
+#include "proxy/refusal.h"
+
+namespace forgemeter::cli {
+namespace {
+
+using core_detail::iequals;
+
+// What of an answer's body is kept to learn an installation token from.
+constexpr std::size_t kTokenAnswerBytes = 64 * 1024;
+
+// The client's side of one answer: its head sent at the first piece, its
+// body rewritten when JSON.
+class AnswerStream {
+ public:
+  AnswerStream(Route& route, const Outgoing& out, serve::Reply reply)
+      : route_(route), out_(out), reply_(std::move(reply)), body_(*out.rewriter) {}
+
+  bool started() const noexcept { return started_; }
+
+  // A piece of the forge's answer; false ends the transfer (the client is gone).
+  bool piece(const BodyChunk& c, proxy::CacheOutcome cache) {
+    if (!started_) {
+      started_ = true;
+      json_ = proxy::rewrites_body(c.headers->value("Content-Type").value_or(""));
+      if (!reply_.start_stream(c.status, head(*c.headers, cache))) return false;
+    }
+    if (keep_for_tokens_ && kept_.size() + c.bytes.size() <= kTokenAnswerBytes) kept_.append(c.bytes);
+    if (!json_) return reply_.write_within(c.bytes, route_.patience);
+    std::string rewritten;
+    body_.write(c.bytes, rewritten);
+    return rewritten.empty() || reply_.write_within(rewritten, route_.patience);
+  }
+
+  // The transfer is over: the stream ended, or cut when it failed mid-body.
+  void finish(bool whole) {
+    if (!whole) return void(reply_.abort());
+    std::string tail;
+    if (json_) body_.finish(tail);
+    if (!tail.empty()) reply_.write_within(tail, route_.patience);
+    reply_.end();
+  }
+
+  // The answer's head as the client gets it.
+  std::vector<serve::Field> head(const Headers& from, proxy::CacheOutcome cache) const {
+    std::vector<serve::Field> out;
+    for (serve::Field& f : proxy::filter_response(from)) {
+      if (iequals(f.first, "Content-Encoding")) continue;  // the Transport hands the body decoded
+      if (iequals(f.first, "Location") || iequals(f.first, "Link")) {
+        auto rewritten = iequals(f.first, "Location") ? out_.rewriter->location(f.second) : out_.rewriter->link(f.second);
+        if (rewritten.refused) continue;  // a field that cannot be rewritten safely is not sent
+        f.second = std::move(rewritten.value);
+      }
+      out.push_back(std::move(f));
+    }
+    if (auto status = proxy::cache_status(cache)) out.emplace_back(proxy::kCacheStatusHeader, *status);
+    return out;
+  }
+
+  bool keep_for_tokens_ = false;
+  std::string kept_;
+
+ private:
+  Route& route_;
+  const Outgoing& out_;
+  serve::Reply reply_;
+  proxy::BodyRewriter body_;
+  bool started_ = false, json_ = false;
+};
+
+proxy::CacheOutcome outcome_of(const Response& res);
+
+std::string outcome_word(proxy::CacheOutcome c);
+
+// The refusal for an exchange the forge never answered.
+proxy::Refusal refusal_of(const Response& res) {
+  proxy::RefusalContext context;
+  context.now = system_clock().now();
+  return proxy::refusal_for(res.error.code, context);
+}
+
+}  // namespace
+
+void forward(Route& route, Outgoing out, serve::Reply reply) {
+  AnswerStream stream(route, out, reply);
+  stream.keep_for_tokens_ = (out.request.method == "POST" && proxy::access_tokens_installation(out.path)) ||
+                            (out.request.method == "DELETE" && out.path == "/installation/token");
+  const SteadyTime sent = system_clock().steady_now();
+  std::optional<SteadyTime> first;
+  out.request.on_body = [&](const BodyChunk& c) {
+    if (!first) first = system_clock().steady_now();
+    return stream.piece(c, proxy::CacheOutcome::unseen);
+  };
+  Response res = route.transport.perform(out.request);
+  route.figures.upstream_latency(
+      std::chrono::duration_cast<std::chrono::microseconds>(first.value_or(system_clock().steady_now()) - sent));
+  reply.log_field("lane", out.lane);
+  reply.log_field("spender", out.spender);
+  if (auto id = res.header("X-GitHub-Request-Id")) reply.log_field("upstream_request_id", std::string(*id));
+  if (res.status == kNoAnswer && !stream.started()) {
+    const proxy::Refusal r = refusal_of(res);
+    route.figures.answered(out.lane, "refused:" + std::string(to_string(res.error.code)));
+    reply.log_field("cache", "refused");
+    return void(reply.answer(r.status, r.headers, r.body));
+  }
+  const proxy::CacheOutcome cache = outcome_of(res);
+  route.figures.answered(out.lane, outcome_word(cache));
+  reply.log_field("cache", outcome_word(cache));
+  if (stream.keep_for_tokens_) {
+    std::string_view body = stream.started() ? std::string_view(stream.kept_) : std::string_view(res.body);
+    std::optional<std::string_view> token;
+    for (const Header& h : out.request.headers)
+      if (iequals(h.first, "Authorization")) token = proxy::token_of(h.second);
+    route.tokens.observe(out.request.method, out.path, res.status, body, token);
+  }
+  if (!stream.started())  // no piece came: an answer without a body (204, 304, HEAD's)
+    return void(reply.answer(res.status, stream.head(res.headers, cache), res.body));
+  stream.finish(res.ok());
+}
+
+}  // namespace forgemeter::cli

@@ -1,0 +1,121 @@
+// forgemeter proxy: every client of a forge, in any language, metered,
+// cached, paced and kept off secondary limits by changing one base URL
+// (docs/proxy.md).
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "cli/command.h"
+#include "cli/errors.h"
+#include "cli/fetch/meter_log.h"
+#include "cli/lease/duration_arg.h"
+#include "cli/number_arg.h"
+#include "cli/proxy/forward.h"
+#include "cli/proxy/proxy_options.h"
+#include "cli/serve_options.h"
+#include "meter/prometheus.h"
+#include "serve/metrics_route.h"
+#include "supervise/signal_watch.h"
+
+namespace forgemeter::cli {
+namespace {
+
+// What the admin listener's /metrics says: the meter's families, then the proxy's own.
+std::string metrics_text(const Meter& meter, const ProxyFigures& figures, const Serving& serving,
+                         const WorkerPool& pool) {
+  MeterMetrics all = meter.metrics();
+  MeterMetrics own = figures.families({serving.server->connections(), pool.busy() + pool.waiting(), pool.waiting()});
+  for (auto& f : own.families) all.families.push_back(std::move(f));
+  return meter::exposition(all);
+}
+
+// Waits for SIGINT/SIGTERM (SIGHUP re-reads the TLS files), then stops as
+// the serving room says: /readyz 503 for --shutdown-delay, the listeners
+// closed, requests in flight given --shutdown-grace.
+class StopSignal {
+ public:
+  explicit StopSignal(std::function<void()> reload)
+      : watch_([this, reload = std::move(reload)](int sig) {
+          if (sig == SIGHUP) return reload();
+          std::lock_guard lock(mu_);
+          if (signal_ == 0) signal_ = sig;
+          came_.notify_all();
+        }) {}
+  void wait() {
+    std::unique_lock lock(mu_);
+    came_.wait(lock, [&] { return signal_ != 0; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable came_;
+  int signal_ = 0;
+  supervise::SignalWatch watch_;  // last: its thread uses the members above
+};
+
+int run_proxy(const ProxyArgs& a) {
+  const ProxyPlan plan = plan_proxy(a);  // UsageError for options that cannot work
+  const MeterLog meter_log(a.meter_log);
+  Meter meter({.sink = meter_log.sink()});
+  std::unique_ptr<Transport> transport;
+  try {
+    TransportOptions to = plan.transport;
+    to.meter = &meter;
+    transport = std::make_unique<Transport>(std::move(to));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  proxy::LaneBook lanes(plan.lanes);
+  proxy::CredentialKeys credentials;
+  proxy::InstallationTokens tokens;
+  ProxyFigures figures;
+  std::unique_ptr<Serving> admin;
+  std::atomic<serve::Server*> served{nullptr};  // SIGHUP's: its TLS files re-read
+  StopSignal stop([&] {                         // before any thread starts: they inherit its blocked signals
+    if (serve::Server* s = served.load())
+      if (auto why = s->reload_tls()) fmt::print(stderr, "forgemeter proxy: SIGHUP: {}; the certificate before it still serves\n", *why);
+  });
+  WorkerPool pool(a.max_in_flight, a.max_queue);
+  Route route{*transport, lanes, credentials, tokens, figures, pool, plan.upstream, a.public_url, plan.patience};
+  Serving serving = start_serving(a.serve, "--listen", a.listen, proxy_handler(route), {}, streams_upload);
+  if (!a.admin_listen.empty())
+    admin = std::make_unique<Serving>(start_serving(a.serve, "--admin-listen", {a.admin_listen},
+                                                    serve::metrics_route([&] {
+                                                      return metrics_text(meter, figures, serving, pool);
+                                                    })));
+  served.store(serving.server.get());
+  for (const std::string& at : serving.server->addresses()) fmt::print(stderr, "forgemeter proxy: serving on {}\n", at);
+  if (admin) fmt::print(stderr, "forgemeter proxy: metrics on {}\n", admin->server->addresses().at(0));
+  stop.wait();
+  served.store(nullptr);
+  const SteadyTime drained_at = system_clock().steady_now();
+  serving.drain();
+  if (admin) admin->drain();
+  serving.stop_after_delay(drained_at);
+  pool.stop();
+  if (admin) admin->server->stop(std::chrono::milliseconds(0));
+  meter.flush();  // the partial hour, marked `until …, stopping`
+  if (auto why = meter_log.problem()) throw CommandError(*why);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_proxy(CLI::App& root, Action& action) {
+  auto a = std::make_shared<ProxyArgs>();
+  CLI::App* cmd = root.add_subcommand(
+      "proxy",
+      "A reverse proxy in front of one forge: point any client's API base URL at it and every request is metered "
+      "(hourly lines, /metrics), revalidated through a cache, coalesced, paced and kept off secondary limits");
+  add_proxy_options(*cmd, *a);
+  add_serve_options(*cmd, a->serve);
+  cmd->callback([a, &action] { action = [a] { return run_proxy(*a); }; });
+}
+
+}  // namespace forgemeter::cli

@@ -1,0 +1,49 @@
+// ProxyFigures (proxy_figures.h).
+#include "cli/proxy/proxy_figures.h"
+
+namespace forgemeter::cli {
+
+void ProxyFigures::answered(const std::string& lane, const std::string& outcome) {
+  core_detail::MutexLock lock(mu_);
+  ++answers_[{lane, outcome}];
+}
+
+void ProxyFigures::upstream_latency(std::chrono::microseconds took) {
+  const auto us = static_cast<std::uint64_t>(std::max<std::int64_t>(0, took.count()));
+  core_detail::MutexLock lock(mu_);
+  ++latency_count_;
+  latency_sum_us_ += us;
+  for (std::size_t i = 0; i < kBounds.size(); ++i)
+    if (us <= kBounds[i] * 1000) ++buckets_[i];
+}
+
+namespace {
+
+MetricFamilySnapshot gauge(std::string name, std::string help, std::size_t value) {
+  return {std::move(name), std::move(help), MetricType::gauge, false, {{{}, value}}};
+}
+
+}  // namespace
+
+MeterMetrics ProxyFigures::families(const Gauges& now) const {
+  MeterMetrics out;
+  core_detail::MutexLock lock(mu_);
+  MetricFamilySnapshot answers{"forgemeter_proxy_requests_total",
+                               "Requests the proxy answered, by lane and what its cache did (or the refusal's code).",
+                               MetricType::counter};
+  for (const auto& [key, n] : answers_) answers.samples.push_back({{{"lane", key.first}, {"cache", key.second}}, n});
+  out.families.push_back(std::move(answers));
+  MetricFamilySnapshot latency{"forgemeter_proxy_upstream_seconds",
+                               "Time from sending a request upstream to the forge's answer.", MetricType::histogram};
+  latency.bounds.assign(kBounds.begin(), kBounds.end());
+  latency.samples.push_back({{}, latency_count_, {buckets_.begin(), buckets_.end()}, latency_sum_us_});
+  out.families.push_back(std::move(latency));
+  out.families.push_back(gauge("forgemeter_proxy_connections", "Client connections open now.", now.connections));
+  out.families.push_back(
+      gauge("forgemeter_proxy_forwarding", "Requests being forwarded now (waiting or on the wire).", now.forwarding));
+  out.families.push_back(
+      gauge("forgemeter_proxy_waiting", "Requests waiting for a forwarding thread now.", now.waiting));
+  return out;
+}
+
+}  // namespace forgemeter::cli

@@ -1,0 +1,102 @@
+// add_proxy_options and plan_proxy (proxy_options.h).
+#include "cli/proxy/proxy_options.h"
+
+#include <fmt/format.h>
+
+#include "cli/errors.h"
+#include "cli/lease/duration_arg.h"
+#include "cli/number_arg.h"
+#include "core/number_text.h"
+#include "proxy/url_rewrite.h"
+
+namespace forgemeter::cli {
+
+void add_proxy_options(CLI::App& cmd, ProxyArgs& a) {
+  cmd.add_option("--upstream", a.upstream,
+                 "the forge's API base: https://api.github.com, https://HOST/api/v3 (GitHub Enterprise), "
+                 "https://gitlab.com")
+      ->required();
+  cmd.add_option("--listen", a.listen, "HOST:PORT or unix:PATH to serve clients on, repeatable (default 127.0.0.1:8888)");
+  cmd.add_option("--admin-listen", a.admin_listen, "HOST:PORT or unix:PATH for /metrics, /healthz and /readyz");
+  cmd.add_option("--public-url", a.public_url,
+                 "the base URL clients address the proxy by, when an ingress stands in front (else the "
+                 "listener's scheme and the request's Host)");
+  cmd.add_option("--cache", a.cache, "what the conditional cache may hold, e.g. 64MiB (default); 0: no cache")
+      ->transform(CLI::AsSizeValue(false));
+  cmd.add_option("--pace", a.pace,
+                 "LANE[:KEEP]: pace the lane's requests so that the fleet ends each hour with KEEP of the budget "
+                 "left (a count, or a percentage: 10%; default 0), repeatable");
+  cmd.add_option("--lanes", a.lanes, "the only lane names clients may use (X-Forgemeter-Lane or /lanes/NAME/)")
+      ->delimiter(',');
+  cmd.add_option("--max-lanes", a.max_lanes, "without --lanes, at most this many distinct lane names (default 64)")
+      ->check(whole_number(1, 10'000, "a lane count"));
+  cmd.add_flag("--no-secondary-limits", a.no_secondary_limits,
+               "do not hold requests to stay under GitHub's documented secondary limits");
+  cmd.add_option("--retry", a.retry, "retries of a request the forge refused for a while (default 2)")
+      ->check(whole_number(0, 10, "a retry count"));
+  cmd.add_option("--meter-log", a.meter_log, "the hourly lines to FILE (appended; '-': stdout; default stderr)");
+  cmd.add_option("--cacert", a.cacert, "PEM bundle to verify the upstream's certificate against (default: the system's)");
+  cmd.add_option("--upstream-timeout", a.upstream_timeout,
+                 "the longest one upstream exchange may take, its whole body included (default 60s)");
+  cmd.add_option("--max-in-flight", a.max_in_flight, "requests forwarded at once (default 128)")
+      ->check(whole_number(1, 10'000, "a request count"));
+  cmd.add_option("--max-queue", a.max_queue, "requests waiting for one of those; past it 429 at once (default 1024)")
+      ->check(whole_number(0, 1'000'000, "a request count"));
+  // For tests against the loopback forge: each request's lane in this header,
+  // the forge's ground truth by lane. Never the client's own header passed on.
+  cmd.add_option("--upstream-lane-header", a.lane_header)->group("");
+}
+
+namespace {
+
+PacedLane paced_lane(const std::string& text) {
+  const std::size_t colon = text.find(':');
+  const std::string name = text.substr(0, colon);
+  if (auto why = Lane::check(name)) throw UsageError(fmt::format("--pace '{}': {}", name, *why));
+  PacedLane p{.lane = Lane(name)};
+  if (colon == std::string::npos) return p;
+  std::string keep = text.substr(colon + 1);
+  if (!keep.empty() && keep.back() == '%') {
+    keep.pop_back();
+    const auto percent = core_detail::parse_decimal(keep, 0, 100);
+    if (!percent) throw UsageError(fmt::format("--pace '{}': KEEP must be 0% to 100%", text));
+    p.keep_fraction = *percent / 100;
+  } else {
+    const auto count = core_detail::parse_whole(keep, 0, 1'000'000'000);
+    if (!count) throw UsageError(fmt::format("--pace '{}': KEEP must be a count or a percentage", text));
+    p.keep = *count;
+  }
+  return p;
+}
+
+}  // namespace
+
+ProxyPlan plan_proxy(const ProxyArgs& a) {
+  ProxyPlan p;
+  p.upstream = a.upstream;
+  while (!p.upstream.empty() && p.upstream.back() == '/') p.upstream.pop_back();
+  if (auto why = proxy::UrlRewriter::check(p.upstream, "http://127.0.0.1"))
+    throw UsageError(fmt::format("--upstream '{}': {}", a.upstream, *why));
+  if (!a.public_url.empty())
+    if (auto why = proxy::UrlRewriter::check(p.upstream, a.public_url))
+      throw UsageError(fmt::format("--public-url '{}': {}", a.public_url, *why));
+  TransportOptions& t = p.transport;
+  t.ca_file = a.cacert;
+  t.decompress = true;  // JSON bodies are rewritten: the proxy reads them decoded
+  t.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+      duration_arg(a.upstream_timeout, "--upstream-timeout", std::chrono::seconds(1), std::chrono::hours(24)));
+  t.user_agent = "";  // the client's User-Agent goes through
+  t.lane_header = a.lane_header;
+  t.cache.max_bytes = a.cache;
+  t.rate_limits.retry.enabled = a.retry > 0;
+  t.rate_limits.retry.max_retries = static_cast<int>(a.retry);
+  if (a.no_secondary_limits) t.rate_limits.secondary_limits = SecondaryLimitOptions::off();
+  for (const std::string& pace : a.pace) t.rate_limits.pacing.lanes.push_back(paced_lane(pace));
+  p.lanes.named = a.lanes;
+  p.lanes.max_lanes = a.max_lanes;
+  p.patience = std::chrono::duration_cast<std::chrono::milliseconds>(
+      duration_arg(a.serve.idle_timeout, "--idle-timeout", std::chrono::seconds(1), std::chrono::hours(24)));
+  return p;
+}
+
+}  // namespace forgemeter::cli

@@ -1,0 +1,41 @@
+// proxy_options.h — `forgemeter proxy`'s options (its --help) and what they
+// add up to: the Transport's options, the lane book's, the upstream's base.
+// plan_proxy() throws UsageError (exit 2) for options that cannot work
+// together, naming the option.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/serve_options.h"
+#include "forgemeter/transport.h"
+#include "proxy/lane_book.h"
+
+namespace forgemeter::cli {
+
+struct ProxyArgs {
+  std::string upstream, public_url, admin_listen, meter_log, cacert, upstream_timeout = "60s", lane_header;
+  std::vector<std::string> listen{"127.0.0.1:8888"};
+  std::size_t cache = std::size_t{64} << 20;
+  std::vector<std::string> pace, lanes;
+  std::size_t max_lanes = 64, max_in_flight = 128, max_queue = 1024, retry = 2;
+  bool no_secondary_limits = false;
+  ServeArgs serve;
+};
+
+void add_proxy_options(CLI::App& command, ProxyArgs& args);
+
+struct ProxyPlan {
+  TransportOptions transport;  // all but the meter
+  proxy::LaneOptions lanes;
+  std::string upstream;  // without a trailing '/'
+  std::chrono::milliseconds patience{};
+};
+
+ProxyPlan plan_proxy(const ProxyArgs& args);
+
+}  // namespace forgemeter::cli
