@@ -18,5 +18,6 @@ using Action = std::function<int()>;
 void add_report(CLI::App& root, Action& action);
 void add_lease(CLI::App& root, Action& action);
 void add_fetch(CLI::App& root, Action& action);
+void add_proxy(CLI::App& root, Action& action);
 
 }  // namespace forgemeter::cli

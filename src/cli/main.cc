@@ -49,6 +49,7 @@ int run(int argc, char** argv) {
   add_report(app, action);
   add_lease(app, action);
   add_fetch(app, action);
+  add_proxy(app, action);
 
   // A password on the command line (in --store, or a stray word of one) is
   // never echoed, not even by a parse error.

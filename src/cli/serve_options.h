@@ -37,7 +37,9 @@ struct Serving {
   void stop_after_delay(SteadyTime drained_at);
 };
 // `option` names the listen option in messages ("--metrics-addr").
+// `stream_body`: ServerOptions::stream_body (none: every body buffered).
 Serving start_serving(const ServeArgs& args, std::string_view option, std::vector<std::string> listen,
-                      serve::Handler handler, serve::Probe health = {});
+                      serve::Handler handler, serve::Probe health = {},
+                      std::function<bool(const serve::ServeRequest&)> stream_body = {});
 
 }  // namespace forgemeter::cli

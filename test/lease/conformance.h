@@ -72,7 +72,7 @@ struct StoreFactory {
   X(label, Factory, resign_request_reaches_the_term,                                                                 \
     "a resign request reaches the holder's renewals in its term only, on that name only, and wakes a waiter")        \
   X(label, Factory, resign_moves_leadership,                                                                         \
-    "a resign request moves leadership to the waiting candidate within 250 ms, never two terms at once")             \
+    "a resign request moves leadership to the woken candidate (median <= 1 s), never two terms at once")             \
   X(label, Factory, observer_sees_each_change_in_order,                                                              \
     "a watcher (observe) sees acquire, release, handover and expiry in order, and no renewal")
 

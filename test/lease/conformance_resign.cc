@@ -2,9 +2,10 @@
 // forgemeter/lease.h): the request is kept for the holder's current term only,
 // read by its renewals (never by another call, another term or another name),
 // and wakes a waiter; between two campaigns it moves leadership at once.
-// Timed on the real clock at TTL 9 s (retry 3 s): 250 ms for the move (a
-// request, a wake-up, a renewal, a release, a wake-up, an acquire and a thread
-// start on a loaded 2-core machine; typically a few ms).
+// Timed on the real clock at TTL 9 s (retry 3 s): typically a few ms for the
+// move (a request, a wake-up, a renewal, a release, a wake-up, an acquire and
+// a thread start); the bounds are loose enough for a loaded 2-core machine
+// and tight enough that a missed wake-up (a wait of the retry) fails.
 #include <algorithm>
 #include <thread>
 #include <vector>
@@ -73,7 +74,12 @@ void resign_moves_leadership(StoreFactory& f) {
   std::sort(ms.begin(), ms.end());
   MESSAGE("resign moved leadership in " << ms.front() << " / " << ms[ms.size() / 2] << " / " << ms.back()
                                         << " ms (min / median / max of 5)");
-  CHECK(ms.back() <= 250.0);
+  // A woken successor takes over in milliseconds (bench/handover.md); one
+  // that missed its wake-up would wait out the retry (3 s), so the median
+  // stays far below it. Liveness margins for a loaded machine: the median
+  // within 1 s, the slowest within the retry.
+  CHECK(ms[ms.size() / 2] <= 1000.0);
+  CHECK(ms.back() < 3000.0);
 }
 
 }  // namespace forgemeter::conformance

@@ -1,12 +1,16 @@
 // Three processes (pg_campaigner, not threads) campaign on one lease through
-// the suite's PostgreSQL for more than 30 s with TTL 1.5 s and retry 0.5 s.
+// the suite's PostgreSQL for more than 30 s with TTL 3 s and retry 1 s.
 // The holder is stopped cleanly (SIGTERM: campaign() releases), then the next one
 // is killed (SIGKILL: its lease must expire); a replacement joins after each,
 // so three always campaign. Measured on CLOCK_MONOTONIC, shared by all the
 // processes of this machine:
-//   takeover after the clean stop <= retry + 200 ms,
-//   takeover after the kill      <= TTL + retry + 200 ms (and >= TTL − TTL/3 − 100 ms:
+//   takeover after the clean stop <= retry + 1 s,
+//   takeover after the kill      <= TTL + retry + 1 s (and >= TTL − TTL/3 − 100 ms:
 //                                   not before the killed holder's lease ran out),
+// Liveness margins for a loaded 2-core machine (the suite runs beside busy
+// loops on both cores): a process may be off the CPU for a second, so the
+// holder has a TTL of 3 s to renew in, and each takeover a second over its
+// bound. The safety bounds (the lower one, and no overlap) are not widened.
 // and the terms' gates, as the processes saw them, never overlap.
 #include <doctest/doctest.h>
 #include <signal.h>
@@ -30,7 +34,7 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr long long kMs = 1'000'000;  // ns
-constexpr long long kTtl = 1500, kRetry = 500;
+constexpr long long kTtl = 3000, kRetry = 1000, kLoadMargin = 1000;
 
 long long now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -122,7 +126,7 @@ FM_SUITE_PG_TEST("postgres multi-process: three campaigner processes, a clean st
   const long long stop_at = now_ns();
   run.by_owner(first->owner).proc->signal(SIGTERM);
   CHECK(run.by_owner(first->owner).proc->wait_exit(5s) == 0);
-  auto second = run.elected_after(stop_at, 5s);
+  auto second = run.elected_after(stop_at, 4s);
   REQUIRE(second);
   const double clean_ms = static_cast<double>(second->ns - stop_at) / kMs;
   run.spawn();
@@ -134,7 +138,7 @@ FM_SUITE_PG_TEST("postgres multi-process: three campaigner processes, a clean st
   victim.proc->signal(SIGKILL);
   victim.killed_ns = kill_at;
   victim.proc->wait_exit(5s);
-  auto third = run.elected_after(kill_at, 5s);
+  auto third = run.elected_after(kill_at, 8s);
   REQUIRE(third);
   const double kill_ms = static_cast<double>(third->ns - kill_at) / kMs;
   run.spawn();
@@ -159,12 +163,12 @@ FM_SUITE_PG_TEST("postgres multi-process: three campaigner processes, a clean st
   std::printf(
       "postgres multi-process (TTL %lld ms, retry %lld ms, %.1f s, %zu processes): takeover after clean stop "
       "%.0f ms (bound %lld), after SIGKILL %.0f ms (bound %lld)\n",
-      kTtl, kRetry, total_s, run.c.size(), clean_ms, kRetry + 200, kill_ms, kTtl + kRetry + 200);
-  MESSAGE("takeover after clean stop: " << clean_ms << " ms (bound " << kRetry + 200
-                                        << " ms); after SIGKILL: " << kill_ms << " ms (bound " << kTtl + kRetry + 200
-                                        << " ms); run lasted " << total_s << " s");
-  CHECK(clean_ms <= kRetry + 200);
-  CHECK(kill_ms <= kTtl + kRetry + 200);
+      kTtl, kRetry, total_s, run.c.size(), clean_ms, kRetry + kLoadMargin, kill_ms, kTtl + kRetry + kLoadMargin);
+  MESSAGE("takeover after clean stop: " << clean_ms << " ms (bound " << kRetry + kLoadMargin
+                                        << " ms); after SIGKILL: " << kill_ms << " ms (bound "
+                                        << kTtl + kRetry + kLoadMargin << " ms); run lasted " << total_s << " s");
+  CHECK(clean_ms <= kRetry + kLoadMargin);
+  CHECK(kill_ms <= kTtl + kRetry + kLoadMargin);
   CHECK(kill_ms >= kTtl - kTtl / 3 - 100);
 
   // No two gates overlap: each term's work ended (or its process died) before
