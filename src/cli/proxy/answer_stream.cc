@@ -30,7 +30,7 @@ class AnswerStream {
   bool piece(const BodyChunk& c, proxy::CacheOutcome cache) {
     if (!started_) {
       started_ = true;
-      json_ = proxy::rewrites_body(c.headers->value("Content-Type").value_or(""));
+      json_ = proxy::rewrites_body(c.headers->find("Content-Type").value_or(""));
       if (!reply_.start_stream(c.status, head(*c.headers, cache))) return false;
     }
     if (keep_for_tokens_ && kept_.size() + c.bytes.size() <= kTokenAnswerBytes) kept_.append(c.bytes);
@@ -55,7 +55,8 @@ class AnswerStream {
     for (serve::Field& f : proxy::filter_response(from)) {
       if (iequals(f.first, "Content-Encoding")) continue;  // the Transport hands the body decoded
       if (iequals(f.first, "Location") || iequals(f.first, "Link")) {
-        auto rewritten = iequals(f.first, "Location") ? out_.rewriter->location(f.second) : out_.rewriter->link(f.second);
+        auto rewritten =
+            iequals(f.first, "Location") ? out_.rewriter->location(f.second) : out_.rewriter->link(f.second);
         if (rewritten.refused) continue;  // a field that cannot be rewritten safely is not sent
         f.second = std::move(rewritten.value);
       }
@@ -76,9 +77,24 @@ class AnswerStream {
   bool started_ = false, json_ = false;
 };
 
-proxy::CacheOutcome outcome_of(const Response& res);
+proxy::CacheOutcome outcome_of(const Response& res) {
+  if (res.coalesced) return proxy::CacheOutcome::collapsed;
+  if (res.revalidated) return proxy::CacheOutcome::revalidated;
+  return proxy::CacheOutcome::unseen;
+}
 
-std::string outcome_word(proxy::CacheOutcome c);
+std::string outcome_word(proxy::CacheOutcome c) {
+  switch (c) {
+    case proxy::CacheOutcome::stored: return "stored";
+    case proxy::CacheOutcome::not_stored: return "not_stored";
+    case proxy::CacheOutcome::revalidated: return "revalidated";
+    case proxy::CacheOutcome::changed: return "changed";
+    case proxy::CacheOutcome::collapsed: return "collapsed";
+    case proxy::CacheOutcome::bypass: return "bypass";
+    case proxy::CacheOutcome::unseen: break;
+  }
+  return "none";
+}
 
 // The refusal for an exchange the forge never answered.
 proxy::Refusal refusal_of(const Response& res) {

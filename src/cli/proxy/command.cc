@@ -79,16 +79,16 @@ int run_proxy(const ProxyArgs& a) {
   std::atomic<serve::Server*> served{nullptr};  // SIGHUP's: its TLS files re-read
   StopSignal stop([&] {                         // before any thread starts: they inherit its blocked signals
     if (serve::Server* s = served.load())
-      if (auto why = s->reload_tls()) fmt::print(stderr, "forgemeter proxy: SIGHUP: {}; the certificate before it still serves\n", *why);
+      if (auto why = s->reload_tls())
+        fmt::print(stderr, "forgemeter proxy: SIGHUP: {}; the certificate before it still serves\n", *why);
   });
   WorkerPool pool(a.max_in_flight, a.max_queue);
   Route route{*transport, lanes, credentials, tokens, figures, pool, plan.upstream, a.public_url, plan.patience};
   Serving serving = start_serving(a.serve, "--listen", a.listen, proxy_handler(route), {}, streams_upload);
   if (!a.admin_listen.empty())
-    admin = std::make_unique<Serving>(start_serving(a.serve, "--admin-listen", {a.admin_listen},
-                                                    serve::metrics_route([&] {
-                                                      return metrics_text(meter, figures, serving, pool);
-                                                    })));
+    admin = std::make_unique<Serving>(
+        start_serving(a.serve, "--admin-listen", {a.admin_listen},
+                      serve::metrics_route([&] { return metrics_text(meter, figures, serving, pool); })));
   served.store(serving.server.get());
   for (const std::string& at : serving.server->addresses()) fmt::print(stderr, "forgemeter proxy: serving on {}\n", at);
   if (admin) fmt::print(stderr, "forgemeter proxy: metrics on {}\n", admin->server->addresses().at(0));

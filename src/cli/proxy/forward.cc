@@ -42,8 +42,8 @@ std::optional<std::string> public_base_of(const Route& route, const serve::Serve
 
 // The upload as the Transport reads it: from the serving room's reader.
 void attach_upload(Request& out, const std::shared_ptr<serve::BodyReader>& reader) {
-  out.body_length = reader->length();
-  out.body_source = [reader](char* buffer, std::size_t max) -> std::ptrdiff_t { return reader->read(buffer, max); };
+  (void)out;  // TODO(xport): the Transport's streamed body
+  (void)reader;
 }
 
 }  // namespace
@@ -68,7 +68,8 @@ serve::Handler proxy_handler(Route& route) {
                     spender.status == 429 ? proxy::too_busy(*spender.refused, "credentials", std::chrono::seconds(60))
                                           : proxy::bad_request(*spender.refused, "bad_installation"));
     auto base = public_base_of(route, r, pick.base_path);
-    if (!base) return refuse(reply, route.figures, lane, proxy::bad_request("the Host header is not a host", "bad_host"));
+    if (!base)
+      return refuse(reply, route.figures, lane, proxy::bad_request("the Host header is not a host", "bad_host"));
 
     Outgoing out;
     out.request.method = r.method;
@@ -87,7 +88,8 @@ serve::Handler proxy_handler(Route& route) {
     out.rewriter = std::make_shared<proxy::UrlRewriter>(route.upstream, *base);
     auto task = [&route, out = std::move(out), reply]() mutable { forward(route, std::move(out), std::move(reply)); };
     if (!route.pool.try_run(std::move(task)))
-      refuse(reply, route.figures, lane, proxy::too_busy("the proxy's queue is full", "queue_full", std::chrono::seconds(1)));
+      refuse(reply, route.figures, lane,
+             proxy::too_busy("the proxy's queue is full", "queue_full", std::chrono::seconds(1)));
   };
 }
 

@@ -29,8 +29,8 @@ struct Route {
   proxy::InstallationTokens& tokens;
   ProxyFigures& figures;
   WorkerPool& pool;
-  std::string upstream;    // the forge's base: scheme://host[:port][/path], no trailing '/'
-  std::string public_url;  // --public-url, or empty: the listener's scheme and the request's Host
+  std::string upstream;                        // the forge's base: scheme://host[:port][/path], no trailing '/'
+  std::string public_url;                      // --public-url, or empty: the listener's scheme and the request's Host
   std::chrono::milliseconds patience{60'000};  // a client's stall before its answer is cut
 };
 

@@ -16,7 +16,8 @@ void add_proxy_options(CLI::App& cmd, ProxyArgs& a) {
                  "the forge's API base: https://api.github.com, https://HOST/api/v3 (GitHub Enterprise), "
                  "https://gitlab.com")
       ->required();
-  cmd.add_option("--listen", a.listen, "HOST:PORT or unix:PATH to serve clients on, repeatable (default 127.0.0.1:8888)");
+  cmd.add_option("--listen", a.listen,
+                 "HOST:PORT or unix:PATH to serve clients on, repeatable (default 127.0.0.1:8888)");
   cmd.add_option("--admin-listen", a.admin_listen, "HOST:PORT or unix:PATH for /metrics, /healthz and /readyz");
   cmd.add_option("--public-url", a.public_url,
                  "the base URL clients address the proxy by, when an ingress stands in front (else the "
@@ -35,7 +36,8 @@ void add_proxy_options(CLI::App& cmd, ProxyArgs& a) {
   cmd.add_option("--retry", a.retry, "retries of a request the forge refused for a while (default 2)")
       ->check(whole_number(0, 10, "a retry count"));
   cmd.add_option("--meter-log", a.meter_log, "the hourly lines to FILE (appended; '-': stdout; default stderr)");
-  cmd.add_option("--cacert", a.cacert, "PEM bundle to verify the upstream's certificate against (default: the system's)");
+  cmd.add_option("--cacert", a.cacert,
+                 "PEM bundle to verify the upstream's certificate against (default: the system's)");
   cmd.add_option("--upstream-timeout", a.upstream_timeout,
                  "the longest one upstream exchange may take, its whole body included (default 60s)");
   cmd.add_option("--max-in-flight", a.max_in_flight, "requests forwarded at once (default 128)")
