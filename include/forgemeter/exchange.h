@@ -72,6 +72,11 @@ struct FORGEMETER_API Request {
   // secondary_rate_limited), a pause past it is installation_paused, a
   // pacing or secondary-limit wait past it (or its own timeout) `paced`.
   std::optional<std::chrono::milliseconds> total_timeout{};
+  // The longest a pause, pacing or secondary-limit wait may hold it before
+  // it is sent (a proxy answers 429 rather than hold a client past its own
+  // timeout); one decided longer fails at once, as past its timeout.
+  // nullopt: its timeout and total_timeout alone.
+  std::optional<std::chrono::milliseconds> max_wait{};
   // Cancels a retry, pause or pacing wait, or a hop in flight (within about a
   // second; its attempt counted with no answer, `none`): `cancelled`.
   std::stop_token stop{};

@@ -1,5 +1,5 @@
 // forgemeter — the command: fleet report from logs, a command under a lease,
-// and metered fetch. Exit codes: 0 ok, 1 failure, 2 usage (and each
+// metered fetch, and the proxy any client points its base URL at. Exit codes: 0 ok, 1 failure, 2 usage (and each
 // command's own, in its --help).
 #include <cstdio>
 #include <string>
@@ -39,7 +39,7 @@ std::string version_text() {
 int run(int argc, char** argv) {
   using namespace forgemeter::cli;
   CLI::App app{
-      "forgemeter: forge HTTP metering and leader leases for replicated services.\n"
+      "forgemeter: forge HTTP metering, a proxy for any client, and leader leases for replicated services.\n"
       "Exit codes: 0 ok, 1 failure, 2 usage error; report --fail-on-exhausted 3 for a spent hour; fetch curl's\n"
       "(see forgemeter fetch --help); lease run its CMD's.",
       "forgemeter"};

@@ -24,6 +24,8 @@ std::optional<std::string> check_request(const Request& r, HandleState& known) {
   }
   if (!is_field_value(r.bearer)) return "the bearer credential has a control byte";
   if (r.total_timeout && *r.total_timeout > kLongestTimeout) return "total_timeout is past 100000h";
+  if (r.max_wait && (r.max_wait->count() < 0 || *r.max_wait > kLongestTimeout))
+    return "max_wait is out of range: 0 to 100000h";
   for (const auto& [name, t] : {std::pair{"timeout", r.timeout}, std::pair{"connect_timeout", r.connect_timeout}})
     if (t && !timeout_in_range(*t)) return std::string(name) + " is out of range: 0 (none) to 100000h";
   return {};

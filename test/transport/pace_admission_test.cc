@@ -54,6 +54,19 @@ TEST_CASE("a paced request whose pace is past its timeout fails at once, without
   CHECK(res.hops.empty());
   if (at_once) CHECK(rig.clock().steady_now() == began);  // it waited for nothing
   CHECK(rig.forge().truth().requests().size() == 1);
+
+  // A max_wait shorter than the timeout decides it the same way (a proxy's
+  // client is answered 429 rather than held past its own timeout).
+  r.timeout = hours(2);
+  r.max_wait = seconds(10);
+  auto bounded = perform_async(*t, r);
+  const bool bounded_at_once = eventually([&] { return ready(bounded); }, seconds(5));
+  CHECK(bounded_at_once);
+  if (!bounded_at_once) rig.clock().advance(hours(1));
+  const Response b = bounded.get();
+  CHECK(b.error.code == TransportErrc::paced);
+  CHECK(b.error.message.find("past the request's max_wait") != std::string::npos);
+  CHECK(rig.forge().truth().requests().size() == 1);
 }
 
 TEST_CASE("a paced budget whose answers carry no rate-limit headers is not paced, and is reported once") {

@@ -83,7 +83,8 @@ int run_proxy(const ProxyArgs& a) {
         fmt::print(stderr, "forgemeter proxy: SIGHUP: {}; the certificate before it still serves\n", *why);
   });
   WorkerPool pool(a.max_in_flight, a.max_queue);
-  Route route{*transport, lanes, credentials, tokens, figures, pool, plan.upstream, a.public_url, plan.patience};
+  Route route{*transport, lanes,         credentials,  tokens,        figures,
+              pool,       plan.upstream, a.public_url, plan.patience, plan.max_wait};
   Serving serving = start_serving(a.serve, "--listen", a.listen, proxy_handler(route), {}, streams_upload);
   if (!a.admin_listen.empty())
     admin = std::make_unique<Serving>(

@@ -78,6 +78,7 @@ serve::Handler proxy_handler(Route& route) {
     out.request.lane = pick.lane.value_or(Lane::other());
     out.request.installation = spender.installation;
     out.request.follow_redirects = false;
+    out.request.max_wait = route.max_wait;
     if (r.body_reader)
       attach_upload(out.request, r.body_reader);
     else

@@ -32,6 +32,7 @@ struct Route {
   std::string upstream;                        // the forge's base: scheme://host[:port][/path], no trailing '/'
   std::string public_url;                      // --public-url, or empty: the listener's scheme and the request's Host
   std::chrono::milliseconds patience{60'000};  // a client's stall before its answer is cut
+  std::chrono::milliseconds max_wait{10'000};  // Request::max_wait
 };
 
 serve::Handler proxy_handler(Route& route);

@@ -40,6 +40,9 @@ void add_proxy_options(CLI::App& cmd, ProxyArgs& a) {
                  "PEM bundle to verify the upstream's certificate against (default: the system's)");
   cmd.add_option("--upstream-timeout", a.upstream_timeout,
                  "the longest one upstream exchange may take, its whole body included (default 60s)");
+  cmd.add_option("--max-wait", a.max_wait,
+                 "the longest a request may be held for its pace, a pause or a secondary limit before it is "
+                 "sent; one that would wait longer is answered 429 with Retry-After at once (default 10s)");
   cmd.add_option("--max-in-flight", a.max_in_flight, "requests forwarded at once (default 128)")
       ->check(whole_number(1, 10'000, "a request count"));
   cmd.add_option("--max-queue", a.max_queue, "requests waiting for one of those; past it 429 at once (default 1024)")
@@ -98,6 +101,8 @@ ProxyPlan plan_proxy(const ProxyArgs& a) {
   p.lanes.max_lanes = a.max_lanes;
   p.patience = std::chrono::duration_cast<std::chrono::milliseconds>(
       duration_arg(a.serve.idle_timeout, "--idle-timeout", std::chrono::seconds(1), std::chrono::hours(24)));
+  p.max_wait = std::chrono::duration_cast<std::chrono::milliseconds>(
+      duration_arg(a.max_wait, "--max-wait", Duration::zero(), std::chrono::hours(1)));
   return p;
 }
 

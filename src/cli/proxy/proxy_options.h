@@ -18,7 +18,8 @@
 namespace forgemeter::cli {
 
 struct ProxyArgs {
-  std::string upstream, public_url, admin_listen, meter_log, cacert, upstream_timeout = "60s", lane_header;
+  std::string upstream, public_url, admin_listen, meter_log, cacert, upstream_timeout = "60s", max_wait = "10s";
+  std::string lane_header;
   std::vector<std::string> listen{"127.0.0.1:8888"};
   std::size_t cache = std::size_t{64} << 20;
   std::vector<std::string> pace, lanes;
@@ -34,6 +35,7 @@ struct ProxyPlan {
   proxy::LaneOptions lanes;
   std::string upstream;  // without a trailing '/'
   std::chrono::milliseconds patience{};
+  std::chrono::milliseconds max_wait{};  // a pause, pace or secondary-limit wait past it: 429
 };
 
 ProxyPlan plan_proxy(const ProxyArgs& args);

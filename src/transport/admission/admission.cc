@@ -101,12 +101,22 @@ TransportError Admission::refusal(const HopAsk& hop, bool gate_open) {
   return refused;
 }
 
+namespace {
+
+// The end of a refusal for a wait decided too long.
+std::string past_wait(const HopAsk& hop) {
+  return hop.req.max_wait ? ", past the request's max_wait: not sent" : ", past the request's timeout: not sent";
+}
+
+}  // namespace
+
 // How long a pacing or secondary-limit wait may last: the request's own
-// timeout from now, and its total_timeout.
+// max_wait, else its timeout, from now; and its total_timeout.
 SteadyTime Admission::wait_limit(const HopAsk& hop) const {
-  const Duration timeout = hop.req.timeout ? Duration(*hop.req.timeout) : settings_.hop_timeout;
-  if (timeout <= Duration::zero()) return hop.deadline;
-  return std::min(hop.deadline, clock_.steady_now() + timeout);
+  Duration most = hop.req.timeout ? Duration(*hop.req.timeout) : settings_.hop_timeout;
+  if (hop.req.max_wait) most = Duration(*hop.req.max_wait);
+  if (most <= Duration::zero() && !hop.req.max_wait) return hop.deadline;
+  return std::min(hop.deadline, clock_.steady_now() + std::max(most, Duration::zero()));
 }
 
 // Waits while the installation is paused, unless the pause outlasts what the
@@ -114,7 +124,8 @@ SteadyTime Admission::wait_limit(const HopAsk& hop) const {
 TransportError Admission::wait_out_pause(const HopAsk& hop) {
   if (!pauses_.any()) return {};
   const Duration timeout = hop.req.timeout ? Duration(*hop.req.timeout) : settings_.hop_timeout;
-  const Duration max_wait = settings_.limits.pause.max_wait;
+  const Duration max_wait = hop.req.max_wait ? std::min<Duration>(settings_.limits.pause.max_wait, *hop.req.max_wait)
+                                             : Duration(settings_.limits.pause.max_wait);
   const Duration most = timeout > Duration::zero() ? std::min(max_wait, timeout) : max_wait;
   const std::string installation = std::to_string(hop.installation);
   const SteadyTime began = clock_.steady_now();
@@ -161,8 +172,7 @@ TransportError Admission::wait_for_pace(const HopAsk& hop, SteadyTime limit) {
     if (v.due > limit) {  // decided now, not after waiting to ask again
       record_wait(hop, WaitCause::pacing, waited);
       return {TransportErrc::paced, "lane " + std::string(lane.name()) + " would wait " + seconds_text(v.due - began) +
-                                        " for its pace on " + budget_text(hop.installation, resource) +
-                                        ", past the request's timeout: not sent"};
+                                        " for its pace on " + budget_text(hop.installation, resource) + past_wait(hop)};
     }
     waiting.begin();
     if (!clock_.wait_until(v.retry_at, hop.req.stop)) {
@@ -194,8 +204,7 @@ TransportError Admission::wait_for_limits(const HopAsk& hop, SteadyTime limit, I
     const std::string held_by = "installation " + std::to_string(hop.installation) + "'s " + std::string(v.limit);
     if (v.retry_at > limit) {
       record_wait(hop, WaitCause::secondary, waited);
-      return {TransportErrc::paced, "held by " + held_by + " for " + seconds_text(v.retry_at - began) +
-                                        ", past the request's timeout: not sent"};
+      return {TransportErrc::paced, "held by " + held_by + " for " + seconds_text(v.retry_at - began) + past_wait(hop)};
     }
     waiting.begin();
     if (!clock_.wait_until(v.retry_at, hop.req.stop)) {
