@@ -23,6 +23,9 @@ std::optional<std::string> check_request(const Request& r, HandleState& known) {
     if (core_detail::iequals(name, "Host")) return "the Host header comes from the URL; do not set it";
   }
   if (!is_field_value(r.bearer)) return "the bearer credential has a control byte";
+  if (r.body_source && !r.body.empty()) return "a request has a body or a body_source, not both";
+  if (r.body_source && r.method == "HEAD") return "a HEAD request carries no body: no body_source";
+  if (r.body_length && !r.body_source) return "body_length is the length of a body_source's body: set it with one";
   if (r.total_timeout && *r.total_timeout > kLongestTimeout) return "total_timeout is past 100000h";
   if (r.max_wait && (r.max_wait->count() < 0 || *r.max_wait > kLongestTimeout))
     return "max_wait is out of range: 0 to 100000h";
