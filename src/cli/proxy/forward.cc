@@ -42,8 +42,12 @@ std::optional<std::string> public_base_of(const Route& route, const serve::Serve
 
 // The upload as the Transport reads it: from the serving room's reader.
 void attach_upload(Request& out, const std::shared_ptr<serve::BodyReader>& reader) {
-  (void)out;  // TODO(xport): the Transport's streamed body
-  (void)reader;
+  out.body_length = reader->length();
+  out.body_source = [reader](std::span<char> buffer) -> std::optional<std::size_t> {
+    const long n = reader->read(buffer.data(), buffer.size());
+    if (n < 0) return std::nullopt;  // the client went away mid-upload: the transfer ends
+    return static_cast<std::size_t>(n);
+  };
 }
 
 }  // namespace
