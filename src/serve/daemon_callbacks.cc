@@ -72,11 +72,42 @@ void* on_target(void* cls, const char* uri, MHD_Connection* c) {
   return conn->current.get();
 }
 
+// The fields as libmicrohttpd parsed them in place, and where each lies in
+// its buffer (for smuggled_nul()).
+struct HeadFields {
+  ServeRequest& request;
+  std::vector<std::pair<const char*, std::size_t>> spans;
+};
+
 MHD_Result collect_header(void* cls, MHD_ValueKind, const char* key, size_t key_size, const char* value,
                           size_t value_size) {
-  static_cast<ServeRequest*>(cls)->headers.emplace_back(std::string(key, key_size),
-                                                        value ? std::string(value, value_size) : std::string());
+  auto* head = static_cast<HeadFields*>(cls);
+  head->request.headers.emplace_back(std::string(key, key_size),
+                                     value ? std::string(value, value_size) : std::string());
+  head->spans.emplace_back(key, key_size);
+  if (value) head->spans.emplace_back(value, value_size);
   return MHD_YES;
+}
+
+// Whether a field held a NUL: libmicrohttpd parses the head in place and
+// hands a value over as the C string before it, so the bytes after it lie
+// in the head's buffer outside every name and value it handed over (its own
+// separators it turns to NUL). Such a request is refused, never forwarded
+// cut short.
+bool smuggled_nul(const HeadFields& head, const char* block_end) {
+  if (head.spans.empty()) return false;
+  const char* from = head.spans.front().first;
+  for (const auto& [at, size] : head.spans) from = std::min(from, at);
+  if (block_end <= from || block_end - from > (1 << 20)) return false;
+  std::vector<bool> covered(static_cast<std::size_t>(block_end - from));
+  for (const auto& [at, size] : head.spans)
+    for (std::size_t i = 0; i < size && at + i < block_end; ++i)
+      covered[static_cast<std::size_t>(at + i - from)] = true;
+  for (std::size_t i = 0; i < covered.size(); ++i) {
+    const char ch = from[i];
+    if (!covered[i] && ch != '\0' && ch != ' ' && ch != '\t' && ch != ':' && ch != '\r' && ch != '\n') return true;
+  }
+  return false;
 }
 
 // A Content-Length's value, saturated (nullopt: none, or not digits).
@@ -88,7 +119,7 @@ std::optional<std::uint64_t> content_length(const ServeRequest& r) {
   return n;
 }
 
-enum class Head : std::uint8_t { buffered, streamed, too_large };
+enum class Head : std::uint8_t { buffered, streamed, too_large, bad_field };
 
 // The head of a request: its fields; a body the owner streams gets its
 // reader, one too large to buffer is refused at once.
@@ -97,8 +128,11 @@ Head read_head(Impl* s, MHD_Connection* c, Exchange& ex, const char* method) {
   r.method = method;
   r.peer = peer_of(c);
   r.tls = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION) != nullptr;
-  MHD_get_connection_values_n(c, MHD_HEADER_KIND, collect_header, &r);
+  HeadFields fields{r, {}};
+  MHD_get_connection_values_n(c, MHD_HEADER_KIND, collect_header, &fields);
   s->deadlines->headers_read(c);
+  const MHD_ConnectionInfo* size = MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+  if (size != nullptr && smuggled_nul(fields, method + size->header_size)) return Head::bad_field;
   const auto length = content_length(r);
   const bool has_body = length ? *length > 0 : r.header("Transfer-Encoding").has_value();
   if (has_body && s->options.stream_body && s->options.stream_body(r)) {
@@ -192,6 +226,10 @@ MHD_Result on_request(void* cls, MHD_Connection* c, const char*, const char* met
         case Head::too_large:
           ex->answer(413, {{"Content-Type", "text/plain"}}, "request body too large\n");
           return queue(c, ex);  // the body is never read; the connection closes after
+        case Head::bad_field:
+          ex->answer(400, {{"Content-Type", "text/plain"}, {"Connection", "close"}},
+                     "a header field holds a NUL byte\n");
+          return queue(c, ex);
       }
     }
     if (*upload_size > 0) {

@@ -22,11 +22,14 @@ std::string address_after(const std::string& text, const std::string& marker) {
 
 }  // namespace
 
-ProxyRun::ProxyRun(const forgemeter::testforge::Forge& forge, const std::vector<std::string>& extra) {
+ProxyRun::ProxyRun(const forgemeter::testforge::Forge& forge, const std::vector<std::string>& extra)
+    : ProxyRun("http://127.0.0.1:" + std::to_string(forge.port()), extra) {}
+
+ProxyRun::ProxyRun(const std::string& upstream, const std::vector<std::string>& extra) {
   std::vector<std::string> argv = {forgemeter_bin(),
                                    "proxy",
                                    "--upstream",
-                                   "http://127.0.0.1:" + std::to_string(forge.port()),
+                                   upstream,
                                    "--listen",
                                    "127.0.0.1:0",
                                    "--admin-listen",

@@ -18,6 +18,8 @@ class ProxyRun {
   // `extra`: more options for the proxy. The forge is its upstream; each
   // request's lane reaches the forge in X-Forgemeter-Lane (its ground truth).
   ProxyRun(const forgemeter::testforge::Forge& forge, const std::vector<std::string>& extra = {});
+  // In front of any server: `upstream` is its base URL.
+  ProxyRun(const std::string& upstream, const std::vector<std::string>& extra);
   ~ProxyRun();  // SIGTERM, and SIGKILL after 10 s
   ProxyRun(const ProxyRun&) = delete;
   ProxyRun& operator=(const ProxyRun&) = delete;

@@ -131,6 +131,37 @@ TEST_CASE("a client dribbling its header block is cut at the header timeout; an 
   ::close(idle);
 }
 
+TEST_CASE("a header field holding a NUL is refused, never handed over cut short") {
+  Server server(loopback(), echo_path());
+  REQUIRE_FALSE(server.start());
+  const int fd = fmtest::raw_connect(fmtest::port_of(server.addresses().at(0)));
+  REQUIRE(fd >= 0);
+  const std::string request = "GET /x HTTP/1.1\r\nHost: x\r\nX-A:  b" + std::string(1, '\0') + "Evil: 1\r\n\r\n";
+  REQUIRE(::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
+  std::string got;
+  char buf[1024];
+  REQUIRE(fmtest::eventually([&] {
+    const ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n > 0) got.append(buf, static_cast<std::size_t>(n));
+    return got.find("\r\n\r\n") != std::string::npos || n == 0;
+  }));
+  ::close(fd);
+  CHECK(got.rfind("HTTP/1.1 400", 0) == 0);
+  CHECK(got.find("holds a NUL") != std::string::npos);
+  // Fields with spaces and tabs around their values are whole, and served.
+  const int ok = fmtest::raw_connect(fmtest::port_of(server.addresses().at(0)));
+  const std::string plain = "GET /y HTTP/1.1\r\nHost: x\r\nX-A:\t b  c \t\r\nX-B:d\r\n\r\n";
+  REQUIRE(::send(ok, plain.data(), plain.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(plain.size()));
+  got.clear();
+  REQUIRE(fmtest::eventually([&] {
+    const ssize_t n = ::recv(ok, buf, sizeof buf, MSG_DONTWAIT);
+    if (n > 0) got.append(buf, static_cast<std::size_t>(n));
+    return got.find("/y||") != std::string::npos || n == 0;
+  }));
+  ::close(ok);
+  CHECK(got.rfind("HTTP/1.1 200", 0) == 0);
+}
+
 TEST_CASE("bounds: a body or header block too large is refused; past max_connections closed at accept") {
   ServerOptions o = loopback();
   o.max_body_bytes = 1000;
