@@ -28,6 +28,7 @@ class ProxyRun {
   const std::string& admin() const { return admin_; }  // "http://127.0.0.1:PORT"
   // SIGTERM; its exit code.
   int stop();
+  int pid() const { return pid_; }
   std::string meter_lines() const;  // what --meter-log holds
   std::string access_log() const;
   std::string stderr_text() const;
