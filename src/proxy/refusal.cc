@@ -6,7 +6,8 @@ namespace forgemeter::proxy {
 namespace {
 
 constexpr std::string_view kRestDocs = "https://docs.github.com/rest";
-constexpr std::string_view kPrimaryDocs = "https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting";
+constexpr std::string_view kPrimaryDocs =
+    "https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting";
 constexpr std::string_view kSecondaryDocs =
     "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits";
 
@@ -71,8 +72,7 @@ Refusal refusal_for(TransportErrc code, const RefusalContext& c) {
       return too_busy("forgemeter proxy: the request would wait past its bound (pacing)", name, c.retry_after);
     case TransportErrc::lane_refused:
       return too_busy("forgemeter proxy: the lane is not elected on this replica", name, c.retry_after);
-    case TransportErrc::cancelled:
-      return too_busy("forgemeter proxy: the request was cancelled", name, c.retry_after);
+    case TransportErrc::cancelled: return too_busy("forgemeter proxy: the request was cancelled", name, c.retry_after);
     case TransportErrc::ok:
     case TransportErrc::resolve_failed:
     case TransportErrc::connect_failed:

@@ -47,8 +47,8 @@ Refusal upstream_timeout();                           // 504
 
 struct RefusalContext {
   UtcMillis now{};
-  std::optional<UtcMillis> reset;           // when the budget resets, when known
-  std::chrono::seconds retry_after{60};     // for a wait or pause whose end is not known
+  std::optional<UtcMillis> reset;        // when the budget resets, when known
+  std::chrono::seconds retry_after{60};  // for a wait or pause whose end is not known
 };
 
 // The refusal for an exchange that failed without the forge's answer.

@@ -40,11 +40,12 @@ TEST_CASE("JSON URL strings, plain and escaped, are rewritten; others and non-UR
       R"("bare":"https://api.github.com","html_url":"https://github.com/o/r",)"
       R"("evil":"https://api.github.com.evil/x","x":"https://api.github.comx",)"
       R"("text":"see https://api.github.com/repos/o/r","q":"https://api.github.com?page=2"})";
-  CHECK(whole(r, body) ==
-        R"({"url":"http://127.0.0.1:8080/lanes/a/repos/o/r","escaped":"http:\/\/127.0.0.1:8080\/lanes\/a\/repos\/o\/r",)"
-        R"("bare":"http://127.0.0.1:8080/lanes/a","html_url":"https://github.com/o/r",)"
-        R"("evil":"https://api.github.com.evil/x","x":"https://api.github.comx",)"
-        R"("text":"see https://api.github.com/repos/o/r","q":"http://127.0.0.1:8080/lanes/a?page=2"})");
+  CHECK(
+      whole(r, body) ==
+      R"({"url":"http://127.0.0.1:8080/lanes/a/repos/o/r","escaped":"http:\/\/127.0.0.1:8080\/lanes\/a\/repos\/o\/r",)"
+      R"("bare":"http://127.0.0.1:8080/lanes/a","html_url":"https://github.com/o/r",)"
+      R"("evil":"https://api.github.com.evil/x","x":"https://api.github.comx",)"
+      R"("text":"see https://api.github.com/repos/o/r","q":"http://127.0.0.1:8080/lanes/a?page=2"})");
 }
 
 TEST_CASE("a body that ends inside a possible URL is given back as it was") {

@@ -136,7 +136,8 @@ TEST_CASE("parse_utc and the installation header's digits") {
                                "2016-07-11T22:14:1xZ", "2016-07-11T22:14:10+00:00"})
     CHECK_FALSE(parse_utc(bad));
   CHECK(parse_installation("101") == 101u);
-  for (std::string_view bad : {"", "0", "01", "-1", "1.0", " 1", "abc", "12345678901234567890", "4611686018427387904", "9999999999999999999"})
+  for (std::string_view bad :
+       {"", "0", "01", "-1", "1.0", " 1", "abc", "12345678901234567890", "4611686018427387904", "9999999999999999999"})
     CHECK(why_bad_installation(bad));
   CHECK(parse_installation("4611686018427387903") == (std::uint64_t{1} << 62) - 1);
 }

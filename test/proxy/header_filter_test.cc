@@ -57,8 +57,9 @@ TEST_CASE("no X-Forgemeter-* field reaches the upstream, whatever its case or pl
 }
 
 TEST_CASE("inbound: a field that would split a line refuses the whole request") {
-  for (const Field& bad : {Field{"X-A", "1\r\nX-Injected: 1"}, Field{"X-A", "a\nb"}, Field{"X-A", std::string("a\0b", 3)},
-                           Field{"X A", "1"}, Field{"", "1"}, Field{"X-\r", "1"}, Field{"X:Y", "1"}}) {
+  for (const Field& bad :
+       {Field{"X-A", "1\r\nX-Injected: 1"}, Field{"X-A", "a\nb"}, Field{"X-A", std::string("a\0b", 3)},
+        Field{"X A", "1"}, Field{"", "1"}, Field{"X-\r", "1"}, Field{"X:Y", "1"}}) {
     const Inbound out = filter_request({{"Accept", "*/*"}, bad});
     CHECK(out.refused);
     CHECK(out.forward.empty());
@@ -91,7 +92,8 @@ TEST_CASE("outbound: hop-by-hop fields, those Connection names, and the framing 
 }
 
 TEST_CASE("outbound: a hostile forge's field is dropped, the rest of its answer kept") {
-  const std::vector<Field> in = {{"ETag", "\"a\rb\""}, {"Bad Name", "1"}, {"X-Ok", "1"}, {"X-Nul", std::string("a\0", 2)}};
+  const std::vector<Field> in = {
+      {"ETag", "\"a\rb\""}, {"Bad Name", "1"}, {"X-Ok", "1"}, {"X-Nul", std::string("a\0", 2)}};
   const std::vector<Field> expected = {{"X-Ok", "1"}};
   CHECK(filter_response(in) == expected);
 }
@@ -100,5 +102,6 @@ TEST_CASE("is_hop_by_hop: RFC 9110's list, any case") {
   for (std::string_view n : {"connection", "KEEP-ALIVE", "proxy-connection", "Proxy-Authenticate",
                              "proxy-authorization", "te", "Trailer", "transfer-encoding", "upgrade"})
     CHECK(is_hop_by_hop(n));
-  for (std::string_view n : {"Authorization", "Trailers", "Content-Length", "X-Connection"}) CHECK_FALSE(is_hop_by_hop(n));
+  for (std::string_view n : {"Authorization", "Trailers", "Content-Length", "X-Connection"})
+    CHECK_FALSE(is_hop_by_hop(n));
 }

@@ -49,16 +49,23 @@ TEST_CASE("a message is data, never JSON syntax: quotes, control bytes and bad U
 
 TEST_CASE("each failure without the forge's answer maps to its status") {
   const RefusalContext c{.now = kNow, .reset = kNow + 30s, .retry_after = 7s};
-  const std::vector<std::pair<TransportErrc, int>> expected = {
-      {TransportErrc::invalid_request, 400},    {TransportErrc::resolve_failed, 502},
-      {TransportErrc::connect_failed, 502},     {TransportErrc::tls_failed, 502},
-      {TransportErrc::timeout, 504},            {TransportErrc::connection_dropped, 502},
-      {TransportErrc::redirect_limit, 502},     {TransportErrc::redirect_refused, 502},
-      {TransportErrc::budget_exhausted, 403},   {TransportErrc::secondary_rate_limited, 429},
-      {TransportErrc::lane_refused, 429},       {TransportErrc::installation_paused, 429},
-      {TransportErrc::budget_reserved, 403},    {TransportErrc::cancelled, 429},
-      {TransportErrc::paced, 429},              {TransportErrc::sink_refused, 502},
-      {TransportErrc::other, 502}};
+  const std::vector<std::pair<TransportErrc, int>> expected = {{TransportErrc::invalid_request, 400},
+                                                               {TransportErrc::resolve_failed, 502},
+                                                               {TransportErrc::connect_failed, 502},
+                                                               {TransportErrc::tls_failed, 502},
+                                                               {TransportErrc::timeout, 504},
+                                                               {TransportErrc::connection_dropped, 502},
+                                                               {TransportErrc::redirect_limit, 502},
+                                                               {TransportErrc::redirect_refused, 502},
+                                                               {TransportErrc::budget_exhausted, 403},
+                                                               {TransportErrc::secondary_rate_limited, 429},
+                                                               {TransportErrc::lane_refused, 429},
+                                                               {TransportErrc::installation_paused, 429},
+                                                               {TransportErrc::budget_reserved, 403},
+                                                               {TransportErrc::cancelled, 429},
+                                                               {TransportErrc::paced, 429},
+                                                               {TransportErrc::sink_refused, 502},
+                                                               {TransportErrc::other, 502}};
   for (const auto& [code, status] : expected) {
     CAPTURE(to_string(code));
     const Refusal r = refusal_for(code, c);

@@ -48,10 +48,9 @@ TEST_CASE("Location: absolute or a path on the upstream; a control byte or a hug
 
 TEST_CASE("Link: each target rewritten, parameters kept, other origins left") {
   const UrlRewriter r("https://api.github.com", "http://127.0.0.1:9000");
-  const std::string link =
-      R"(<https://api.github.com/repositories/1/pulls?page=2>; rel="next", )"
-      R"(<https://api.github.com/repositories/1/pulls?page=5>; rel="last", )"
-      R"(<https://other.example/x>; rel="help", </repositories/1/pulls?page=1>; rel="first")";
+  const std::string link = R"(<https://api.github.com/repositories/1/pulls?page=2>; rel="next", )"
+                           R"(<https://api.github.com/repositories/1/pulls?page=5>; rel="last", )"
+                           R"(<https://other.example/x>; rel="help", </repositories/1/pulls?page=1>; rel="first")";
   CHECK(r.link(link).value ==
         R"(<http://127.0.0.1:9000/repositories/1/pulls?page=2>; rel="next", )"
         R"(<http://127.0.0.1:9000/repositories/1/pulls?page=5>; rel="last", )"
