@@ -95,7 +95,7 @@ struct Forge::Impl {
         budgets(clock, limits_of(o)),
         truth(o.record_limit),
         secondary(o.secondary),
-        resources(clock.now()),
+        resources(clock.now(), o.pulls),
         accounting{clock, truth, budgets, secondary, resources, o.gitlab_429_without_headers} {}
 
   const Clock& clock;

@@ -61,6 +61,11 @@
 //                                   it, If-Modified-Since is not older than Last-Modified. bump(path)
 //                                   changes it: the next GET is 200 with a new body and ETag. With
 //                                   ?hold=<key>, a 200 waits as /hold/<key> does (a 304 does not)
+//                                   In GitHub's shapes (github_shapes.h), URLs absolute on the origin
+//                                   the request addressed: /repos/{o}/{r} a repository,
+//                                   /repos/{o}/{r}/pulls/{n} a pull (both after the fields above), and
+//                                   /repos/{o}/{r}/pulls a list of ForgeOptions::pulls, paged by
+//                                   ?per_page (30) and ?page with GitHub's `Link` (prev, next, last, first)
 //   PUT|PATCH|DELETE /repos/...     200
 //   POST /graphql, /api/graphql     200 {"data":{}}
 //   GET  /search/...                200 {"total_count":0,"items":[]} (/search/issues, /search/code, ...)
@@ -137,6 +142,7 @@ struct ForgeOptions {
   bool tls = false;                            // also start the TLS listener
   std::size_t threads = 48;                    // server threads of the main listener
   std::size_t record_limit = 200'000;          // requests whose headers are kept
+  std::size_t pulls = 75;                      // pulls in every repository's list (3 pages of GitHub's 30)
 };
 
 class Forge {

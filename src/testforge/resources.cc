@@ -42,7 +42,7 @@ bool none_match_hits(std::string_view header, std::string_view etag) {
 
 }  // namespace
 
-Resources::Resources(UtcMillis start) : start_(whole_seconds(start)) {
+Resources::Resources(UtcMillis start, std::size_t pulls) : start_(whole_seconds(start)), pulls_(pulls) {
   if (RAND_bytes(key_.data(), static_cast<int>(key_.size())) != 1)
     throw std::runtime_error("loopback forge: no random bytes for the ETag key");
 }
@@ -91,6 +91,7 @@ Representation Resources::represent(const Asked& a) const {
     in += '\0';
     in += part;
   }
+  if (!a.variant.empty()) in += std::string(1, '\0') + std::string(a.variant);  // none: the tags as before
   r.etag = "\"" + keyed_hex(in, 32) + "\"";
   if (!a.authorization.empty()) r.viewer = keyed_hex(std::string("viewer") + '\0' + std::string(a.authorization), 16);
   if (!a.accept.empty() && a.accept != "*/*")

@@ -7,8 +7,9 @@
 //   ETag           a strong tag, "<32 hex>": a keyed hash (a random key per
 //                  forge, HMAC-SHA-256) of the path, the version, the
 //                  Authorization header (never the token itself) and the
-//                  representation headers Accept and Accept-Encoding; so two
-//                  credentials, or two media types, never share a tag;
+//                  representation headers Accept and Accept-Encoding (and a
+//                  list's page); so two credentials, two media types or two
+//                  pages never share a tag;
 //   Last-Modified  the version's instant in whole seconds: version 0's is the
 //                  forge's start; each bump's is the forge clock's second, or
 //                  one second after the previous version's when that is later
@@ -43,6 +44,7 @@ struct Asked {
   std::string_view authorization;    // "" = none
   std::string_view accept;           // "" = none
   std::string_view accept_encoding;  // "" = none
+  std::string_view variant = {};     // which part of it ("page=2&per_page=30" of a list), hashed into the ETag
 };
 
 // What the forge answers for one resource, one credential and one representation.
@@ -58,7 +60,9 @@ inline constexpr std::string_view kVary = "Accept, Authorization, Accept-Encodin
 
 class Resources {
  public:
-  explicit Resources(UtcMillis start);
+  // `pulls`: how many pulls each repository's list holds (github_shapes.h).
+  explicit Resources(UtcMillis start, std::size_t pulls = 75);
+  std::size_t pulls() const noexcept { return pulls_; }
 
   // A new version of `path` (the next GET of it is 200 with a new body and
   // ETag); returns that version (1 after the first bump).
@@ -77,6 +81,7 @@ class Resources {
 
   std::array<unsigned char, 32> key_{};
   std::int64_t start_ = 0;
+  std::size_t pulls_ = 75;
   mutable std::mutex mu_;
   std::map<std::string, Version, std::less<>> changed_;  // paths bumped at least once
 };

@@ -124,11 +124,11 @@ int FlakyCounters::bump(const std::string& key) {
 namespace {
 
 // The forge's API as GitHub has it: repositories, GraphQL, searches.
-void install_api(httplib::Server& s, Holds& holds, const Resources& resources) {
+void install_api(httplib::Server& s, const Listener& where, Holds& holds, const Resources& resources) {
   // A conditional read that matches was answered 304 before routing (accounting.cc).
-  s.Get(R"(/repos/.*)", [&resources, &holds](const Request& req, Response& res) {
+  s.Get(R"(/repos/.*)", [&resources, &holds, where](const Request& req, Response& res) {
     if (!req.has_param("hold") || released(holds, req.get_param_value("hold"), req, res))
-      answer_resource(req, res, represent(resources, req));
+      answer_resource(req, res, represent(resources, req), resources, where);
   });
   s.Put(R"(/repos/.*)", echo);
   s.Patch(R"(/repos/.*)", echo);
@@ -205,7 +205,7 @@ void install_faults(httplib::Server& s, FlakyCounters& flaky, Holds& holds) {
 
 void install_routes(httplib::Server& s, const Listener& where, FlakyCounters& flaky, Holds& holds,
                     const Resources& resources) {
-  install_api(s, holds, resources);
+  install_api(s, where, holds, resources);
   install_answers(s, where);
   install_faults(s, flaky, holds);
 }

@@ -43,9 +43,12 @@ bool is_resource_read(const httplib::Request& req);
 Representation represent(const Resources& resources, const httplib::Request& req);
 // Whether `req`'s If-None-Match / If-Modified-Since make it a 304 for `r`.
 bool not_modified(const httplib::Request& req, const Representation& r);
-// A 304 for `r` (ETag, Last-Modified, Vary; no body) and the 200 with its body.
+// A 304 for `r` (ETag, Last-Modified, Vary; no body).
 void answer_not_modified(httplib::Response& res, const Representation& r);
-void answer_resource(const httplib::Request& req, httplib::Response& res, const Representation& r);
+// The 200 of a resource read: its body in GitHub's shape where it has one
+// (github_shapes.h), URLs on the origin the request addressed on `where`.
+void answer_resource(const httplib::Request& req, httplib::Response& res, const Representation& r,
+                     const Resources& resources, const Listener& where);
 
 // What the accounting step of every listener shares (owned by the Forge).
 struct Accounting {

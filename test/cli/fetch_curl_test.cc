@@ -27,7 +27,9 @@ std::vector<std::string> with(std::vector<std::string> args, std::initializer_li
   return args;
 }
 
-const std::string kRepoBody = R"({"path":"/repos/o/r","state":"open"})";
+// A resource the forge answers in its plain shape (no URL of its origin in it).
+const std::string kRepoPath = "/repos/o/r/readme";
+const std::string kRepoBody = R"({"path":"/repos/o/r/readme","state":"open"})";
 
 bool has_control_byte(const std::string& s) {
   for (char c : s)
@@ -47,7 +49,7 @@ ProcessResult timed(const std::vector<std::string>& args, milliseconds& took) {
 
 TEST_CASE("fetch: the body to stdout, byte for byte; stderr holds only the meter's lines") {
   testforge::Forge forge;
-  auto r = run_process(with(fetch_args(forge), {forge.url("api.forge.test", "/repos/o/r")}));
+  auto r = run_process(with(fetch_args(forge), {forge.url("api.forge.test", kRepoPath)}));
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out == kRepoBody);
@@ -63,19 +65,19 @@ TEST_CASE("fetch -o FILE writes the answer there, -o - to stdout") {
   testforge::Forge forge;
   TempDir dir;
   const std::string file = dir.file("answer.json");
-  auto r = run_process(with(fetch_args(forge), {"-o", file, forge.url("api.forge.test", "/repos/o/r")}));
+  auto r = run_process(with(fetch_args(forge), {"-o", file, forge.url("api.forge.test", kRepoPath)}));
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out.empty());
   CHECK(read_file(file) == kRepoBody);
 
-  auto dash = run_process(with(fetch_args(forge), {"-o", "-", forge.url("api.forge.test", "/repos/o/r")}));
+  auto dash = run_process(with(fetch_args(forge), {"-o", "-", forge.url("api.forge.test", kRepoPath)}));
   CHECK(dash.exit_code == 0);
   CHECK(dash.out == kRepoBody);
 
   // A file that cannot be created: curl's write error, 23.
-  auto bad = run_process(
-      with(fetch_args(forge), {"-o", dir.file("no/such/dir/x"), forge.url("api.forge.test", "/repos/o/r")}));
+  auto bad =
+      run_process(with(fetch_args(forge), {"-o", dir.file("no/such/dir/x"), forge.url("api.forge.test", kRepoPath)}));
   CHECK(bad.exit_code == 23);
   CHECK(bad.err.find("(23) cannot write the answer to") != std::string::npos);
 }
@@ -115,7 +117,7 @@ TEST_CASE(
   TempDir dir;
   const std::string log = dir.file("meter.log");
   auto logged =
-      run_process(with(fetch_args(forge), {"-s", "--meter-log", log, forge.url("api.forge.test", "/repos/o/r")}));
+      run_process(with(fetch_args(forge), {"-s", "--meter-log", log, forge.url("api.forge.test", kRepoPath)}));
   CHECK(logged.exit_code == 0);
   CHECK(logged.err.empty());
   CHECK(logged.out == kRepoBody);
@@ -125,7 +127,7 @@ TEST_CASE(
 
   // --meter-log -: the lines go to stdout, after the answer.
   auto to_stdout =
-      run_process(with(fetch_args(forge), {"-s", "--meter-log", "-", forge.url("api.forge.test", "/repos/o/r")}));
+      run_process(with(fetch_args(forge), {"-s", "--meter-log", "-", forge.url("api.forge.test", kRepoPath)}));
   CHECK(to_stdout.exit_code == 0);
   CHECK(to_stdout.err.empty());
   REQUIRE(to_stdout.out.rfind(kRepoBody, 0) == 0);
@@ -217,7 +219,7 @@ TEST_CASE("fetch -f: an HTTP error exits 22 without writing the answer; without 
   CHECK(failing.out.empty());
   CHECK(failing.err.find("forgemeter: (22) GET " + url + ": the server answered 404") != std::string::npos);
 
-  auto fine = run_process(with(fetch_args(forge), {"-f", forge.url("api.forge.test", "/repos/o/r")}));
+  auto fine = run_process(with(fetch_args(forge), {"-f", forge.url("api.forge.test", kRepoPath)}));
   CHECK(fine.exit_code == 0);
   CHECK(fine.out == kRepoBody);
 }
@@ -260,7 +262,7 @@ TEST_CASE("fetch -w: http_code, num_redirects, url_effective, time_total after a
 
   auto more = run_process(with(
       fetch_args(forge), {"-s", "-o", "/dev/null", "-w", R"(%{time_total}|%{method}|%{size_download}|%%|%{exitcode}\t)",
-                          forge.url("api.forge.test", "/repos/o/r")}));
+                          forge.url("api.forge.test", kRepoPath)}));
   CHECK(more.exit_code == 0);
   const auto bar = more.out.find('|');
   REQUIRE(bar != std::string::npos);
@@ -274,11 +276,11 @@ TEST_CASE("fetch -w: http_code, num_redirects, url_effective, time_total after a
   TempDir dir;
   write_file(dir.file("format"), "%header{content-type}|%header{X-None}|%{http_code}\\n");
   auto headers = run_process(with(fetch_args(forge), {"-s", "-o", "/dev/null", "-w", "@" + dir.file("format"),
-                                                      forge.url("api.forge.test", "/repos/o/r")}));
+                                                      forge.url("api.forge.test", kRepoPath)}));
   CHECK(headers.exit_code == 0);
   CHECK(headers.out == "application/json||200\n");
   auto unread =
-      run_process(with(fetch_args(forge), {"-w", "@" + dir.file("none"), forge.url("api.forge.test", "/repos/o/r")}));
+      run_process(with(fetch_args(forge), {"-w", "@" + dir.file("none"), forge.url("api.forge.test", kRepoPath)}));
   CHECK(unread.exit_code == 2);
   CHECK(unread.err.find("-w @" + dir.file("none") + ": cannot read the file") != std::string::npos);
 
@@ -347,8 +349,8 @@ TEST_CASE("fetch --connect-timeout ends a connect that gets no answer, with curl
 TEST_CASE("fetch usage errors exit 2 with what to do, before anything is sent") {
   testforge::Forge forge;
   TempDir dir;
-  write_file(dir.file("urls"), "GET " + forge.url("api.forge.test", "/repos/o/r") + "\n");
-  const std::string url = forge.url("api.forge.test", "/repos/o/r");
+  write_file(dir.file("urls"), "GET " + forge.url("api.forge.test", kRepoPath) + "\n");
+  const std::string url = forge.url("api.forge.test", kRepoPath);
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"-m", "soon", url}, "-m/--max-time wants seconds like 5 or 2.5, or a duration like 500ms or 1m30s"},
       {{"--connect-timeout", "0", url}, "--connect-timeout wants seconds"},
@@ -374,10 +376,10 @@ TEST_CASE("fetch usage errors exit 2 with what to do, before anything is sent") 
 
 TEST_CASE("fetch --summary: one line per request, as with --urls; -f there is 22 on an HTTP error") {
   testforge::Forge forge;
-  auto r = run_process(with(fetch_args(forge), {"--summary", "-f", forge.url("api.forge.test", "/repos/o/r"),
+  auto r = run_process(with(fetch_args(forge), {"--summary", "-f", forge.url("api.forge.test", kRepoPath),
                                                 forge.url("api.forge.test", "/status/404")}));
   CHECK(r.exit_code == 22);
-  CHECK(r.out.rfind("200 GET " + forge.url("api.forge.test", "/repos/o/r") + " ", 0) == 0);
+  CHECK(r.out.rfind("200 GET " + forge.url("api.forge.test", kRepoPath) + " ", 0) == 0);
   CHECK(r.out.find("\n404 GET " + forge.url("api.forge.test", "/status/404") + " ") != std::string::npos);
 }
 
