@@ -88,6 +88,11 @@ class BodyRewriter {
 // rewrite drops the client's Accept-Encoding, or lets the Transport decode).
 bool rewrites_body(std::string_view content_type, std::string_view content_encoding = {}) noexcept;
 
+// The URL a request for `path` (as forwarded: the lane prefix stripped, "/"
+// at least) and `query` (after `?`, "" for none) goes to on the upstream:
+// the base (a trailing `/` ignored), the path, the query.
+std::string upstream_url(std::string_view upstream_base, std::string_view path, std::string_view query);
+
 // "scheme://host" + base_path: the base a request addressed, from the
 // listener's scheme and its Host header; nullopt when `host` is not a host
 // name, an IP literal or either with a port (a client's Host goes into
