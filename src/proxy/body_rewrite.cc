@@ -58,7 +58,9 @@ void BodyRewriter::finish(std::string& out) {
   scan(work, true, out);
 }
 
-bool rewrites_body(std::string_view content_type) noexcept {
+bool rewrites_body(std::string_view content_type, std::string_view content_encoding) noexcept {
+  const std::string_view encoding = core_detail::trimmed(content_encoding);
+  if (!encoding.empty() && !core_detail::iequals(encoding, "identity")) return false;
   const std::string_view type = core_detail::trimmed(content_type.substr(0, content_type.find(';')));
   if (core_detail::iequals(type, "application/json")) return true;
   return core_detail::istarts_with(type, "application/") && type.size() > 17 &&

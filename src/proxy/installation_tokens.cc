@@ -10,7 +10,7 @@ namespace forgemeter::proxy {
 namespace {
 
 // A body larger than this is no access_tokens answer worth parsing.
-constexpr std::size_t kMaxTokenAnswer = 64 * 1024;
+constexpr std::size_t kMaxTokenAnswer = std::size_t{64} * 1024;
 
 bool all_digits(std::string_view s) {
   if (s.empty()) return false;

@@ -100,6 +100,14 @@ RewrittenHeader UrlRewriter::link(std::string_view value) const {
   return {std::move(out), std::nullopt};
 }
 
+std::string upstream_url(std::string_view upstream_base, std::string_view path, std::string_view query) {
+  std::string url(without_trailing_slash(upstream_base));
+  if (!path.starts_with('/')) url += '/';
+  url += path;
+  if (!query.empty()) url.append("?").append(query);
+  return url;
+}
+
 std::optional<std::string> public_base(std::string_view scheme, std::string_view host, std::string_view base_path) {
   if (scheme != "http" && scheme != "https") return std::nullopt;
   if (host.empty() || host.size() > 255) return std::nullopt;

@@ -32,7 +32,7 @@
 namespace forgemeter::proxy {
 
 // A Location or Link longer than this is refused, not rewritten.
-inline constexpr std::size_t kMaxRewrittenHeader = 64 * 1024;
+inline constexpr std::size_t kMaxRewrittenHeader = std::size_t{64} * 1024;
 
 // A header's value rewritten, or why it may not be sent (then `value` is empty).
 struct RewrittenHeader {
@@ -81,9 +81,17 @@ class BodyRewriter {
   std::string held_;  // from a `"` whose string may start with a base, at most a base and two bytes
 };
 
-// Whether a body of this Content-Type is JSON, whose URL strings are
-// rewritten (application/json, any +json); any other body crosses as sent.
-bool rewrites_body(std::string_view content_type) noexcept;
+// Whether a body of this Content-Type and Content-Encoding is JSON the
+// rewriter can read: application/json or any +json, not encoded (none or
+// identity). Any other body crosses as sent: a raw file's text is the
+// user's, and a compressed body's bytes are no text (a proxy that must
+// rewrite drops the client's Accept-Encoding, or lets the Transport decode).
+bool rewrites_body(std::string_view content_type, std::string_view content_encoding = {}) noexcept;
+
+// The URL a request for `path` (as forwarded: the lane prefix stripped, "/"
+// at least) and `query` (after `?`, "" for none) goes to on the upstream:
+// the base (a trailing `/` ignored), the path, the query.
+std::string upstream_url(std::string_view upstream_base, std::string_view path, std::string_view query);
 
 // "scheme://host" + base_path: the base a request addressed, from the
 // listener's scheme and its Host header; nullopt when `host` is not a host

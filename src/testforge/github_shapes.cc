@@ -1,8 +1,8 @@
 #include "testforge/github_shapes.h"
 
 #include <charconv>
-#include <vector>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace forgemeter::testforge {
 namespace {
@@ -102,7 +102,8 @@ std::string pull_object(std::string_view origin, std::string_view owner, std::st
 
 Page page_of(std::optional<std::string_view> page, std::optional<std::string_view> per_page, std::size_t items) {
   Page p;
-  if (const auto n = per_page ? number(*per_page) : std::nullopt; n && *n > 0) p.per_page = std::min<std::size_t>(*n, 100);
+  if (const auto n = per_page ? number(*per_page) : std::nullopt; n && *n > 0)
+    p.per_page = std::min<std::size_t>(*n, 100);
   if (const auto n = page ? number(*page) : std::nullopt; n && *n > 0) p.page = std::min<std::size_t>(*n, 1'000'000);
   p.last = std::max<std::size_t>(1, (items + p.per_page - 1) / p.per_page);
   return p;

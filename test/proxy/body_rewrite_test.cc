@@ -107,11 +107,15 @@ TEST_CASE("a body of nothing but URLs grows by the bases' difference per URL, no
   CHECK(out.size() == body.size() + 100000 * 9);
 }
 
-TEST_CASE("rewrites_body: JSON only") {
+TEST_CASE("rewrites_body: JSON only, and only as text") {
   for (std::string_view t : {"application/json", "application/json; charset=utf-8", "Application/JSON",
                              "application/vnd.github+json", "application/vnd.github.v3+json; charset=utf-8"})
     CHECK(rewrites_body(t));
   for (std::string_view t : {"", "text/plain", "application/octet-stream", "text/json+html", "application/+json",
                              "application/vnd.github.raw", "application/jsonx"})
     CHECK_FALSE(rewrites_body(t));
+  CHECK(rewrites_body("application/json", "identity"));
+  CHECK(rewrites_body("application/json", " "));
+  CHECK_FALSE(rewrites_body("application/json", "gzip"));
+  CHECK_FALSE(rewrites_body("application/json", "br"));
 }

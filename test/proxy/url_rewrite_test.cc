@@ -95,3 +95,11 @@ TEST_CASE("public_base: the listener's scheme, the client's Host and the base pa
   CHECK_FALSE(public_base("http", "a", "lanes"));
   CHECK_FALSE(public_base("http", "a", "/\"x"));
 }
+
+TEST_CASE("upstream_url: the base, the forwarded path and the query") {
+  CHECK(upstream_url("https://api.github.com", "/repos/o/r", "") == "https://api.github.com/repos/o/r");
+  CHECK(upstream_url("https://ghe.example/api/v3/", "/repos/o/r/pulls", "page=2&per_page=30") ==
+        "https://ghe.example/api/v3/repos/o/r/pulls?page=2&per_page=30");
+  CHECK(upstream_url("https://api.github.com", "/", "") == "https://api.github.com/");
+  CHECK(upstream_url("https://api.github.com", "x", "") == "https://api.github.com/x");
+}

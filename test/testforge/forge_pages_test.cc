@@ -149,6 +149,7 @@ TEST_CASE("forge pages through the proxy's rewriting: every URL lands on the pub
   std::string out;
   for (std::size_t at = 0; at < res.body.size(); at += 7) body.write(std::string_view(res.body).substr(at, 7), out);
   body.finish(out);
-  for (const auto& pull : json::parse(out)) CHECK(pull["url"].get<std::string>().starts_with("http://127.0.0.1:9/lanes/sweep/repos/o/r/pulls/"));
+  for (const auto& pull : json::parse(out))
+    CHECK(pull["url"].get<std::string>().starts_with("http://127.0.0.1:9/lanes/sweep/repos/o/r/pulls/"));
   CHECK(out.find(c.origin()) == std::string::npos);
 }
