@@ -105,12 +105,13 @@ TEST_CASE("SIGTERM under load: every request started completes or is cut, and th
   ProxyRun proxy(forge, {"--shutdown-grace", "5s"});
   constexpr int kClients = 16;
   std::vector<Fetched> got(kClients);
-  std::vector<std::thread> clients;
+  std::vector<std::jthread> clients;
   for (int i = 0; i < kClients; ++i)
-    clients.emplace_back([&, i] { got[static_cast<std::size_t>(i)] = fetch(proxy.url() + "/slow/700"); });
+    clients.emplace_back(
+        [&, i] { got[static_cast<std::size_t>(i)] = fetch(proxy.url() + "/slow/700?client=" + std::to_string(i)); });
   REQUIRE(forge.truth().await_total(kClients / 2, 10s));  // in flight at the signal
   CHECK(proxy.stop() == 0);
-  for (std::thread& t : clients) t.join();
+  for (std::jthread& t : clients) t.join();
   int answered = 0;
   for (const Fetched& f : got) {
     CHECK((f.status == 200 || f.curl_code != 0));  // whole, or visibly cut: never a wrong answer

@@ -77,7 +77,11 @@ serve::Handler proxy_handler(Route& route) {
 
     Outgoing out;
     out.request.method = r.method;
-    out.request.url = route.upstream + pick.path + (r.query.empty() ? "" : "?" + r.query);
+    out.request.url = proxy::upstream_url(route.upstream, pick.path, r.query);
+    // The Transport asks for the encodings it can decode and hands the body
+    // over decoded (JSON is rewritten as it streams): the client's own
+    // Accept-Encoding would have the forge send what no one decodes.
+    std::erase_if(in.forward, [](const serve::Field& f) { return core_detail::iequals(f.first, "Accept-Encoding"); });
     out.request.headers = std::move(in.forward);
     out.request.lane = pick.lane.value_or(Lane::other());
     out.request.installation = spender.installation;
