@@ -39,12 +39,26 @@ namespace forgemeter {
 
 using Header = std::pair<std::string, std::string>;  // name, value
 
+// What a Transport's cache (forgemeter/cache.h) did with a request: what a
+// proxy's Cache-Status (RFC 9211) says, docs/cache.md#what-the-cache-did.
+enum class CacheOutcome : std::uint8_t {
+  no_cache,     // the Transport has no cache
+  bypassed,     // the cache does not take the request: sent as written
+  stored,       // sent (no kept answer, or it changed); its answer is kept now
+  not_stored,   // taken but nothing kept of it: not a keepable 200, or it failed
+  revalidated,  // sent conditional: the forge's 304 returned the kept answer
+  coalesced,    // not sent: a copy of an identical request's answer in flight
+};
+
 // A piece of the final answer's body, for Request::on_body: that answer's
-// status and header block (the same for each piece), and the bytes.
+// status and header block (the same for each piece), what the cache did
+// with it (Response::cache, known before the first piece: a proxy's
+// Cache-Status goes out with the head), and the bytes.
 struct FORGEMETER_API BodyChunk {
   int status = kNoAnswer;
   const Headers* headers = nullptr;
   std::string_view bytes;
+  CacheOutcome cache = CacheOutcome::no_cache;
 };
 
 // A request body read piece by piece (Request::body_source): writes the
@@ -145,17 +159,6 @@ struct FORGEMETER_API Hop {
   std::string host;  // host_of(url): what the Meter charged
   Api api = Api::rest;
   int status = kNoAnswer;  // the hop's final status, or kNoAnswer
-};
-
-// What a Transport's cache (forgemeter/cache.h) did with a request: what a
-// proxy's Cache-Status (RFC 9211) says, docs/cache.md#what-the-cache-did.
-enum class CacheOutcome : std::uint8_t {
-  no_cache,     // the Transport has no cache
-  bypassed,     // the cache does not take the request: sent as written
-  stored,       // sent (no kept answer, or it changed); its answer is kept now
-  not_stored,   // taken but nothing kept of it: not a keepable 200, or it failed
-  revalidated,  // sent conditional: the forge's 304 returned the kept answer
-  coalesced,    // not sent: a copy of an identical request's answer in flight
 };
 
 // "no_cache", "bypassed", ... (the enumerator's name).

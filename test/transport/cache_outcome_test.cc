@@ -110,3 +110,24 @@ TEST_CASE("a request that does not follow redirects never coalesces with one tha
   CHECK_FALSE(stays.coalesced);
   CHECK(stays.cache == CacheOutcome::not_stored);
 }
+
+TEST_CASE("cache outcome: a sink's pieces carry it, so a proxy sends Cache-Status with the head") {
+  CacheRig rig({.max_bytes = 1 << 20, .max_entry_bytes = 1024});
+  rig.server().set("/r", {.body = "small", .etag = "\"1\""});
+  rig.server().set("/big", {.body = std::string(4000, 'x'), .etag = "\"2\""});
+  const auto pieces_say = [&](Request r) {
+    std::vector<CacheOutcome> seen;
+    r.on_body = [&](const forgemeter::BodyChunk& c) {
+      seen.push_back(c.cache);
+      return true;
+    };
+    const Response res = rig.transport().perform(r);
+    REQUIRE_FALSE(seen.empty());
+    for (CacheOutcome c : seen) CHECK(c == res.cache);
+    return res.cache;
+  };
+  CHECK(pieces_say(rig.get_request("/r")) == CacheOutcome::stored);
+  CHECK(pieces_say(rig.get_request("/r")) == CacheOutcome::revalidated);
+  CHECK(pieces_say(rig.get_request("/big")) == CacheOutcome::not_stored);  // past the entry bound: streamed
+  CHECK(pieces_say(Request{.method = "POST", .url = rig.server().url("/r"), .body = "{}"}) == CacheOutcome::bypassed);
+}

@@ -77,9 +77,16 @@ class AnswerStream {
   bool started_ = false, json_ = false;
 };
 
-proxy::CacheOutcome outcome_of(const Response& res) {
-  if (res.coalesced) return proxy::CacheOutcome::collapsed;
-  if (res.revalidated) return proxy::CacheOutcome::revalidated;
+// The Transport's word for what its cache did, as Cache-Status says it.
+proxy::CacheOutcome outcome_of(CacheOutcome c) {
+  switch (c) {
+    case CacheOutcome::bypassed: return proxy::CacheOutcome::bypass;
+    case CacheOutcome::stored: return proxy::CacheOutcome::stored;
+    case CacheOutcome::not_stored: return proxy::CacheOutcome::not_stored;
+    case CacheOutcome::revalidated: return proxy::CacheOutcome::revalidated;
+    case CacheOutcome::coalesced: return proxy::CacheOutcome::collapsed;
+    case CacheOutcome::no_cache: break;
+  }
   return proxy::CacheOutcome::unseen;
 }
 
@@ -113,7 +120,7 @@ void forward(Route& route, Outgoing out, serve::Reply reply) {
   std::optional<SteadyTime> first;
   out.request.on_body = [&](const BodyChunk& c) {
     if (!first) first = system_clock().steady_now();
-    return stream.piece(c, proxy::CacheOutcome::unseen);
+    return stream.piece(c, outcome_of(c.cache));
   };
   Response res = route.transport.perform(out.request);
   route.figures.upstream_latency(
@@ -127,7 +134,7 @@ void forward(Route& route, Outgoing out, serve::Reply reply) {
     reply.log_field("cache", "refused");
     return void(reply.answer(r.status, r.headers, r.body));
   }
-  const proxy::CacheOutcome cache = outcome_of(res);
+  const proxy::CacheOutcome cache = outcome_of(res.cache);
   route.figures.answered(out.lane, outcome_word(cache));
   reply.log_field("cache", outcome_word(cache));
   if (stream.keep_for_tokens_) {

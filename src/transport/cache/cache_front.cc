@@ -89,10 +89,12 @@ struct StreamBuffer {
           return true;
         }
         over = true;
-        if (!body.empty() && !sink({c.status, c.headers, body})) return false;
+        if (!body.empty() && !sink({c.status, c.headers, body, CacheOutcome::not_stored})) return false;
         std::string().swap(body);
       }
-      return sink(c);
+      BodyChunk passed = c;
+      passed.cache = CacheOutcome::not_stored;  // past the bound: neither kept nor shared
+      return sink(passed);
     };
     return t;
   }
@@ -116,7 +118,18 @@ void CacheFront::count(const Request& r, void (Meter::*record)(const RequestKey&
 
 Response CacheFront::perform(const Request& r, const Send& send) {
   if (!cache_takes(r)) {
-    Response res = send(r);
+    Response res;
+    if (r.on_body) {  // its pieces say so too
+      Request t = r;
+      t.on_body = [&sink = r.on_body](const BodyChunk& c) {
+        BodyChunk passed = c;
+        passed.cache = CacheOutcome::bypassed;
+        return sink(passed);
+      };
+      res = send(t);
+    } else {
+      res = send(r);
+    }
     res.cache = CacheOutcome::bypassed;
     return res;
   }
@@ -131,7 +144,7 @@ Response CacheFront::perform(const Request& r, const Send& send) {
 // The answer's body to `r`'s sink, when it has one (Response::body then empty).
 Response CacheFront::handed(const Request& r, Response res) {
   if (!r.on_body || res.body.empty()) return res;
-  if (std::string why; !deliver(r.on_body, {res.status, &res.headers, res.body}, why) && !res.error)
+  if (std::string why; !deliver(r.on_body, {res.status, &res.headers, res.body, res.cache}, why) && !res.error)
     res.error = {TransportErrc::sink_refused, std::move(why)};
   res.body.clear();
   return res;
