@@ -16,10 +16,10 @@
 #include "cli/fetch/meter_log.h"
 #include "cli/lease/duration_arg.h"
 #include "cli/number_arg.h"
-#include "cli/proxy/forward.h"
 #include "cli/proxy/proxy_options.h"
 #include "cli/serve_options.h"
 #include "meter/prometheus.h"
+#include "proxy/forwarder/forward.h"
 #include "serve/metrics_route.h"
 #include "supervise/signal_watch.h"
 
@@ -27,10 +27,9 @@ namespace forgemeter::cli {
 namespace {
 
 // What the admin listener's /metrics says: the meter's families, then the proxy's own.
-std::string metrics_text(const Meter& meter, const ProxyFigures& figures, const Serving& serving,
-                         const WorkerPool& pool) {
+std::string metrics_text(const Meter& meter, const proxy::Forwarder& forwarder, const Serving& serving) {
   MeterMetrics all = meter.metrics();
-  MeterMetrics own = figures.families({serving.server->connections(), pool.busy() + pool.waiting(), pool.waiting()});
+  MeterMetrics own = forwarder.families(serving.server->connections());
   for (auto& f : own.families) all.families.push_back(std::move(f));
   return meter::exposition(all);
 }
@@ -71,10 +70,6 @@ int run_proxy(const ProxyArgs& a) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  proxy::LaneBook lanes(plan.lanes);
-  proxy::CredentialKeys credentials;
-  proxy::InstallationTokens tokens;
-  ProxyFigures figures;
   std::unique_ptr<Serving> admin;
   std::atomic<serve::Server*> served{nullptr};  // SIGHUP's: its TLS files re-read
   StopSignal stop([&] {                         // before any thread starts: they inherit its blocked signals
@@ -82,14 +77,17 @@ int run_proxy(const ProxyArgs& a) {
       if (auto why = s->reload_tls())
         fmt::print(stderr, "forgemeter proxy: SIGHUP: {}; the certificate before it still serves\n", *why);
   });
-  WorkerPool pool(a.max_in_flight, a.max_queue);
-  Route route{*transport, lanes,         credentials,  tokens,        figures,
-              pool,       plan.upstream, a.public_url, plan.patience, plan.max_wait};
-  Serving serving = start_serving(a.serve, "--listen", a.listen, proxy_handler(route), {}, streams_upload);
+  std::unique_ptr<proxy::Forwarder> forwarder;
+  try {
+    forwarder = std::make_unique<proxy::Forwarder>(plan.forwarder, *transport);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--upstream '{}': {}", a.upstream, e.what()));
+  }
+  Serving serving = start_serving(a.serve, "--listen", a.listen, forwarder->handler(), {}, proxy::streams_upload);
   if (!a.admin_listen.empty())
     admin = std::make_unique<Serving>(
         start_serving(a.serve, "--admin-listen", {a.admin_listen},
-                      serve::metrics_route([&] { return metrics_text(meter, figures, serving, pool); })));
+                      serve::metrics_route([&] { return metrics_text(meter, *forwarder, serving); })));
   served.store(serving.server.get());
   for (const std::string& at : serving.server->addresses()) fmt::print(stderr, "forgemeter proxy: serving on {}\n", at);
   if (admin) fmt::print(stderr, "forgemeter proxy: metrics on {}\n", admin->server->addresses().at(0));
@@ -99,7 +97,7 @@ int run_proxy(const ProxyArgs& a) {
   serving.drain();
   if (admin) admin->drain();
   serving.stop_after_delay(drained_at);
-  pool.stop();
+  forwarder->stop();
   if (admin) admin->server->stop(std::chrono::milliseconds(0));
   meter.flush();  // the partial hour, marked `until …, stopping`
   if (auto why = meter_log.problem()) throw CommandError(*why);

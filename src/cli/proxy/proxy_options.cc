@@ -78,13 +78,17 @@ PacedLane paced_lane(const std::string& text) {
 
 ProxyPlan plan_proxy(const ProxyArgs& a) {
   ProxyPlan p;
-  p.upstream = a.upstream;
-  while (!p.upstream.empty() && p.upstream.back() == '/') p.upstream.pop_back();
-  if (auto why = proxy::UrlRewriter::check(p.upstream, "http://127.0.0.1"))
+  proxy::ForwarderOptions& f = p.forwarder;
+  f.upstream = a.upstream;
+  while (!f.upstream.empty() && f.upstream.back() == '/') f.upstream.pop_back();
+  if (auto why = proxy::UrlRewriter::check(f.upstream, "http://127.0.0.1"))
     throw UsageError(fmt::format("--upstream '{}': {}", a.upstream, *why));
   if (!a.public_url.empty())
-    if (auto why = proxy::UrlRewriter::check(p.upstream, a.public_url))
+    if (auto why = proxy::UrlRewriter::check(f.upstream, a.public_url))
       throw UsageError(fmt::format("--public-url '{}': {}", a.public_url, *why));
+  f.public_url = a.public_url;
+  f.max_in_flight = a.max_in_flight;
+  f.max_queue = a.max_queue;
   TransportOptions& t = p.transport;
   t.ca_file = a.cacert;
   t.decompress = true;  // JSON bodies are rewritten: the proxy reads them decoded
@@ -97,11 +101,11 @@ ProxyPlan plan_proxy(const ProxyArgs& a) {
   t.rate_limits.retry.max_retries = static_cast<int>(a.retry);
   if (a.no_secondary_limits) t.rate_limits.secondary_limits = SecondaryLimitOptions::off();
   for (const std::string& pace : a.pace) t.rate_limits.pacing.lanes.push_back(paced_lane(pace));
-  p.lanes.named = a.lanes;
-  p.lanes.max_lanes = a.max_lanes;
-  p.patience = std::chrono::duration_cast<std::chrono::milliseconds>(
+  f.lanes.named = a.lanes;
+  f.lanes.max_lanes = a.max_lanes;
+  f.patience = std::chrono::duration_cast<std::chrono::milliseconds>(
       duration_arg(a.serve.idle_timeout, "--idle-timeout", std::chrono::seconds(1), std::chrono::hours(24)));
-  p.max_wait = std::chrono::duration_cast<std::chrono::milliseconds>(
+  f.max_wait = std::chrono::duration_cast<std::chrono::milliseconds>(
       duration_arg(a.max_wait, "--max-wait", Duration::zero(), std::chrono::hours(1)));
   return p;
 }

@@ -13,7 +13,7 @@
 
 #include "cli/serve_options.h"
 #include "forgemeter/transport.h"
-#include "proxy/lane_book.h"
+#include "proxy/forwarder/forward.h"
 
 namespace forgemeter::cli {
 
@@ -32,10 +32,7 @@ void add_proxy_options(CLI::App& command, ProxyArgs& args);
 
 struct ProxyPlan {
   TransportOptions transport;  // all but the meter
-  proxy::LaneOptions lanes;
-  std::string upstream;  // without a trailing '/'
-  std::chrono::milliseconds patience{};
-  std::chrono::milliseconds max_wait{};  // a pause, pace or secondary-limit wait past it: 429
+  proxy::ForwarderOptions forwarder;
 };
 
 ProxyPlan plan_proxy(const ProxyArgs& args);

@@ -10,21 +10,21 @@
 #include <memory>
 #include <string>
 
-#include "cli/proxy/forward.h"
 #include "forgemeter/exchange.h"
+#include "proxy/forwarder/route.h"
 #include "proxy/url_rewrite.h"
 #include "serve/exchange.h"
 
-namespace forgemeter::cli {
+namespace forgemeter::proxy {
 
 struct Outgoing {
   Request request;
   std::string lane;     // its name, for figures and the access log
   std::string spender;  // "101", "cred:…" or "" (anonymous)
   std::string path;     // the forge's path (the lane prefix stripped)
-  std::shared_ptr<const proxy::UrlRewriter> rewriter;
+  std::shared_ptr<const UrlRewriter> rewriter;
 };
 
 void forward(Route& route, Outgoing out, serve::Reply reply);
 
-}  // namespace forgemeter::cli
+}  // namespace forgemeter::proxy

@@ -18,7 +18,7 @@
 #include "core/thread_annotations.h"
 #include "forgemeter/meter_metrics.h"
 
-namespace forgemeter::cli {
+namespace forgemeter::proxy {
 
 class ProxyFigures {
  public:
@@ -44,4 +44,4 @@ class ProxyFigures {
   std::uint64_t latency_sum_us_ GUARDED_BY(mu_) = 0;
 };
 
-}  // namespace forgemeter::cli
+}  // namespace forgemeter::proxy

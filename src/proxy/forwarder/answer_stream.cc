@@ -1,5 +1,5 @@
 // forward() (answer_stream.h): one request on its worker.
-#include "cli/proxy/answer_stream.h"
+#include "proxy/forwarder/answer_stream.h"
 
 #include <optional>
 
@@ -9,7 +9,7 @@
 #include "proxy/header_filter.h"
 #include "proxy/refusal.h"
 
-namespace forgemeter::cli {
+namespace forgemeter::proxy {
 namespace {
 
 using core_detail::iequals;
@@ -30,7 +30,7 @@ class AnswerStream {
   bool piece(const BodyChunk& c, proxy::CacheOutcome cache) {
     if (!started_) {
       started_ = true;
-      json_ = proxy::rewrites_body(c.headers->find("Content-Type").value_or(""));
+      json_ = rewrites_body(c.headers->find("Content-Type").value_or(""));
       if (!reply_.start_stream(c.status, head(*c.headers, cache))) return false;
     }
     if (keep_for_tokens_ && kept_.size() + c.bytes.size() <= kTokenAnswerBytes) kept_.append(c.bytes);
@@ -52,7 +52,7 @@ class AnswerStream {
   // The answer's head as the client gets it.
   std::vector<serve::Field> head(const Headers& from, proxy::CacheOutcome cache) const {
     std::vector<serve::Field> out;
-    for (serve::Field& f : proxy::filter_response(from)) {
+    for (serve::Field& f : filter_response(from)) {
       if (iequals(f.first, "Content-Encoding")) continue;  // the Transport hands the body decoded
       if (iequals(f.first, "Location") || iequals(f.first, "Link")) {
         auto rewritten =
@@ -62,7 +62,7 @@ class AnswerStream {
       }
       out.push_back(std::move(f));
     }
-    if (auto status = proxy::cache_status(cache)) out.emplace_back(proxy::kCacheStatusHeader, *status);
+    if (auto status = cache_status(cache)) out.emplace_back(kCacheStatusHeader, *status);
     return out;
   }
 
@@ -73,19 +73,19 @@ class AnswerStream {
   Route& route_;
   const Outgoing& out_;
   serve::Reply reply_;
-  proxy::BodyRewriter body_;
+  BodyRewriter body_;
   bool started_ = false, json_ = false;
 };
 
 // The Transport's word for what its cache did, as Cache-Status says it.
-proxy::CacheOutcome outcome_of(CacheOutcome c) {
+proxy::CacheOutcome outcome_of(forgemeter::CacheOutcome c) {
   switch (c) {
-    case CacheOutcome::bypassed: return proxy::CacheOutcome::bypass;
-    case CacheOutcome::stored: return proxy::CacheOutcome::stored;
-    case CacheOutcome::not_stored: return proxy::CacheOutcome::not_stored;
-    case CacheOutcome::revalidated: return proxy::CacheOutcome::revalidated;
-    case CacheOutcome::coalesced: return proxy::CacheOutcome::collapsed;
-    case CacheOutcome::no_cache: break;
+    case forgemeter::CacheOutcome::bypassed: return proxy::CacheOutcome::bypass;
+    case forgemeter::CacheOutcome::stored: return proxy::CacheOutcome::stored;
+    case forgemeter::CacheOutcome::not_stored: return proxy::CacheOutcome::not_stored;
+    case forgemeter::CacheOutcome::revalidated: return proxy::CacheOutcome::revalidated;
+    case forgemeter::CacheOutcome::coalesced: return proxy::CacheOutcome::collapsed;
+    case forgemeter::CacheOutcome::no_cache: break;
   }
   return proxy::CacheOutcome::unseen;
 }
@@ -104,17 +104,17 @@ std::string outcome_word(proxy::CacheOutcome c) {
 }
 
 // The refusal for an exchange the forge never answered.
-proxy::Refusal refusal_of(const Response& res) {
-  proxy::RefusalContext context;
+Refusal refusal_of(const Response& res) {
+  RefusalContext context;
   context.now = system_clock().now();
-  return proxy::refusal_for(res.error.code, context);
+  return refusal_for(res.error.code, context);
 }
 
 }  // namespace
 
 void forward(Route& route, Outgoing out, serve::Reply reply) {
   AnswerStream stream(route, out, reply);
-  stream.keep_for_tokens_ = (out.request.method == "POST" && proxy::access_tokens_installation(out.path)) ||
+  stream.keep_for_tokens_ = (out.request.method == "POST" && access_tokens_installation(out.path)) ||
                             (out.request.method == "DELETE" && out.path == "/installation/token");
   const SteadyTime sent = system_clock().steady_now();
   std::optional<SteadyTime> first;
@@ -129,7 +129,7 @@ void forward(Route& route, Outgoing out, serve::Reply reply) {
   reply.log_field("spender", out.spender);
   if (auto id = res.header("X-GitHub-Request-Id")) reply.log_field("upstream_request_id", std::string(*id));
   if (res.status == kNoAnswer && !stream.started()) {
-    const proxy::Refusal r = refusal_of(res);
+    const Refusal r = refusal_of(res);
     route.figures.answered(out.lane, "refused:" + std::string(to_string(res.error.code)));
     reply.log_field("cache", "refused");
     return void(reply.answer(r.status, r.headers, r.body));
@@ -141,7 +141,7 @@ void forward(Route& route, Outgoing out, serve::Reply reply) {
     std::string_view body = stream.started() ? std::string_view(stream.kept_) : std::string_view(res.body);
     std::optional<std::string_view> token;
     for (const Header& h : out.request.headers)
-      if (iequals(h.first, "Authorization")) token = proxy::token_of(h.second);
+      if (iequals(h.first, "Authorization")) token = token_of(h.second);
     route.tokens.observe(out.request.method, out.path, res.status, body, token);
   }
   if (!stream.started())  // no piece came: an answer without a body (204, 304, HEAD's)
@@ -149,4 +149,4 @@ void forward(Route& route, Outgoing out, serve::Reply reply) {
   stream.finish(res.ok());
 }
 
-}  // namespace forgemeter::cli
+}  // namespace forgemeter::proxy

@@ -1,31 +1,33 @@
 // The proxy's handler (forward.h): a request read, forwarded on a worker,
 // answered as the forge answered or refused in its shape.
-#include "cli/proxy/forward.h"
+#include "proxy/forwarder/forward.h"
 
 #include <charconv>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
-#include "cli/proxy/answer_stream.h"
 #include "core/ascii.h"
+#include "proxy/forwarder/answer_stream.h"
+#include "proxy/forwarder/route.h"
 #include "proxy/header_filter.h"
 #include "proxy/refusal.h"
 #include "proxy/spender.h"
 #include "proxy/url_rewrite.h"
 #include "serve/body_reader.h"
 
-namespace forgemeter::cli {
+namespace forgemeter::proxy {
 namespace {
 
 // Bodies up to this are read whole first (and so may be retried); larger
 // ones, or of unknown length, stream to the forge as they arrive.
 constexpr std::uint64_t kBufferedUpload = std::uint64_t{1} << 20;
 
-void refuse(serve::Reply& reply, ProxyFigures& figures, const std::string& lane, const proxy::Refusal& r) {
+void refuse(serve::Reply& reply, ProxyFigures& figures, const std::string& lane, const Refusal& r) {
   std::string code = "refused";
   for (const auto& [name, value] : r.headers)
-    if (core_detail::iequals(name, proxy::kRefusalHeader)) code = "refused:" + value;
+    if (core_detail::iequals(name, kRefusalHeader)) code = "refused:" + value;
   figures.answered(lane, code);
   reply.log_field("lane", lane);
   reply.log_field("cache", code);
@@ -37,7 +39,7 @@ void refuse(serve::Reply& reply, ProxyFigures& figures, const std::string& lane,
 std::optional<std::string> public_base_of(const Route& route, const serve::ServeRequest& r,
                                           const std::string& lane_path) {
   if (!route.public_url.empty()) return route.public_url + lane_path;
-  return proxy::public_base(r.tls ? "https" : "http", r.header("Host").value_or(""), lane_path);
+  return public_base(r.tls ? "https" : "http", r.header("Host").value_or(""), lane_path);
 }
 
 // The upload as the Transport reads it: from the serving room's reader.
@@ -59,25 +61,41 @@ bool streams_upload(const serve::ServeRequest& request) {
   return n > kBufferedUpload;
 }
 
-serve::Handler proxy_handler(Route& route) {
-  return [&route](const serve::ServeRequest& r, serve::Reply reply) {
-    proxy::Inbound in = proxy::filter_request(r.headers);
-    if (in.refused) return refuse(reply, route.figures, "other", proxy::bad_request(*in.refused, "bad_header"));
-    proxy::LanePick pick = route.lanes.pick(in.lane, r.path);
-    if (pick.refused) return refuse(reply, route.figures, "other", proxy::bad_request(*pick.refused, "bad_lane"));
+Forwarder::Forwarder(ForwarderOptions options, Transport& transport) {
+  while (!options.upstream.empty() && options.upstream.back() == '/') options.upstream.pop_back();
+  if (auto why =
+          UrlRewriter::check(options.upstream, options.public_url.empty() ? "http://127.0.0.1" : options.public_url))
+    throw std::invalid_argument(*why);
+  route_ = std::make_unique<Route>(transport, options);
+}
+
+Forwarder::~Forwarder() { stop(); }
+
+void Forwarder::stop() { route_->pool.stop(); }
+
+MeterMetrics Forwarder::families(std::size_t connections) const {
+  const WorkerPool& pool = route_->pool;
+  return route_->figures.families({connections, pool.busy() + pool.waiting(), pool.waiting()});
+}
+
+serve::Handler Forwarder::handler() {
+  return [&route = *route_](const serve::ServeRequest& r, serve::Reply reply) {
+    Inbound in = filter_request(r.headers);
+    if (in.refused) return refuse(reply, route.figures, "other", bad_request(*in.refused, "bad_header"));
+    LanePick pick = route.lanes.pick(in.lane, r.path);
+    if (pick.refused) return refuse(reply, route.figures, "other", bad_request(*pick.refused, "bad_lane"));
     const std::string lane = pick.lane ? std::string(pick.lane->name()) : "other";
-    proxy::Spender spender = proxy::spender_of(in, route.credentials, route.tokens);
+    Spender spender = spender_of(in, route.credentials, route.tokens);
     if (spender.refused)
       return refuse(reply, route.figures, lane,
-                    spender.status == 429 ? proxy::too_busy(*spender.refused, "credentials", std::chrono::seconds(60))
-                                          : proxy::bad_request(*spender.refused, "bad_installation"));
+                    spender.status == 429 ? too_busy(*spender.refused, "credentials", std::chrono::seconds(60))
+                                          : bad_request(*spender.refused, "bad_installation"));
     auto base = public_base_of(route, r, pick.base_path);
-    if (!base)
-      return refuse(reply, route.figures, lane, proxy::bad_request("the Host header is not a host", "bad_host"));
+    if (!base) return refuse(reply, route.figures, lane, bad_request("the Host header is not a host", "bad_host"));
 
     Outgoing out;
     out.request.method = r.method;
-    out.request.url = proxy::upstream_url(route.upstream, pick.path, r.query);
+    out.request.url = upstream_url(route.upstream, pick.path, r.query);
     // The Transport asks for the encodings it can decode and hands the body
     // over decoded (JSON is rewritten as it streams): the client's own
     // Accept-Encoding would have the forge send what no one decodes.
@@ -94,12 +112,11 @@ serve::Handler proxy_handler(Route& route) {
     out.lane = lane;
     out.spender = spender.shown;
     out.path = pick.path;
-    out.rewriter = std::make_shared<proxy::UrlRewriter>(route.upstream, *base);
+    out.rewriter = std::make_shared<UrlRewriter>(route.upstream, *base);
     auto task = [&route, out = std::move(out), reply]() mutable { forward(route, std::move(out), std::move(reply)); };
     if (!route.pool.try_run(std::move(task)))
-      refuse(reply, route.figures, lane,
-             proxy::too_busy("the proxy's queue is full", "queue_full", std::chrono::seconds(1)));
+      refuse(reply, route.figures, lane, too_busy("the proxy's queue is full", "queue_full", std::chrono::seconds(1)));
   };
 }
 
-}  // namespace forgemeter::cli
+}  // namespace forgemeter::proxy

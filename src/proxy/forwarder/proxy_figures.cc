@@ -1,7 +1,7 @@
 // ProxyFigures (proxy_figures.h).
-#include "cli/proxy/proxy_figures.h"
+#include "proxy/forwarder/proxy_figures.h"
 
-namespace forgemeter::cli {
+namespace forgemeter::proxy {
 
 void ProxyFigures::answered(const std::string& lane, const std::string& outcome) {
   core_detail::MutexLock lock(mu_);
@@ -46,4 +46,4 @@ MeterMetrics ProxyFigures::families(const Gauges& now) const {
   return out;
 }
 
-}  // namespace forgemeter::cli
+}  // namespace forgemeter::proxy

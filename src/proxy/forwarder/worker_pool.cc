@@ -1,9 +1,9 @@
 // WorkerPool (worker_pool.h).
-#include "cli/proxy/worker_pool.h"
+#include "proxy/forwarder/worker_pool.h"
 
 #include <utility>
 
-namespace forgemeter::cli {
+namespace forgemeter::proxy {
 
 WorkerPool::WorkerPool(std::size_t threads, std::size_t max_waiting) : max_waiting_(max_waiting) {
   threads_.reserve(threads);
@@ -62,4 +62,4 @@ void WorkerPool::work() {
   }
 }
 
-}  // namespace forgemeter::cli
+}  // namespace forgemeter::proxy

@@ -19,7 +19,7 @@
 #include "core/mutex.h"
 #include "core/thread_annotations.h"
 
-namespace forgemeter::cli {
+namespace forgemeter::proxy {
 
 class WorkerPool {
  public:
@@ -47,4 +47,4 @@ class WorkerPool {
   std::vector<std::thread> threads_;
 };
 
-}  // namespace forgemeter::cli
+}  // namespace forgemeter::proxy

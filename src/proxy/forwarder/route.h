@@ -1,0 +1,39 @@
+// route.h — what every request through one Forwarder shares: the Transport,
+// the lane, credential and token books, the figures and the workers.
+// Internal to the forwarder room. Thread-safety: each member is.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "forgemeter/transport.h"
+#include "proxy/credential_keys.h"
+#include "proxy/forwarder/forward.h"
+#include "proxy/forwarder/proxy_figures.h"
+#include "proxy/forwarder/worker_pool.h"
+#include "proxy/installation_tokens.h"
+#include "proxy/lane_book.h"
+
+namespace forgemeter::proxy {
+
+struct Route {
+  Route(Transport& t, const ForwarderOptions& o)
+      : transport(t),
+        lanes(o.lanes),
+        pool(o.max_in_flight, o.max_queue),
+        upstream(o.upstream),
+        public_url(o.public_url),
+        patience(o.patience),
+        max_wait(o.max_wait) {}
+
+  Transport& transport;
+  LaneBook lanes;
+  CredentialKeys credentials;
+  InstallationTokens tokens;
+  ProxyFigures figures;
+  WorkerPool pool;  // after what its tasks use: stopped and joined first
+  const std::string upstream, public_url;
+  const std::chrono::milliseconds patience, max_wait;
+};
+
+}  // namespace forgemeter::proxy
