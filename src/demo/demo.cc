@@ -131,6 +131,8 @@ std::string plan_text(const DemoPlan& plan) {
   if (plan.hours >= 3)
     out += fmt::format("; hour 3: every replica sweeps again, unelected but paced to keep {:g} % at the reset",
                        plan.keep_fraction * 100);
+  if (plan.hours >= 4)
+    out += "; hour 4: every replica sweeps through a forgemeter proxy of its own, which caches and paces";
   return out + "\n";
 }
 
@@ -142,6 +144,8 @@ void start_hour(std::vector<std::jthread>& threads, Replica& r, int h, const Dem
   threads.emplace_back([&r, &election, &end, h, from, until] {
     if (h == 2)
       r.sweep_elected(election.store, end, election.events, election.mu);
+    else if (h == 4)
+      r.sweep_proxied(from, until, end);
     else
       r.sweep_unelected(from, until, end, /*paced=*/h == 3);
   });

@@ -1,7 +1,7 @@
 // demo.h — the incident this project exists for, replayed in seconds on the
 // loopback forge and the memory store: hour 1 every replica sweeps and the
 // installation's budget runs out; in hour 2 the sweep's lane is elected; in
-// hour 3 every replica sweeps again, paced.
+// hour 3 every replica sweeps again, paced; in hour 4 through a proxy each.
 //
 // run_demo() prints as it goes (stdout; stderr when --html or --forge-counts
 // is '-', which then gets stdout to itself): each hour's fleet line as the hour
@@ -17,7 +17,7 @@
 namespace forgemeter::demo {
 
 struct DemoArgs {
-  int replicas = 10, hours = 3;
+  int replicas = 10, hours = 4;
   double speed = 600;
   std::string html;          // a file, or "-": stdout
   std::string logs;          // a directory: each replica's log as <logs>/<replica>.log

@@ -49,28 +49,32 @@ Replica::Replica(int index, std::string name, const DemoPlan& plan, FastClock& c
       transport_(transport_options(meter_, clock, forge)),
       cached_(transport_options(meter_, clock, forge, plan.cache_bytes)),
       paced_(paced_options(meter_, clock, forge, plan)),
+      proxied_(plan.hours >= 4 ? std::make_unique<ProxiedSweep>(meter_, clock, forge, plan) : nullptr),
       offset_(std::chrono::seconds((index * 37) % 50)) {}
 
 bool Replica::wait_until(UtcMillis t, const std::stop_token& stop) {
   return clock_.wait_until(clock_.steady_at(t), stop) && !stop.stop_requested();
 }
 
-bool Replica::get(const std::string& path, std::optional<std::string_view> lane, Transport& through, HourEnd& end) {
+bool Replica::get(const std::string& path, std::optional<std::string_view> lane, Transport& through, HourEnd& end,
+                  const std::string& base) {
   Request r;
-  r.url = forge_.url(testforge::kHosts[0], path);
+  r.url = base.empty() ? forge_.url(testforge::kHosts[0], path) : base + path;
   r.bearer = fmt::format("inst-{}", plan_.installation);
   r.installation = plan_.installation;
+  // Through a proxy: the installation it charges (the forge reads the token).
+  if (!base.empty()) r.headers.emplace_back("X-Forgemeter-Installation", std::to_string(plan_.installation));
   if (lane) r.lane = Lane(*lane);
   return end.perform(through, std::move(r));
 }
 
-bool Replica::pass(int n, const std::stop_token& stop, Transport& through, HourEnd& end) {
+bool Replica::pass(int n, const std::stop_token& stop, Transport& through, HourEnd& end, const std::string& base) {
   const bool deep = n % 30 == 0;
   const int runs = deep ? plan_.deep_runs : plan_.light_runs;
   for (int run = 0; run < runs; ++run) {
     const int pull = 1000 + run;
-    if (stop.stop_requested() || !get(fmt::format("/repos/acme/app/pulls/{}", pull), kSweepLane, through, end) ||
-        !get(fmt::format("/repos/acme/app/commits/{:040x}/status", pull), kSweepLane, through, end))
+    if (stop.stop_requested() || !get(fmt::format("/repos/acme/app/pulls/{}", pull), kSweepLane, through, end, base) ||
+        !get(fmt::format("/repos/acme/app/commits/{:040x}/status", pull), kSweepLane, through, end, base))
       return false;
   }
   return true;
@@ -81,6 +85,13 @@ void Replica::sweep_unelected(UtcMillis from, UtcMillis until, HourEnd& end, boo
   int n = 0;
   for (UtcMillis t = from + offset_; t < until; t += std::chrono::minutes(1))
     if (!wait_until(t, stop) || !pass(n++, stop, paced ? paced_ : transport_, end)) return;
+}
+
+void Replica::sweep_proxied(UtcMillis from, UtcMillis until, HourEnd& end) {
+  const std::stop_token stop = end.loops();
+  int n = 0;
+  for (UtcMillis t = from + offset_; t < until; t += std::chrono::minutes(1))
+    if (!wait_until(t, stop) || !pass(n++, stop, proxied_->client(), end, proxied_->base())) return;
 }
 
 void Replica::sweep_elected(LeaseStore& store, HourEnd& end, std::vector<std::string>& events, std::mutex& events_mu) {

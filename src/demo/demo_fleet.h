@@ -17,6 +17,9 @@
 // replica sweeps again, unelected, through a Transport that paces the sweep's
 // lane (rate_limits.pacing) to keep `keep_fraction` of the budget at the
 // reset: none of them knows the others, the forge's readings say enough.
+// In hour 4 each replica sweeps through a `forgemeter proxy` of its own
+// (proxied_sweep.h) that caches and paces as hours 2 and 3 did, its client
+// changed in nothing but its base URL.
 //
 // Thread-safety: a Replica's loops run on threads of their own; its meter's
 // lines go to the sink it was given (a FleetLog's).
@@ -33,6 +36,7 @@
 
 #include "demo/fast_clock.h"
 #include "demo/hour_end.h"
+#include "demo/proxied_sweep.h"
 #include "forgemeter/lease.h"
 #include "forgemeter/meter.h"
 #include "forgemeter/transport.h"
@@ -46,7 +50,7 @@ inline constexpr std::string_view kSearchLane = "pr-search";
 
 struct DemoPlan {
   int replicas = 10;
-  int hours = 3;
+  int hours = 4;
   double speed = 600;
   int light_runs = 11;
   int deep_runs = 120;
@@ -81,6 +85,8 @@ class Replica {
   // sweep's lane (a request still waiting for its pace when the hour ends is
   // never sent).
   void sweep_unelected(UtcMillis from, UtcMillis until, HourEnd& end, bool paced);
+  // Hour 4: as hour 3's, through this replica's proxy.
+  void sweep_proxied(UtcMillis from, UtcMillis until, HourEnd& end);
   // Hour 2: campaigns for the sweep's lane; sweeps each term until it or the hour ends.
   void sweep_elected(LeaseStore& store, HourEnd& end, std::vector<std::string>& events, std::mutex& events_mu);
   // The untagged requests, every 2 minutes from `from` while before `until`;
@@ -92,8 +98,10 @@ class Replica {
 
  private:
   // false: stop sending (`stop` fired: the hour or the term ended; or `end` sends no more).
-  bool pass(int n, const std::stop_token& stop, Transport& through, HourEnd& end);
-  bool get(const std::string& path, std::optional<std::string_view> lane, Transport& through, HourEnd& end);
+  // `base`: where the paths go ("": the forge).
+  bool pass(int n, const std::stop_token& stop, Transport& through, HourEnd& end, const std::string& base = {});
+  bool get(const std::string& path, std::optional<std::string_view> lane, Transport& through, HourEnd& end,
+           const std::string& base = {});
   bool wait_until(UtcMillis t, const std::stop_token& stop);
 
   const int index_;
@@ -103,8 +111,9 @@ class Replica {
   const testforge::Forge& forge_;
   Meter meter_;
   Transport transport_;
-  Transport cached_;  // the elected sweep's
-  Transport paced_;   // the paced sweep's
+  Transport cached_;                       // the elected sweep's
+  Transport paced_;                        // the paced sweep's
+  std::unique_ptr<ProxiedSweep> proxied_;  // hour 4's, when the plan has it
   std::chrono::seconds offset_;
 };
 

@@ -160,6 +160,14 @@ Headline headline(const std::vector<FleetHour>& hours, const DemoPlan& plan) {
   out.text += paced_text(hours[2], plan);
   if (hours[2].exhausted() && out.failure.empty())
     out.failure = "with the sweep's lane paced, hour 3 still ran out of its budget";
+  if (hours.size() < 4) return out;
+  out.text += fmt::format(
+      "hour 4: every replica swept through a forgemeter proxy of its own, which cached and paced: {} requests ({} "
+      "by the sweep), counted by the proxies; the sweep waited {:.0f} s for its pace; the hour is {}\n",
+      hours[3].requests, sweep_requests(hours[3]), std::chrono::duration<double>(paced_wait(hours[3])).count(),
+      hours[3].exhausted() ? "EXHAUSTED" : "not exhausted");
+  if (hours[3].exhausted() && out.failure.empty())
+    out.failure = "with the sweep through paced proxies, hour 4 still ran out of its budget";
   return out;
 }
 

@@ -46,9 +46,10 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--replicas", o.args.replicas, "replicas (default 10)")
       ->check(whole_number(1, kMaxReplicas, "a replica count"));
   app.add_option("--hours", o.args.hours,
-                 "simulated hours: 1 the incident only, 2 then the lane elected, 3 then paced (default 3)")
-      ->check(whole_number(1, 3, "an hour count"));
-  app.add_option("--speed", o.args.speed, "simulated seconds per real second (default 600: three hours in 18 s)")
+                 "simulated hours: 1 the incident only, 2 then the lane elected, 3 then paced, 4 then each replica "
+                 "through a forgemeter proxy (default 4)")
+      ->check(whole_number(1, 4, "an hour count"));
+  app.add_option("--speed", o.args.speed, "simulated seconds per real second (default 600: four hours in 24 s)")
       ->check(decimal_number(10, 5000, "a speed"));
   app.add_option("--html", o.args.html,
                  "also write the fleet report page (HTML with the chart) to this file ('-': stdout, and the demo's "

@@ -153,7 +153,7 @@ TEST_CASE("demo: hours printed as they end; report == logs summed here == forge'
   TempDir dir;
   const std::string logs = dir.file("logs"), counts = dir.file("forge.json"), out = dir.file("out"),
                     err = dir.file("err");
-  // 10 replicas as in the README; 1200x so three simulated hours take ~9 s.
+  // 10 replicas as in the README; 1200x so four simulated hours take ~12 s.
   const auto child = spawn_process({FORGEMETER_DEMO_BIN, "--speed", "1200", "--html", dir.file("demo.html"), "--logs",
                                     logs, "--forge-counts", counts},
                                    out, err);
@@ -167,7 +167,8 @@ TEST_CASE("demo: hours printed as they end; report == logs summed here == forge'
   INFO(text);  // its comparison table says which lane and hour differ
   REQUIRE(exit_code == 0);
   CHECK(text.find("hour 2, ending 2026-09-30T11:00Z: ") < text.find("hour 3, ending 2026-09-30T12:00Z: "));
-  CHECK(text.find("hour 3, ending 2026-09-30T12:00Z: ") < text.find("the fleet report of those lines"));
+  CHECK(text.find("hour 3, ending 2026-09-30T12:00Z: ") < text.find("hour 4, ending 2026-09-30T13:00Z: "));
+  CHECK(text.find("hour 4, ending 2026-09-30T13:00Z: ") < text.find("the fleet report of those lines"));
 
   // Three sums that share no code: the forge's, the logs' read here, the report's.
   std::string notes;
@@ -175,7 +176,7 @@ TEST_CASE("demo: hours printed as they end; report == logs summed here == forge'
   CHECK(files.size() == 10);
   const Sums from_logs = sum_count_lines(files, notes);
   const Sums forge = forge_sums(counts);
-  CHECK(forge.size() == 3);
+  CHECK(forge.size() == 4);  // hour 4's lines are the replicas' proxies': they agree with the forge too
   CHECK(from_logs == forge);
   CHECK(notes.empty());  // counting began on the hour: no line of a partial hour
   std::vector<std::string> report{FORGEMETER_BIN, "report", "--format", "json"};
@@ -238,6 +239,11 @@ TEST_CASE("demo: hours printed as they end; report == logs summed here == forge'
   CHECK(page.find(R"(data-partial="true")") == std::string::npos);
   CHECK(page.find(R"(<g class="exhausted">)") != std::string::npos);
   check_paced_hour(text, forge.at("2026-09-30T12:00Z"));
+  // Hour 4: each replica's sweep through a proxy of its own, which revalidates (304s, free) and paces.
+  CHECK(text.find("hour 4: every replica swept through a forgemeter proxy of its own") != std::string::npos);
+  CHECK(forge.at("2026-09-30T13:00Z").at("merge-gate-sweeper") > 0);
+  CHECK(not_modified.at("2026-09-30T13:00Z").at("merge-gate-sweeper") > 0);
+  CHECK(between(text, "hour 4: every replica swept", "\n").find("not exhausted") != std::string::npos);
 }
 
 TEST_CASE("demo: a lost log makes the demo's own check say DIFFER and exit 1; --html - has stdout to itself") {
@@ -279,7 +285,7 @@ TEST_CASE("demo: a number out of its range, a '-' it cannot take, a mistyped opt
            Case{{"--lose-log", "50"},
                 "forgemeter-demo: --lose-log: '50' is not a replica number: give a whole number from 0 to 49"},
            Case{{"--hours", "\x1b[2J"},
-                "forgemeter-demo: --hours: '\\x1b[2J' is not an hour count: give a whole number from 1 to 3"},
+                "forgemeter-demo: --hours: '\\x1b[2J' is not an hour count: give a whole number from 1 to 4"},
            Case{{"--logs", "-"}, "forgemeter-demo: --logs: takes a directory (one log per replica), not '-'"},
            Case{{"--replica", "3"}, "forgemeter-demo: unknown option '--replica'; did you mean '--replicas'?\n"},
            Case{{"extra"}, "forgemeter-demo: unexpected argument 'extra'; see 'forgemeter-demo --help'\n"},
