@@ -12,7 +12,7 @@ struct Elector::Lease {
   LeaseMetrics metrics;
   std::unique_ptr<LeaseView> view;
   std::mutex mu;
-  std::stop_source round;           // this campaign's; a resign ends it
+  std::stop_source round;             // this campaign's; a resign ends it
   std::atomic<bool> resigned{false};  // by resign(): stay out one TTL
   std::atomic<bool> asked{false};     // by the store (lease resign): with exit_on_loss, stay out one TTL
   std::atomic<bool> lost{false};      // refused or stepped down
@@ -27,8 +27,8 @@ Elector::Elector(LeaseStore& store, ElectorOptions o)
     auto l = std::make_unique<Lease>();
     l->name = name;
     if (auto why = check_campaign_spec(spec_for(*l))) throw std::invalid_argument(*why);
-    l->view = std::make_unique<LeaseView>(LeaseViewOptions{name, o_.owner, o_.ttl, o_.answer_validity, &clock_,
-                                                           &l->metrics});
+    l->view =
+        std::make_unique<LeaseView>(LeaseViewOptions{name, o_.owner, o_.ttl, o_.answer_validity, &clock_, &l->metrics});
     leases_.push_back(std::move(l));
   }
 }

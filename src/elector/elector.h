@@ -41,7 +41,7 @@ struct ElectorOptions {
   std::optional<Duration> retry{}, serve_for{};
   Duration answer_validity = std::chrono::seconds(1);  // the cap on one promise, past its answer
   Duration heartbeat = std::chrono::seconds(15);       // a comment on every stream this often
-  bool exit_on_loss = false;  // no second term: on_loss at the first refusal or step-down
+  bool exit_on_loss = false;                           // no second term: on_loss at the first refusal or step-down
   const Clock* clock = nullptr;
   std::function<void(const LeaseEvent&)> on_event{};  // every campaign's events, for the log
   std::function<void(const std::string&)> on_loss{};  // exit_on_loss: the lease whose term was lost

@@ -11,8 +11,7 @@ const std::vector<serve::Field> kEvents{{"Content-Type", "text/event-stream"}, {
 
 }  // namespace
 
-LeaseView::LeaseView(LeaseViewOptions o)
-    : o_(std::move(o)), clock_(o_.clock != nullptr ? *o_.clock : system_clock()) {}
+LeaseView::LeaseView(LeaseViewOptions o) : o_(std::move(o)), clock_(o_.clock != nullptr ? *o_.clock : system_clock()) {}
 
 void LeaseView::elected(const Term& term) {
   core_detail::MutexLock lock(mu_);

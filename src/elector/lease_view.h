@@ -48,15 +48,15 @@ class LeaseView {
   // Stops answering leader and tells the streams ("stepped_down"); returns
   // the end of the longest promise handed out, on this replica's monotonic clock.
   SteadyTime step_down();
-  void left();                      // the promises are waited out: the term is forgotten
-  void released(std::uint64_t term);  // this replica released the lease ("released")
+  void left();                         // the promises are waited out: the term is forgotten
+  void released(std::uint64_t term);   // this replica released the lease ("released")
   void observed(const LeaseState& s);  // what the store says (observe()): a handover, a release, an outage
   void store_reachable(bool reachable);
 
   // The clients' side. `arrived`: when the request reached the handler.
   LeaseAnswer answer(SteadyTime arrived);
   std::string current_id() const;
-  std::string compat() const;                  // GET / (compatibility): compat_json()
+  std::string compat() const;                    // GET / (compatibility): compat_json()
   std::optional<std::uint64_t> leading() const;  // this replica's term while it says leader
   // An event stream: the current state first (event "state"), then each
   // change. `compat`: nais/elector's frames, on a change of holder only.

@@ -52,16 +52,13 @@ std::optional<std::string> param(std::string_view query, std::string_view key) {
 }
 
 // GET /leases/NAME, now or (?wait=) at the next change after ?after=.
-void lease_answer(Elector& e, LeaseView& view, const serve::ServeRequest& req, serve::Reply reply,
-                  SteadyTime arrived) {
+void lease_answer(Elector& e, LeaseView& view, const serve::ServeRequest& req, serve::Reply reply, SteadyTime arrived) {
   const auto wait_text = param(req.query, "wait");
   if (wait_text) {
     const auto wait = core_detail::parse_duration(*wait_text);
-    if (!wait || *wait > kMaxWait)
-      return refuse(reply, 400, "wait: give a duration up to 5m, e.g. wait=30s");
+    if (!wait || *wait > kMaxWait) return refuse(reply, 400, "wait: give a duration up to 5m, e.g. wait=30s");
     const auto after = param(req.query, "after");
-    if (!after || *after == view.current_id())
-      return e.await_change(view, std::move(reply), arrived, arrived + *wait);
+    if (!after || *after == view.current_id()) return e.await_change(view, std::move(reply), arrived, arrived + *wait);
   }
   reply.answer(200, kJson, answer_json(view.answer(arrived)));
 }

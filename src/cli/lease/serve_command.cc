@@ -55,7 +55,8 @@ std::string admin_token(const ServeCmdArgs& a) {
   text << in.rdbuf();
   if (!in) throw CommandError(fmt::format("--admin-token-file '{}' cannot be read", a.admin_token_file));
   auto token = elector::token_from_file_text(text.str());
-  if (!token) throw UsageError(fmt::format("--admin-token-file '{}' holds no token on its first line", a.admin_token_file));
+  if (!token)
+    throw UsageError(fmt::format("--admin-token-file '{}' holds no token on its first line", a.admin_token_file));
   return *token;
 }
 
@@ -66,8 +67,8 @@ elector::ElectorOptions plan_serve(const ServeCmdArgs& a) {
   o.ttl = duration_arg(a.ttl, "--ttl", kMinCampaignTtl, kMaxCampaignTtl);
   if (!a.retry.empty()) o.retry = duration_arg(a.retry, "--retry");
   if (!a.serve_for.empty()) o.serve_for = duration_arg(a.serve_for, "--serve-for");
-  o.answer_validity = duration_arg(a.answer_validity, "--answer-validity", std::chrono::milliseconds(1),
-                                   std::chrono::hours(1));
+  o.answer_validity =
+      duration_arg(a.answer_validity, "--answer-validity", std::chrono::milliseconds(1), std::chrono::hours(1));
   o.exit_on_loss = a.exit_on_loss;
   for (std::size_t i = 0; i < a.names.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
@@ -112,7 +113,8 @@ int run_serve(const ServeCmdArgs& a) {
     if (sig == SIGHUP) {  // new certificates for new connections; the old ones keep theirs
       for (Serving* s : {&pub, admin ? &*admin : nullptr})
         if (s != nullptr)
-          if (auto why = s->server->reload_tls()) say(fmt::format("TLS not reloaded: {}; still serving the old pair", *why));
+          if (auto why = s->server->reload_tls())
+            say(fmt::format("TLS not reloaded: {}; still serving the old pair", *why));
       return;
     }
     if (end.signals++ > 0) return elector.exit_now();  // a second signal: no waiting, no release
@@ -156,7 +158,9 @@ void add_lease_serve(CLI::App& lease, Action& action) {
       "time); 1 when the store refuses the configuration or an address cannot be served; 2 usage.\n"
       "docs/elector.md has the endpoints, the promise and why it holds, and clients in Python and Go.");
   add_store_options(*cmd, a->store);
-  cmd->add_option("NAME", a->names, "the leases (the lane rule, as for lease run)")->required()->check(lease_name_rule());
+  cmd->add_option("NAME", a->names, "the leases (the lane rule, as for lease run)")
+      ->required()
+      ->check(lease_name_rule());
   cmd->add_option("--listen", a->listen, "serve the answers on HOST:PORT or unix:PATH, e.g. 127.0.0.1:6060")
       ->required();
   cmd->add_option("--owner", a->owner,
