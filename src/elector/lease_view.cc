@@ -74,7 +74,8 @@ void LeaseView::observed(const LeaseState& s) {
     holder_id_ = s.holder;
     set_holder_locked(std::string(holder_name(s.holder)));
     expiry_ = s.expiry;
-    news = "handed_over";
+    // This replica's own new term, seen before its work began: elected() says it.
+    if (holder_ != o_.owner) news = "handed_over";
   } else if (s.expiry <= clock_.now() && expiry_ != s.expiry) {
     expiry_ = s.expiry;
     news = "expired";

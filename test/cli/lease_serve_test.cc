@@ -42,8 +42,7 @@ const std::vector<std::string> kArgs{"--ttl", "2s"};
 
 // The replica other than `old` that answers leader to a request sent after
 // `since`, and when its first such answer arrived; nullopt after `within`.
-std::optional<std::pair<int, std::int64_t>> successor(ServeFleet& f, int old, std::int64_t since,
-                                                      milliseconds within) {
+std::optional<std::pair<int, std::int64_t>> successor(ServeFleet& f, int old, std::int64_t since, milliseconds within) {
   std::optional<PolledAnswer> first;
   eventually(
       [&] {
@@ -118,7 +117,8 @@ TEST_CASE("lease serve on PostgreSQL: two replicas' promises never overlap, what
   f.signal(stopped, SIGSTOP);
   next = successor(f, stopped, t0, seconds(10));
   REQUIRE(next);
-  std::this_thread::sleep_for(nanoseconds(t0 + 2 * kTtl - steady_ns()));  // the stall itself, not a wait for a condition
+  std::this_thread::sleep_for(
+      nanoseconds(t0 + 2 * kTtl - steady_ns()));  // the stall itself, not a wait for a condition
   const std::int64_t resumed = steady_ns();
   f.signal(stopped, SIGCONT);
   std::optional<PolledAnswer> after;
@@ -148,9 +148,9 @@ TEST_CASE("lease serve on PostgreSQL: two replicas' promises never overlap, what
   pg.start();
   leader_now(f);
   CHECK(f.overlaps() == "");
-  MESSAGE("lease serve on PostgreSQL, TTL 2 s, cap 1 s: resign " << resign_ms << " ms, SIGTERM " << term_ms
-                                                                 << " ms, SIGKILL " << kill_ms << " ms; "
-                                                                 << f.answers().size() << " answers");
+  MESSAGE("lease serve on PostgreSQL, TTL 2 s, cap 1 s: resign "
+          << resign_ms << " ms, SIGTERM " << term_ms << " ms, SIGKILL " << kill_ms << " ms; " << f.answers().size()
+          << " answers");
 }
 #endif
 

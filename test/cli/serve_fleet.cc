@@ -47,15 +47,20 @@ Got http(const std::string& url, const std::string& method, long timeout_ms, con
 
 }  // namespace
 
-ServeFleet::ServeFleet(std::string store, std::string name, std::vector<std::string> args, int replicas)
-    : store_(std::move(store)), name_(std::move(name)), args_(std::move(args)), token_("t0ken-" + name_) {
+ServeFleet::ServeFleet(std::string store, std::string name, std::vector<std::string> args, int replicas, bool poll,
+                       bool owners)
+    : store_(std::move(store)),
+      name_(std::move(name)),
+      args_(std::move(args)),
+      owners_(owners),
+      token_("t0ken-" + name_) {
   write_file(dir_.file("token"), token_ + "\n");
   for (int i = 0; i < replicas; ++i) {
     ports_.push_back(free_loopback_port());
     admin_ports_.push_back(free_loopback_port());
     pids_.push_back(-1);
   }
-  for (int i = 0; i < replicas; ++i) pollers_.emplace_back([this, i] { poll(i); });
+  for (int i = 0; poll && i < replicas; ++i) pollers_.emplace_back([this, i] { this->poll(i); });
 }
 
 ServeFleet::~ServeFleet() {
@@ -70,9 +75,18 @@ ServeFleet::~ServeFleet() {
 }
 
 void ServeFleet::start(int i) {
-  std::vector<std::string> argv{forgemeter_bin(), "lease",  "serve", "--store", store_, "--owner", "r" + std::to_string(i),
-                                "--listen", "127.0.0.1:" + std::to_string(ports_[i]), "--admin-listen",
-                                "127.0.0.1:" + std::to_string(admin_ports_[i]), "--admin-token-file", dir_.file("token")};
+  std::vector<std::string> argv{forgemeter_bin(),
+                                "lease",
+                                "serve",
+                                "--store",
+                                store_,
+                                "--listen",
+                                "127.0.0.1:" + std::to_string(ports_[i]),
+                                "--admin-listen",
+                                "127.0.0.1:" + std::to_string(admin_ports_[i]),
+                                "--admin-token-file",
+                                dir_.file("token")};
+  if (owners_) argv.insert(argv.end(), {"--owner", "r" + std::to_string(i)});
   argv.insert(argv.end(), args_.begin(), args_.end());
   argv.push_back(name_);
   const std::string base = dir_.file("r" + std::to_string(i));
@@ -94,8 +108,7 @@ int ServeFleet::wait_exit(int i, std::chrono::milliseconds timeout) {
 std::string ServeFleet::err(int i) const { return read_file(dir_.file("r" + std::to_string(i) + ".err")); }
 
 long ServeFleet::resign(int i, const std::string& token) {
-  const std::string url =
-      "http://127.0.0.1:" + std::to_string(admin_ports_[i]) + "/leases/" + name_ + "/resign";
+  const std::string url = "http://127.0.0.1:" + std::to_string(admin_ports_[i]) + "/leases/" + name_ + "/resign";
   return http(url, "POST", 5000, token.empty() ? token_ : token).status;
 }
 
@@ -123,7 +136,8 @@ void ServeFleet::poll(int i) {
     }
     const std::int64_t next = tick + 20'000'000;
     const std::int64_t left = next - steady_ns();
-    if (left > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(left));  // the polling period, not a wait for a condition
+    if (left > 0)
+      std::this_thread::sleep_for(std::chrono::nanoseconds(left));  // the polling period, not a wait for a condition
   }
 }
 

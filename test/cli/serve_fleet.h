@@ -36,7 +36,9 @@ class ServeFleet {
  public:
   // `args`: the options every replica gets after `lease serve --store STORE`
   // (--ttl, --answer-validity, …); the name comes last.
-  ServeFleet(std::string store, std::string name, std::vector<std::string> args, int replicas);
+  // `poll`: each replica polled every 20 ms; `owners`: --owner r<i> (else the host name).
+  ServeFleet(std::string store, std::string name, std::vector<std::string> args, int replicas, bool poll = true,
+             bool owners = true);
   ~ServeFleet();  // SIGKILLs what runs
   ServeFleet(const ServeFleet&) = delete;
   ServeFleet& operator=(const ServeFleet&) = delete;
@@ -49,7 +51,8 @@ class ServeFleet {
   // POST /leases/NAME/resign to replica i's admin listener with the token: the status.
   long resign(int i, const std::string& token = "");
   const std::string& token() const { return token_; }
-  int port(int i) const { return ports_[i]; }
+  std::string base(int i) const { return "http://127.0.0.1:" + std::to_string(ports_[i]); }
+  std::string admin(int i) const { return "http://127.0.0.1:" + std::to_string(admin_ports_[i]); }
 
   // The replica whose latest answer (sent after `since`) says leader, if any.
   std::optional<int> leader(std::int64_t since = 0) const;
@@ -64,6 +67,7 @@ class ServeFleet {
 
   std::string store_, name_;
   std::vector<std::string> args_;
+  bool owners_;
   TempDir dir_;
   std::string token_;
   std::vector<int> ports_, admin_ports_;
