@@ -80,18 +80,20 @@ std::optional<std::pair<std::string, std::string>> lease_path(std::string_view p
 serve::Handler public_routes(Elector& e) {
   return [&e](const serve::ServeRequest& req, serve::Reply reply) {
     const SteadyTime arrived = e.clock().steady_now();  // before anything else: the promise counts from it
-    if (req.method != "GET" && req.method != "HEAD")
-      return refuse(reply, 405, "only GET here (a resign goes to the admin listener)", {{"Allow", "GET, HEAD"}});
+    const bool get = req.method == "GET" || req.method == "HEAD";
     LeaseView* only = e.names().size() == 1 ? e.view(e.names().front()) : nullptr;
     if (req.path == "/" || req.path == "/sse") {
       if (only == nullptr) return refuse(reply, 404, "/ and /sse answer for one lease; this elector serves several");
+      if (!get) return refuse(reply, 405, "only GET here", {{"Allow", "GET, HEAD"}});
       if (req.path == "/sse") return only->watch(std::move(reply), /*compat=*/true);
       return void(reply.answer(200, kJson, only->compat()));
     }
     const auto at = lease_path(req.path);
     LeaseView* view = at ? e.view(at->first) : nullptr;
+    // No resign here, not even its name: it is the admin listener's.
     if (view == nullptr || (at->second != "" && at->second != "events"))
       return refuse(reply, 404, "no such lease here: GET /leases/NAME or /leases/NAME/events");
+    if (!get) return refuse(reply, 405, "only GET here", {{"Allow", "GET, HEAD"}});
     if (at->second == "events") return view->watch(std::move(reply), /*compat=*/false);
     lease_answer(e, *view, req, std::move(reply), arrived);
   };

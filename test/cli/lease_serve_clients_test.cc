@@ -76,8 +76,8 @@ TEST_CASE("lease serve: docs/elector.md's Python client acts only within its pro
   ServeFleet f("memory:", "sweeper", {"--ttl", "1s"}, 1, /*poll=*/false);
   f.start(0);
   REQUIRE(eventually([&] { return leads(f); }, seconds(10)));
-  const auto r = run_process({kPython, kClients + "doc_client.py", FORGEMETER_SOURCE_DIR "/docs/elector.md",
-                              f.base(0), f.admin(0), f.token(), "sweeper"},
+  const auto r = run_process({kPython, kClients + "doc_client.py", FORGEMETER_SOURCE_DIR "/docs/elector.md", f.base(0),
+                              f.admin(0), f.token(), "sweeper"},
                              ProcessOptions{{}, {}, milliseconds(30'000)});
   CHECK_MESSAGE(r.exit_code == 0, r.err);
   MESSAGE(r.out);
