@@ -7,7 +7,11 @@
 // (a resigned replica stays out 1 s, then leads again in the next term).
 #include <doctest/doctest.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <string>
+#include <thread>
 
 #include "serve_fleet.h"
 #include "support/eventually.h"
@@ -81,4 +85,19 @@ TEST_CASE("lease serve: docs/elector.md's Python client acts only within its pro
                              ProcessOptions{{}, {}, milliseconds(30'000)});
   CHECK_MESSAGE(r.exit_code == 0, r.err);
   MESSAGE(r.out);
+}
+
+TEST_CASE("lease serve: SIGHUP keeps it serving; --exit-on-loss ends it with 75 at the first lost term") {
+  if (!have_python()) return;
+  ServeFleet f("memory:", "sweeper", {"--ttl", "1s", "--exit-on-loss"}, 1, /*poll=*/false);
+  f.start(0);
+  REQUIRE(eventually([&] { return leads(f); }, seconds(10)));
+  f.signal(0, SIGHUP);  // re-reads TLS (none here): no stop
+  CHECK(f.wait_exit(0, milliseconds(300)) == -1);
+  CHECK(leads(f));
+  f.signal(0, SIGSTOP);                     // stalled past its serving window: its term ends when it runs again
+  std::this_thread::sleep_for(seconds(2));  // the stall itself, not a wait for a condition
+  f.signal(0, SIGCONT);
+  CHECK(f.wait_exit(0, seconds(10)) == 75);
+  CHECK(f.err(0).find("--exit-on-loss: exiting (status 75)") != std::string::npos);
 }

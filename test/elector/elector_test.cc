@@ -12,8 +12,8 @@
 #include "elector/elector.h"
 #include "elector/routes.h"
 #include "forgemeter/memory_store.h"
-#include "serve/server.h"
 #include "serve/serve_client.h"
+#include "serve/server.h"
 #include "support/curl_body.h"
 #include "support/eventually.h"
 
@@ -100,7 +100,7 @@ TEST_CASE("an answer: leader with a promise of at most the cap, counted from the
   const auto other = b.get();
   CHECK(other["leader"] == false);
   CHECK(other["valid_for_ms"] == 0);
-  REQUIRE(eventually([&] { return b.get()["holder"] == "a"; }));  // b's observer saw a
+  REQUIRE(eventually([&] { return b.get()["holder"] == "a"; }));        // b's observer saw a
   CHECK(nlohmann::json::parse(fetch(b.url("/")).body)["name"] == "a");  // the compatibility shape
   CHECK(fetch(b.url("/leases/other")).status == 404);
   CHECK(fetch(b.url("/leases/sweeper/resign"), "POST").status == 404);  // never on the public listener
@@ -116,7 +116,7 @@ TEST_CASE("a stop stops answering leader, waits out the longest promise, then re
   REQUIRE(valid > 300);
   auto stopping = std::async(std::launch::async, [&] { a.elector.stop(); });
   REQUIRE(eventually([&] { return a.get()["leader"] == false; }, seconds(1)));  // at once, the stop still waiting
-  CHECK(inspect(store).status == LeaseState::Status::held);  // not released while a promise runs
+  CHECK(inspect(store).status == LeaseState::Status::held);                     // not released while a promise runs
   stopping.get();
   CHECK(steady_clock::now() >= promised + milliseconds(valid));
   CHECK(inspect(store).status == LeaseState::Status::free);
@@ -156,10 +156,8 @@ TEST_CASE("the admin listener: a bearer token or nothing; a resign moves leaders
   const auto none = fetch(leader.admin_url("/leases/sweeper/resign"), "POST");
   CHECK(none.status == 401);
   CHECK(none.headers.find("WWW-Authenticate: Bearer") != std::string::npos);
-  CHECK(fetch_with(leader.admin_url("/leases/sweeper/resign"), "POST", "Authorization: Bearer s3cre7").status ==
-        403);
-  CHECK(fetch_with(other.admin_url("/leases/sweeper/resign"), "POST", "Authorization: Bearer s3cret").status ==
-        409);
+  CHECK(fetch_with(leader.admin_url("/leases/sweeper/resign"), "POST", "Authorization: Bearer s3cre7").status == 403);
+  CHECK(fetch_with(other.admin_url("/leases/sweeper/resign"), "POST", "Authorization: Bearer s3cret").status == 409);
   const auto last = leader.get();
   const auto asked = steady_clock::now();
   const auto r = fetch_with(leader.admin_url("/leases/sweeper/resign"), "POST", "Authorization: Bearer s3cret");
