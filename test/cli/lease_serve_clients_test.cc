@@ -101,3 +101,32 @@ TEST_CASE("lease serve: SIGHUP keeps it serving; --exit-on-loss ends it with 75 
   CHECK(f.wait_exit(0, seconds(10)) == 75);
   CHECK(f.err(0).find("--exit-on-loss: exiting (status 75)") != std::string::npos);
 }
+
+TEST_CASE("lease serve: docs/elector.md's Go client acts only within its promises, across a resign") {
+  const std::string go = find_on_path("go");
+  if (go.empty()) {
+    skipped("no Go toolchain on PATH (Debian package golang-go): docs/elector.md's Go client did not run");
+    return;
+  }
+  TempDir mod;
+  const std::string doc = read_file(FORGEMETER_SOURCE_DIR "/docs/elector.md");
+  const std::size_t at = doc.find("```go\n") + 6;
+  write_file(mod.file("elector.go"), doc.substr(at, doc.find("```", at) - at));
+  write_file(mod.file("lead_test.go"), read_file(kClients + "lead_test.go"));
+  write_file(mod.file("go.mod"), "module example.com/elector\n\ngo 1.19\n");
+  ServeFleet f("memory:", "sweeper", {"--ttl", "1s"}, 1, /*poll=*/false);
+  f.start(0);
+  REQUIRE(eventually([&] { return leads(f); }, seconds(10)));
+  const auto r = run_process({"/bin/sh", "-c", "cd \"$0\" && exec \"$1\" test -count=1 -v .", mod.path(), go},
+                             ProcessOptions{{},
+                                            {{"ELECTOR_BASE", f.base(0)},
+                                             {"ELECTOR_ADMIN", f.admin(0)},
+                                             {"ELECTOR_TOKEN", f.token()},
+                                             {"GOPROXY", "off"},
+                                             {"GOFLAGS", "-mod=mod"},
+                                             {"GOCACHE", mod.file("cache")},
+                                             {"GOPATH", mod.file("gopath")}},
+                                            milliseconds(120'000)});
+  CHECK_MESSAGE(r.exit_code == 0, r.out << r.err);
+  MESSAGE(r.out.substr(0, r.out.find('\n', r.out.find("steps in terms"))));
+}
