@@ -73,7 +73,7 @@ void Elector::start() {
       }
     });
   }
-  ticker_ = std::jthread([this](std::stop_token) { run_ticker(ticker_stop_.get_token()); });
+  ticker_ = std::jthread([this] { run_ticker(ticker_stop_.get_token()); });
 }
 
 // Campaigns until the stop; a resign ends a round, and the next begins one
@@ -114,7 +114,7 @@ void Elector::serve_term(Lease& l, Term& term) {
   l.view->left();
 }
 
-void Elector::run_ticker(std::stop_token stop) {
+void Elector::run_ticker(const std::stop_token& stop) {
   while (!stop.stop_requested()) {
     const SteadyTime now = clock_.steady_now();
     SteadyTime next = now + o_.heartbeat;

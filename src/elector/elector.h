@@ -80,7 +80,7 @@ class Elector {
   struct Lease;
   void run_campaign(Lease& l);
   void serve_term(Lease& l, Term& term);
-  void run_ticker(std::stop_token stop);
+  void run_ticker(const std::stop_token& stop);
   CampaignSpec spec_for(Lease& l);
 
   LeaseStore& store_;

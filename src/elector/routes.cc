@@ -91,7 +91,7 @@ serve::Handler public_routes(Elector& e) {
     const auto at = lease_path(req.path);
     LeaseView* view = at ? e.view(at->first) : nullptr;
     // No resign here, not even its name: it is the admin listener's.
-    if (view == nullptr || (at->second != "" && at->second != "events"))
+    if (view == nullptr || (!at->second.empty() && at->second != "events"))
       return refuse(reply, 404, "no such lease here: GET /leases/NAME or /leases/NAME/events");
     if (!get) return refuse(reply, 405, "only GET here", {{"Allow", "GET, HEAD"}});
     if (at->second == "events") return view->watch(std::move(reply), /*compat=*/false);
