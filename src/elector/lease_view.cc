@@ -189,7 +189,9 @@ LeaseAnswer LeaseView::answer_locked(SteadyTime arrived, SteadyTime now) {
   const auto v = std::chrono::floor<std::chrono::milliseconds>(end - arrived);
   a.leader = v.count() > 0;
   a.valid_for_ms = a.leader ? v.count() : 0;
-  if (a.leader) promised_until_ = std::max(promised_until_, arrived + v);
+  // What a stop waits out: the promise's end, plus 1000 ppm of it for a
+  // caller's clock that runs slower than ours (NTP keeps rates within 500 ppm).
+  if (a.leader) promised_until_ = std::max(promised_until_, arrived + v + v / 1000);
   return a;
 }
 

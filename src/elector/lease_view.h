@@ -8,8 +8,9 @@
 // ends at P = min(D, now + cap), D being the term's step-down deadline, and
 // valid_for_ms = floor(P − arrived). The caller sent its request before it
 // arrived, so send + valid_for_ms <= P <= D. step_down() first stops saying
-// leader, then returns the latest P handed out: waiting until then before
-// the release keeps every promise inside this replica's term.
+// leader, then returns the latest P handed out (plus 1000 ppm of its length:
+// clock rates): waiting until then before the release keeps every promise
+// inside this replica's term.
 //
 // Thread-safety: every method may be called from any thread; one mutex
 // orders a promise and a step-down, so no promise is handed out after
