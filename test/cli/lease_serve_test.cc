@@ -12,6 +12,12 @@
 // at once (a few ms on loopback), so 1 s is the margin for a loaded 2-core
 // machine; a SIGKILL within TTL + retry + 200 ms (the successor takes over at
 // the expiry it was told, the 200 ms being the 20 ms poll and the load).
+// The check takes each promise from its SENDING, as the caller counts it,
+// though a caller acts only once it has the answer: a successor's promise
+// could then seem to begin inside its predecessor's only for a request in
+// flight across the whole handover (the release, the store's wake-up, the
+// acquire). The closest two promises came is printed: 8 ms on PostgreSQL,
+// 20-25 ms on etcd, at a load of 4-5 on 2 cores.
 #include <doctest/doctest.h>
 
 #include <signal.h>
@@ -150,7 +156,7 @@ TEST_CASE("lease serve on PostgreSQL: two replicas' promises never overlap, what
   CHECK(f.overlaps() == "");
   MESSAGE("lease serve on PostgreSQL, TTL 2 s, cap 1 s: resign "
           << resign_ms << " ms, SIGTERM " << term_ms << " ms, SIGKILL " << kill_ms << " ms; " << f.answers().size()
-          << " answers");
+          << " answers; closest promises " << f.closest_ns() / 1000 << " us apart");
 }
 #endif
 
@@ -168,6 +174,8 @@ TEST_CASE("lease serve on a three-member etcd cluster: a resign and SIGTERM hand
   const std::int64_t term_ms = clean_handover(f, leader, "SIGTERM");
   const std::int64_t resign_ms = clean_handover(f, leader, "resign");
   CHECK(f.overlaps() == "");
-  MESSAGE("lease serve on etcd, TTL 2 s, cap 1 s: resign " << resign_ms << " ms, SIGTERM " << term_ms << " ms");
+  MESSAGE("lease serve on etcd, TTL 2 s, cap 1 s: resign " << resign_ms << " ms, SIGTERM " << term_ms
+                                                           << " ms; closest promises " << f.closest_ns() / 1000
+                                                           << " us apart");
 }
 #endif

@@ -163,14 +163,23 @@ std::vector<PolledAnswer> ServeFleet::answers() const {
   return answers_;
 }
 
-std::string ServeFleet::overlaps() const {
+std::string ServeFleet::overlaps() const { return sweep(nullptr); }
+
+std::int64_t ServeFleet::closest_ns() const {
+  std::int64_t closest = INT64_MAX;
+  sweep(&closest);
+  return closest;
+}
+
+std::string ServeFleet::sweep(std::int64_t* closest) const {
   std::vector<PolledAnswer> promises;
   for (const PolledAnswer& a : answers())
     if (a.leader) promises.push_back(a);
   std::sort(promises.begin(), promises.end(), [](const auto& x, const auto& y) { return x.send_ns < y.send_ns; });
   std::map<int, PolledAnswer> furthest;  // per replica, the promise reaching furthest so far
   for (const PolledAnswer& p : promises) {
-    for (const auto& [r, q] : furthest)
+    for (const auto& [r, q] : furthest) {
+      if (r != p.replica && closest != nullptr) *closest = std::min(*closest, p.send_ns - q.promise_end());
       if (r != p.replica && q.promise_end() > p.send_ns) {
         std::ostringstream out;
         out << "r" << q.replica << "'s promise (term " << q.term << ", sent at " << q.send_ns / 1'000'000 % 100'000
@@ -178,6 +187,7 @@ std::string ServeFleet::overlaps() const {
             << p.replica << "'s (term " << p.term << ") was sent";
         return out.str();
       }
+    }
     auto [at, fresh] = furthest.try_emplace(p.replica, p);
     if (!fresh && p.promise_end() > at->second.promise_end()) at->second = p;
   }

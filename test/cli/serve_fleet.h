@@ -61,8 +61,12 @@ class ServeFleet {
   std::vector<PolledAnswer> answers() const;
   // "" when no two replicas' promises overlap; else the first overlap found.
   std::string overlaps() const;
+  // The least time between one replica's promise ending and another's next
+  // promise being sent (the margin the check had).
+  std::int64_t closest_ns() const;
 
  private:
+  std::string sweep(std::int64_t* closest) const;
   void poll(int i);
 
   std::string store_, name_;
