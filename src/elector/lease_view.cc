@@ -11,6 +11,13 @@ const std::vector<serve::Field> kEvents{{"Content-Type", "text/event-stream"}, {
 
 }  // namespace
 
+void send_answer(serve::Reply& reply, const LeaseAnswer& a) {
+  reply.log_field("lease", a.name);  // the access log's record of what was promised
+  reply.log_field("leader", a.leader ? "true" : "false");
+  reply.log_field("valid_for_ms", std::to_string(a.valid_for_ms));
+  reply.answer(200, kJson, answer_json(a));
+}
+
 LeaseView::LeaseView(LeaseViewOptions o) : o_(std::move(o)), clock_(o_.clock != nullptr ? *o_.clock : system_clock()) {}
 
 void LeaseView::elected(const Term& term) {
@@ -130,7 +137,7 @@ void LeaseView::await_change(serve::Reply reply, SteadyTime arrived, SteadyTime 
 SteadyTime LeaseView::tick(SteadyTime now, Duration heartbeat) {
   core_detail::MutexLock lock(mu_);
   const auto due = std::partition(polls_.begin(), polls_.end(), [&](const Poll& p) { return p.until > now; });
-  for (auto p = due; p != polls_.end(); ++p) p->reply.answer(200, kJson, answer_json(answer_locked(p->arrived, now)));
+  for (auto p = due; p != polls_.end(); ++p) send_answer(p->reply, answer_locked(p->arrived, now));
   polls_.erase(due, polls_.end());
   if (now >= next_heartbeat_) {
     // A comment line: clients ignore it; a client gone is noticed on the write.
@@ -147,7 +154,7 @@ void LeaseView::end_clients() {
   for (Stream& s : streams_) s.reply.end();
   streams_.clear();
   const SteadyTime now = clock_.steady_now();
-  for (Poll& p : polls_) p.reply.answer(200, kJson, answer_json(answer_locked(p.arrived, now)));
+  for (Poll& p : polls_) send_answer(p.reply, answer_locked(p.arrived, now));
   polls_.clear();
 }
 
@@ -212,7 +219,7 @@ void LeaseView::publish_locked(const char* event) {
     return true;
   });
   const SteadyTime now = clock_.steady_now();
-  for (Poll& p : polls_) p.reply.answer(200, kJson, answer_json(answer_locked(p.arrived, now)));
+  for (Poll& p : polls_) send_answer(p.reply, answer_locked(p.arrived, now));
   polls_.clear();
 }
 

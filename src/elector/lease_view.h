@@ -40,6 +40,10 @@ struct LeaseViewOptions {
   const LeaseMetrics* metrics = nullptr;  // the campaign's: the leader's last proven renewal
 };
 
+// Answers `reply` with `a` (200, JSON), its lease, leader and valid_for_ms
+// in the access log's record.
+void send_answer(serve::Reply& reply, const LeaseAnswer& a);
+
 class LeaseView {
  public:
   explicit LeaseView(LeaseViewOptions o);

@@ -60,7 +60,7 @@ void lease_answer(Elector& e, LeaseView& view, const serve::ServeRequest& req, s
     const auto after = param(req.query, "after");
     if (!after || *after == view.current_id()) return e.await_change(view, std::move(reply), arrived, arrived + *wait);
   }
-  reply.answer(200, kJson, answer_json(view.answer(arrived)));
+  send_answer(reply, view.answer(arrived));
 }
 
 // "/leases/NAME" or "/leases/NAME/<tail>": NAME and tail, or nullopt.
