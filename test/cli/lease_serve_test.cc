@@ -2,7 +2,8 @@
 // records every answer's sending and receipt on one monotonic clock: no two
 // replicas' promises [send, send + valid_for_ms] ever overlap, across a
 // resign, SIGTERM, SIGKILL, a SIGSTOP of the leader for two TTLs and the
-// store stopped (PostgreSQL, a private server: the test stops it); the
+// store stopped (PostgreSQL, a private server: the test stops it; the
+// leader's event stream tells the outage, its step-down and the store back); the
 // resign and SIGTERM again on a three-member etcd cluster.
 //
 // TTL 2 s (retry 667 ms, serving window W = 1.667 s), --answer-validity 1 s
@@ -140,6 +141,8 @@ TEST_CASE("lease serve on PostgreSQL: two replicas' promises never overlap, what
 
   // The store stopped: no promise outlives the serving window of the last
   // renewal, which was sent before the stop.
+  EventTap events(f.base(leader) + "/leases/sweeper/events");
+  REQUIRE(eventually([&] { return events.text().find("\"event\":\"state\"") != std::string::npos; }));
   const std::int64_t store_stopped = steady_ns();
   pg.stop();
   REQUIRE(eventually(
@@ -153,6 +156,13 @@ TEST_CASE("lease serve on PostgreSQL: two replicas' promises never overlap, what
     if (a.leader) CHECK_MESSAGE(a.promise_end() <= store_stopped + kWindow, "a promise outlived the window");
   pg.start();
   leader_now(f);
+  // The leader's stream told it all, in order: the outage, the step-down, the store back.
+  REQUIRE(eventually([&] { return events.text().find("\"event\":\"back\"") != std::string::npos; }));
+  const std::string told = events.text();
+  const auto outage = told.find("\"event\":\"store_outage\""), down = told.find("\"event\":\"stepped_down\"");
+  CHECK(outage != std::string::npos);
+  CHECK(down != std::string::npos);
+  CHECK(told.find("\"event\":\"back\"") > std::max(outage, down));
   CHECK(f.overlaps() == "");
   MESSAGE("lease serve on PostgreSQL, TTL 2 s, cap 1 s: resign "
           << resign_ms << " ms, SIGTERM " << term_ms << " ms, SIGKILL " << kill_ms << " ms; " << f.answers().size()

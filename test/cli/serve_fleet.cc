@@ -47,6 +47,40 @@ Got http(const std::string& url, const std::string& method, long timeout_ms, con
 
 }  // namespace
 
+EventTap::EventTap(const std::string& url) {
+  reader_ = std::thread([this, url] {
+    CURL* curl = curl_easy_init();
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, this);
+    curl_easy_setopt(
+        curl, CURLOPT_XFERINFOFUNCTION, +[](void* self, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+          return static_cast<EventTap*>(self)->done_.load() ? 1 : 0;  // non-zero: abort
+        });
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, this);
+    curl_easy_setopt(
+        curl, CURLOPT_WRITEFUNCTION, +[](char* data, std::size_t size, std::size_t n, void* self) {
+          auto* tap = static_cast<EventTap*>(self);
+          std::lock_guard lock(tap->mu_);
+          tap->text_.append(data, size * n);
+          return size * n;
+        });
+    curl_easy_perform(curl);
+    curl_easy_cleanup(curl);
+  });
+}
+
+EventTap::~EventTap() {
+  done_ = true;
+  reader_.join();
+}
+
+std::string EventTap::text() const {
+  std::lock_guard lock(mu_);
+  return text_;
+}
+
 ServeFleet::ServeFleet(std::string store, std::string name, std::vector<std::string> args, int replicas, bool poll,
                        bool owners)
     : store_(std::move(store)),

@@ -32,6 +32,22 @@ struct PolledAnswer {
 
 std::int64_t steady_ns();
 
+// An event stream read on a thread of its own, everything kept.
+class EventTap {
+ public:
+  explicit EventTap(const std::string& url);
+  ~EventTap();  // ends the stream
+  EventTap(const EventTap&) = delete;
+  EventTap& operator=(const EventTap&) = delete;
+  std::string text() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::string text_;
+  std::atomic<bool> done_{false};
+  std::thread reader_;
+};
+
 class ServeFleet {
  public:
   // `args`: the options every replica gets after `lease serve --store STORE`
