@@ -34,6 +34,13 @@
 
 namespace forgemeter::elector {
 
+// How much longer than its last promise a stopping leader waits before it
+// releases: a request sent to the successor before that promise ended, and
+// still on its way when the successor is elected, would count the
+// successor's first promise from a sending inside the old one. Loopback and
+// a LAN take well under it; it bounds such a trip (docs/elector.md).
+inline constexpr Duration kInFlight = std::chrono::milliseconds(50);
+
 struct ElectorOptions {
   std::vector<std::string> names;  // the leases, each campaigned for
   std::string owner;               // this replica's owner, as given (the store gets it tagged)
