@@ -75,7 +75,8 @@ TEST_CASE("an unknown command or option: the nearest spelling, exit 2") {
        "'forgemeter lease run --help'\n"},
       {{}, "forgemeter: a command is needed: report, lease, fetch; see 'forgemeter --help'\n"},
       {{"lease"},
-       "forgemeter: a command is needed for 'forgemeter lease': run, status, resign; see 'forgemeter lease --help'\n"},
+       "forgemeter: a command is needed for 'forgemeter lease': run, status, resign, serve; see 'forgemeter lease "
+       "--help'\n"},
   });
 }
 
@@ -179,9 +180,10 @@ TEST_CASE("man -l reads the generated page: every command has its section") {
       run_process({find_on_path("man"), "-l", page}, ProcessOptions{{}, {{"MANPAGER", "cat"}, {"MANWIDTH", "100"}}});
   CHECK(r.exit_code == 0);
   CHECK(r.err.empty());  // no groff warning
-  for (const char* part : {"NAME", "forgemeter - forge HTTP metering and leader leases", "SYNOPSIS", "COMMANDS",
-                           "forgemeter report", "forgemeter lease run", "forgemeter lease status",
-                           "forgemeter lease resign", "forgemeter fetch", "--source-field", "--serve-for"})
+  for (const char* part :
+       {"NAME", "forgemeter - forge HTTP metering and leader leases", "SYNOPSIS", "COMMANDS", "forgemeter report",
+        "forgemeter lease run", "forgemeter lease status", "forgemeter lease resign", "forgemeter lease serve",
+        "--answer-validity", "forgemeter fetch", "--source-field", "--serve-for"})
     CHECK_MESSAGE(r.out.find(part) != std::string::npos, part);
   CHECK(r.out.find("\\e") == std::string::npos);  // roff escapes were rendered, not printed
   CHECK(r.out.find(".SS") == std::string::npos);
@@ -212,7 +214,8 @@ TEST_CASE("man -l reads the generated page: every command has its section") {
 TEST_CASE("bash completion: commands, options, files and the command after --") {
   CHECK(complete("re", 1) == "report\n");
   CHECK(complete("''", 1) == "report\nlease\nfetch\n");
-  CHECK(complete("lease ''", 2) == "run\nstatus\nresign\n");
+  CHECK(complete("lease ''", 2) == "run\nstatus\nresign\nserve\n");
+  CHECK(complete("lease serve --answer", 3) == "--answer-validity\n");
   CHECK(complete("lease run --gr", 3) == "--grace\n");
   CHECK(complete("report --for", 2) == "--format\n--force\n");
   // an option that names its values offers them, not files

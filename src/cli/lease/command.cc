@@ -18,6 +18,7 @@
 #include "cli/lease/lease_name.h"
 #include "cli/lease/resign.h"
 #include "cli/lease/say.h"
+#include "cli/lease/serve_command.h"
 #include "cli/lease/status.h"
 #include "cli/lease/store_options.h"
 #include "cli/lease/term.h"
@@ -194,7 +195,9 @@ int run_lease(const RunArgs& a) {
 
 void add_lease(CLI::App& root, Action& action) {
   CLI::App* lease = root.add_subcommand(
-      "lease", "Run a command on one replica at a time, under a lease; inspect a lease; ask its holder to step down.");
+      "lease",
+      "Run a command on one replica at a time, under a lease; inspect a lease; ask its holder to step down;\n"
+      "serve leadership over HTTP.");
   lease->require_subcommand(1);
 
   auto a = std::make_shared<RunArgs>();
@@ -239,6 +242,7 @@ void add_lease(CLI::App& root, Action& action) {
 
   add_lease_status(*lease, action);
   add_lease_resign(*lease, action);
+  add_lease_serve(*lease, action);
 }
 
 }  // namespace forgemeter::cli
