@@ -27,7 +27,7 @@ class AnswerStream {
   bool started() const noexcept { return started_; }
 
   // A piece of the forge's answer; false ends the transfer (the client is gone).
-  bool piece(const BodyChunk& c, proxy::CacheOutcome cache) {
+  bool piece(const BodyChunk& c, CacheOutcome cache) {
     if (!started_) {
       started_ = true;
       json_ = rewrites_body(c.headers->find("Content-Type").value_or(""));
@@ -50,7 +50,7 @@ class AnswerStream {
   }
 
   // The answer's head as the client gets it.
-  std::vector<serve::Field> head(const Headers& from, proxy::CacheOutcome cache) const {
+  std::vector<serve::Field> head(const Headers& from, CacheOutcome cache) const {
     std::vector<serve::Field> out;
     for (serve::Field& f : filter_response(from)) {
       if (iequals(f.first, "Content-Encoding")) continue;  // the Transport hands the body decoded
@@ -77,31 +77,6 @@ class AnswerStream {
   bool started_ = false, json_ = false;
 };
 
-// The Transport's word for what its cache did, as Cache-Status says it.
-proxy::CacheOutcome outcome_of(forgemeter::CacheOutcome c) {
-  switch (c) {
-    case forgemeter::CacheOutcome::bypassed: return proxy::CacheOutcome::bypass;
-    case forgemeter::CacheOutcome::stored: return proxy::CacheOutcome::stored;
-    case forgemeter::CacheOutcome::not_stored: return proxy::CacheOutcome::not_stored;
-    case forgemeter::CacheOutcome::revalidated: return proxy::CacheOutcome::revalidated;
-    case forgemeter::CacheOutcome::coalesced: return proxy::CacheOutcome::collapsed;
-    case forgemeter::CacheOutcome::no_cache: break;
-  }
-  return proxy::CacheOutcome::unseen;
-}
-
-std::string outcome_word(proxy::CacheOutcome c) {
-  switch (c) {
-    case proxy::CacheOutcome::stored: return "stored";
-    case proxy::CacheOutcome::not_stored: return "not_stored";
-    case proxy::CacheOutcome::revalidated: return "revalidated";
-    case proxy::CacheOutcome::changed: return "changed";
-    case proxy::CacheOutcome::collapsed: return "collapsed";
-    case proxy::CacheOutcome::bypass: return "bypass";
-    case proxy::CacheOutcome::unseen: break;
-  }
-  return "none";
-}
 
 // The refusal for an exchange the forge never answered.
 Refusal refusal_of(const Response& res) {
@@ -120,7 +95,7 @@ void forward(Route& route, Outgoing out, serve::Reply reply) {
   std::optional<SteadyTime> first;
   out.request.on_body = [&](const BodyChunk& c) {
     if (!first) first = system_clock().steady_now();
-    return stream.piece(c, outcome_of(c.cache));
+    return stream.piece(c, c.cache);
   };
   Response res = route.transport.perform(out.request);
   route.figures.upstream_latency(
@@ -134,9 +109,9 @@ void forward(Route& route, Outgoing out, serve::Reply reply) {
     reply.log_field("cache", "refused");
     return void(reply.answer(r.status, r.headers, r.body));
   }
-  const proxy::CacheOutcome cache = outcome_of(res.cache);
-  route.figures.answered(out.lane, outcome_word(cache));
-  reply.log_field("cache", outcome_word(cache));
+  const CacheOutcome cache = res.cache;
+  route.figures.answered(out.lane, std::string(to_string(cache)));
+  reply.log_field("cache", std::string(to_string(cache)));
   if (stream.keep_for_tokens_) {
     std::string_view body = stream.started() ? std::string_view(stream.kept_) : std::string_view(res.body);
     std::optional<std::string_view> token;
