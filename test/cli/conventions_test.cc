@@ -73,7 +73,7 @@ TEST_CASE("an unknown command or option: the nearest spelling, exit 2") {
       {{"lease", "run", "--store", "memory:", "x", "--"},
        "forgemeter: nothing follows '--' for 'forgemeter lease run': give the command to run after it; see "
        "'forgemeter lease run --help'\n"},
-      {{}, "forgemeter: a command is needed: report, lease, fetch; see 'forgemeter --help'\n"},
+      {{}, "forgemeter: a command is needed: report, lease, fetch, proxy; see 'forgemeter --help'\n"},
       {{"lease"},
        "forgemeter: a command is needed for 'forgemeter lease': run, status, resign, serve; see 'forgemeter lease "
        "--help'\n"},
@@ -183,7 +183,8 @@ TEST_CASE("man -l reads the generated page: every command has its section") {
   for (const char* part :
        {"NAME", "forgemeter - forge HTTP metering and leader leases", "SYNOPSIS", "COMMANDS", "forgemeter report",
         "forgemeter lease run", "forgemeter lease status", "forgemeter lease resign", "forgemeter lease serve",
-        "--answer-validity", "forgemeter fetch", "--source-field", "--serve-for"})
+        "--answer-validity", "forgemeter fetch", "--source-field", "--serve-for", "forgemeter proxy", "--upstream",
+        "--max-wait"})
     CHECK_MESSAGE(r.out.find(part) != std::string::npos, part);
   CHECK(r.out.find("\\e") == std::string::npos);  // roff escapes were rendered, not printed
   CHECK(r.out.find(".SS") == std::string::npos);
@@ -213,7 +214,7 @@ TEST_CASE("man -l reads the generated page: every command has its section") {
 
 TEST_CASE("bash completion: commands, options, files and the command after --") {
   CHECK(complete("re", 1) == "report\n");
-  CHECK(complete("''", 1) == "report\nlease\nfetch\n");
+  CHECK(complete("''", 1) == "report\nlease\nfetch\nproxy\n");
   CHECK(complete("lease ''", 2) == "run\nstatus\nresign\nserve\n");
   CHECK(complete("lease serve --answer", 3) == "--answer-validity\n");
   CHECK(complete("lease run --gr", 3) == "--grace\n");
