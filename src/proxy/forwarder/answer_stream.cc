@@ -17,8 +17,13 @@ using core_detail::iequals;
 // What of an answer's body is kept to learn an installation token from.
 constexpr std::size_t kTokenAnswerBytes = 64 * 1024;
 
-// The client's side of one answer: its head sent at the first piece, its
-// body rewritten when JSON.
+// Up to this much of an answer is held and handed to the serving room whole,
+// with its length: one hand-over (and one wake of the connection) for the
+// answers a forge mostly sends; past it the answer streams from there on.
+constexpr std::size_t kHeldAnswer = 64 * 1024;
+
+// The client's side of one answer: its head made at the first piece, its
+// body rewritten when JSON, held while small, streamed once it is not.
 class AnswerStream {
  public:
   AnswerStream(Route& route, const Outgoing& out, serve::Reply reply)
@@ -27,24 +32,38 @@ class AnswerStream {
   bool started() const noexcept { return started_; }
 
   // A piece of the forge's answer; false ends the transfer (the client is gone).
-  bool piece(const BodyChunk& c, CacheOutcome cache) {
+  bool piece(const BodyChunk& c) {
     if (!started_) {
       started_ = true;
       json_ = rewrites_body(c.headers->find("Content-Type").value_or(""));
-      if (!reply_.start_stream(c.status, head(*c.headers, cache))) return false;
+      status_ = c.status;
+      head_ = head(*c.headers, c.cache);
     }
     if (keep_for_tokens_ && kept_.size() + c.bytes.size() <= kTokenAnswerBytes) kept_.append(c.bytes);
-    if (!json_) return reply_.write_within(c.bytes, route_.patience);
     std::string rewritten;
-    body_.write(c.bytes, rewritten);
-    return rewritten.empty() || reply_.write_within(rewritten, route_.patience);
+    if (json_) body_.write(c.bytes, rewritten);
+    const std::string_view bytes = json_ ? std::string_view(rewritten) : c.bytes;
+    if (!streaming_) {
+      if (held_.size() + bytes.size() <= kHeldAnswer) return held_.append(bytes), true;
+      streaming_ = true;
+      if (!reply_.start_stream(status_, std::move(head_))) return false;
+      if (!held_.empty() && !reply_.write_within(held_, route_.patience)) return false;
+      std::string().swap(held_);
+    }
+    return bytes.empty() || reply_.write_within(bytes, route_.patience);
   }
 
-  // The transfer is over: the stream ended, or cut when it failed mid-body.
-  void finish(bool whole) {
-    if (!whole) return void(reply_.abort());
+  // The transfer is over. A body cut upstream is never passed off as whole:
+  // a stream is cut for the client too, a held answer becomes a 502.
+  void finish(const Response& res) {
+    if (!res.ok() && streaming_) return void(reply_.abort());
+    if (!res.ok()) {
+      const Refusal r = upstream_unreachable(to_string(res.error.code));
+      return void(reply_.answer(r.status, r.headers, r.body));
+    }
     std::string tail;
     if (json_) body_.finish(tail);
+    if (!streaming_) return void(reply_.answer(status_, std::move(head_), held_ + tail));
     if (!tail.empty()) reply_.write_within(tail, route_.patience);
     reply_.end();
   }
@@ -74,9 +93,11 @@ class AnswerStream {
   const Outgoing& out_;
   serve::Reply reply_;
   BodyRewriter body_;
-  bool started_ = false, json_ = false;
+  bool started_ = false, json_ = false, streaming_ = false;
+  int status_ = 0;
+  std::vector<serve::Field> head_;
+  std::string held_;
 };
-
 
 // The refusal for an exchange the forge never answered.
 Refusal refusal_of(const Response& res) {
@@ -95,7 +116,7 @@ void forward(Route& route, Outgoing out, serve::Reply reply) {
   std::optional<SteadyTime> first;
   out.request.on_body = [&](const BodyChunk& c) {
     if (!first) first = system_clock().steady_now();
-    return stream.piece(c, c.cache);
+    return stream.piece(c);
   };
   Response res = route.transport.perform(out.request);
   route.figures.upstream_latency(
@@ -121,7 +142,7 @@ void forward(Route& route, Outgoing out, serve::Reply reply) {
   }
   if (!stream.started())  // no piece came: an answer without a body (204, 304, HEAD's)
     return void(reply.answer(res.status, stream.head(res.headers, cache), res.body));
-  stream.finish(res.ok());
+  stream.finish(res);
 }
 
 }  // namespace forgemeter::proxy
