@@ -249,9 +249,11 @@ void three_processes(const std::string& pg) {
   REQUIRE(eventually([&] { return count_kind(stamps(log), "start") == 4; }, seconds(10)));
   const Stamp fourth = stamps(log).back();
   CHECK(fourth.owner == "p3");
+  // Liveness margin: the stop, a process start-up and CMD's first stamp on
+  // a loaded 2-core machine (busy loops on both cores) took 1.15 s once.
   MESSAGE("handover after a clean stop: " << static_cast<double>(fourth.ns - stopping) / 1e6
-                                          << " ms (bound: retry 500 ms, + 500 ms for the stop and start-up)");
-  CHECK(fourth.ns - stopping <= duration_cast<nanoseconds>(retry + milliseconds(500)).count());
+                                          << " ms (bound: retry 500 ms, + 1.5 s for the stop and start-up)");
+  CHECK(fourth.ns - stopping <= duration_cast<nanoseconds>(retry + milliseconds(1500)).count());
   kill(procs["p3"].pid, SIGTERM);
   CHECK(wait_exit(procs["p3"].pid, seconds(10)) == 0);
 
