@@ -6,7 +6,9 @@
 // the other proxy answers 503 with Retry-After and GitHub's JSON naming the
 // holder and its term, and sends nothing (the forge's count of the lane is
 // the client's count of 200s). After SIGTERM of the leader's proxy, the
-// other passes within the handover bound and the stopped one exits 0.
+// other passes within the handover bound and the stopped one exits 0; the
+// successor's hourly lines count what it sent and, as `refused`, what it
+// answered itself. Then the usage errors of --elect.
 //
 // TTL 2 s, --lease-retry 667 ms. The handover bound: the stopping proxy
 // closes the gate, waits for the lane's requests in flight (one 20 ms
@@ -20,15 +22,19 @@
 #include <signal.h>
 
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/components.h"
+#include "forgemeter_bin.h"
 #include "proxy_run.h"
 #include "support/eventually.h"
+#include "support/process.h"
 #include "support/skips.h"
 #include "testforge/forge.h"
 #if FORGEMETER_HAS_POSTGRES
@@ -133,10 +139,18 @@ TEST_CASE("proxy --elect: one proxy at a time sends an elected lane, the other a
   PrivatePg pg;
   testforge::Forge forge;
   auto args = [&](int i) {
-    return std::vector<std::string>{"--elect",        "sweeper", "--store",       pg.conninfo(),
-                                    "--owner",        "proxy-" + std::to_string(i),
-                                    "--ttl",          "2s",      "--lease-retry", "667ms",
-                                    "--upstream-term-header",    "X-Test-Term"};
+    return std::vector<std::string>{"--elect",
+                                    "sweeper",
+                                    "--store",
+                                    pg.conninfo(),
+                                    "--owner",
+                                    "proxy-" + std::to_string(i),
+                                    "--ttl",
+                                    "2s",
+                                    "--lease-retry",
+                                    "667ms",
+                                    "--upstream-term-header",
+                                    "X-Test-Term"};
   };
   std::vector<std::unique_ptr<ProxyRun>> proxies;
   proxies.push_back(std::make_unique<ProxyRun>(forge, args(0)));
@@ -191,16 +205,51 @@ TEST_CASE("proxy --elect: one proxy at a time sends an elected lane, the other a
   std::map<std::uint64_t, int> via_of_term;
   for (std::size_t i = 0; i < seen.size(); ++i) {
     CHECK_MESSAGE(seen[i].term != 0, "request " << i << " reached the forge without a term");
-    if (i > 0) CHECK_MESSAGE(seen[i].term >= seen[i - 1].term, "term " << seen[i].term << " after " << seen[i - 1].term);
+    if (i > 0)
+      CHECK_MESSAGE(seen[i].term >= seen[i - 1].term, "term " << seen[i].term << " after " << seen[i - 1].term);
     const auto [at, fresh] = via_of_term.emplace(seen[i].term, seen[i].via);
     CHECK_MESSAGE(at->second == seen[i].via, "term " << seen[i].term << " through both proxies");
   }
   CHECK(via_of_term.size() >= 2);
   CHECK(via_of_term.at(first_term) == leader);
   CHECK(seen.back().via == other);
-  MESSAGE("proxy --elect on PostgreSQL, TTL 2 s: SIGTERM handover " << took.count() << " ms; " << seen.size()
-                                                                    << " requests reached the forge, "
-                                                                    << client.answers().size() - passes
-                                                                    << " answered by the proxies themselves");
+
+  // The successor's own lines: what it sent, and what it refused unsent.
+  std::uint64_t sent_by_other = 0, refused_by_other = 0;
+  for (const Answer& a : client.answers()) {
+    if (a.proxy != other) continue;
+    sent_by_other += a.status == 200 ? 1 : 0;
+    refused_by_other += a.status == 503 ? 1 : 0;
+  }
+  CHECK(proxies[other]->stop() == 0);
+  const std::string lines = proxies[other]->meter_lines();
+  std::smatch m;
+  REQUIRE_MESSAGE(std::regex_search(lines, m, std::regex(R"(forge HTTP: (\d+) requests)")), lines);
+  CHECK(std::stoull(m[1]) == sent_by_other);
+  REQUIRE_MESSAGE(std::regex_search(lines, m, std::regex(R"(forge HTTP answers: .* refused=(\d+))")), lines);
+  CHECK(std::stoull(m[1]) == refused_by_other);
+  MESSAGE("proxy --elect on PostgreSQL, TTL 2 s: SIGTERM handover "
+          << took.count() << " ms; " << seen.size() << " requests reached the forge, "
+          << client.answers().size() - passes << " answered by the proxies themselves");
 }
 #endif
+
+TEST_CASE("proxy --elect: a lane that cannot be elected, or the campaign's options without --elect, are usage errors") {
+  const std::vector<std::string> base{forgemeter_bin(),     "proxy",    "--upstream",
+                                      "http://127.0.0.1:9", "--listen", "127.0.0.1:0"};
+  auto run = [&](std::vector<std::string> more) {
+    std::vector<std::string> argv = base;
+    argv.insert(argv.end(), more.begin(), more.end());
+    return run_process(argv);
+  };
+  auto other = run({"--elect", "other", "--store", "memory:"});
+  CHECK(other.exit_code == 2);
+  auto outside = run({"--elect", "sweeper", "--lanes", "a,b", "--store", "memory:"});
+  CHECK(outside.exit_code == 2);
+  CHECK(outside.err.find("not among --lanes") != std::string::npos);
+  auto alone = run({"--store", "memory:"});
+  CHECK(alone.exit_code == 2);
+  CHECK(alone.err.find("go with --elect") != std::string::npos);
+  auto twice = run({"--elect", "sweeper", "--elect", "sweeper", "--store", "memory:"});
+  CHECK(twice.exit_code == 2);
+}

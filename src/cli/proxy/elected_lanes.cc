@@ -84,8 +84,7 @@ std::optional<proxy::FencePass> ElectedLanes::enter(Lane lane) {
 proxy::Refusal ElectedLanes::refused(Lane lane) {
   const Elected* e = find(lane);
   const elector::LeaseAnswer now = e->view->state();
-  return proxy::lane_not_led(lane.name(), now.holder, now.term,
-                             std::chrono::ceil<std::chrono::seconds>(retry_));
+  return proxy::lane_not_led(lane.name(), now.holder, now.term, std::chrono::ceil<std::chrono::seconds>(retry_));
 }
 
 // The view no longer says leader, so the gate is closed: the requests that
