@@ -10,12 +10,15 @@
 // successor's hourly lines count what it sent and, as `refused`, what it
 // answered itself. Then the usage errors of --elect.
 //
-// TTL 2 s, --lease-retry 667 ms. The handover bound: the stopping proxy
-// closes the gate, waits for the lane's requests in flight (one 20 ms
-// request at most here) and releases; the store wakes the successor at
-// once (LISTEN/NOTIFY, a few ms on loopback), and without the wake-up its
-// next acquire comes at most one retry later. So 667 ms + 1 s of margin for
-// a loaded 2-core machine and the 20 ms between requests.
+// At the SIGTERM a request of the lane is on the wire (the forge holds it
+// for 250 ms): the successor passes only after it ended, never before.
+//
+// TTL 3 s, --lease-retry 1 s, so a step-down waits up to TTL/6 = 500 ms
+// for the lane's requests. The handover bound, from the held request's
+// end: the stopping proxy releases; the store wakes the successor at once
+// (LISTEN/NOTIFY, a few ms on loopback), and without the wake-up its next
+// acquire comes at most one retry later. So 1 s + 1 s of margin for a
+// loaded 2-core machine and the 20 ms between requests.
 #include <doctest/doctest.h>
 
 #include <httplib.h>
@@ -47,7 +50,8 @@ using namespace std::chrono;
 
 namespace {
 
-constexpr auto kHandover = milliseconds(667 + 1000);
+constexpr auto kHandover = milliseconds(1000 + 1000);
+constexpr auto kHeld = milliseconds(250);  // how long the forge holds the request on the wire
 
 std::int64_t now_ns() { return duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count(); }
 
@@ -146,9 +150,9 @@ TEST_CASE("proxy --elect: one proxy at a time sends an elected lane, the other a
                                     "--owner",
                                     "proxy-" + std::to_string(i),
                                     "--ttl",
-                                    "2s",
+                                    "3s",
                                     "--lease-retry",
-                                    "667ms",
+                                    "1s",
                                     "--upstream-term-header",
                                     "X-Test-Term"};
   };
@@ -185,13 +189,28 @@ TEST_CASE("proxy --elect: one proxy at a time sends an elected lane, the other a
   const std::uint64_t first_term = before.back().term;
   CHECK(body.at("term") == first_term);
 
+  // A request of the lane on the wire through the leader, held by the forge.
+  int held_status = 0;
+  std::thread held([&] {
+    httplib::Client c(proxies[leader]->url());
+    c.set_read_timeout(10s);
+    const httplib::Headers h{{"X-Forgemeter-Lane", "sweeper"}, {"X-Test-Via", std::to_string(leader)}};
+    if (auto r = c.Get("/hold/drain", h)) held_status = r->status;
+  });
+  REQUIRE(forge.await_held("drain", 1, 5000ms));
   const std::int64_t t0 = now_ns();
   proxies[leader]->signal(SIGTERM);
+  std::this_thread::sleep_for(kHeld);  // the request on the wire, not a wait for a condition
+  const std::int64_t held_until = now_ns();
+  forge.release("drain");
+  held.join();
+  CHECK(held_status == 200);  // it finished: the step-down waited for it
   std::optional<Answer> passed;
   REQUIRE_MESSAGE(eventually([&] { return (passed = client.first(other, 200, t0)).has_value(); }, seconds(10)),
                   proxies[other]->stderr_text());
-  const auto took = milliseconds((passed->received - t0) / 1'000'000);
-  CHECK_MESSAGE(took <= kHandover, "the handover took " << took.count() << " ms");
+  CHECK_MESSAGE(passed->received > held_until, "the successor passed while the held request was on the wire");
+  const auto took = milliseconds((passed->received - held_until) / 1'000'000);
+  CHECK_MESSAGE(took <= kHandover, "the handover took " << took.count() << " ms after the held request's end");
   CHECK(proxies[leader]->wait_exit(seconds(10)) == 0);
   REQUIRE(eventually([&] { return client.first(other, 200, passed->received).has_value(); }, seconds(5)));
   client.stop();
@@ -201,7 +220,7 @@ TEST_CASE("proxy --elect: one proxy at a time sends an elected lane, the other a
   const std::vector<Seen> seen = forge_saw(forge);
   std::size_t passes = 0;
   for (const Answer& a : client.answers()) passes += a.status == 200 ? 1 : 0;
-  CHECK(seen.size() == passes);
+  CHECK(seen.size() == passes + 1);  // and the held one
   std::map<std::uint64_t, int> via_of_term;
   for (std::size_t i = 0; i < seen.size(); ++i) {
     CHECK_MESSAGE(seen[i].term != 0, "request " << i << " reached the forge without a term");
@@ -228,7 +247,7 @@ TEST_CASE("proxy --elect: one proxy at a time sends an elected lane, the other a
   CHECK(std::stoull(m[1]) == sent_by_other);
   REQUIRE_MESSAGE(std::regex_search(lines, m, std::regex(R"(forge HTTP answers: .* refused=(\d+))")), lines);
   CHECK(std::stoull(m[1]) == refused_by_other);
-  MESSAGE("proxy --elect on PostgreSQL, TTL 2 s: SIGTERM handover "
+  MESSAGE("proxy --elect on PostgreSQL, TTL 3 s: SIGTERM handover, after the held request, "
           << took.count() << " ms; " << seen.size() << " requests reached the forge, "
           << client.answers().size() - passes << " answered by the proxies themselves");
 }
