@@ -12,7 +12,7 @@ constexpr std::string_view kSecondaryDocs =
     "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits";
 
 Refusal github_shaped(int status, std::string_view message, std::string_view docs, std::string_view code,
-                      nlohmann::json more = nlohmann::json::object()) {
+                      const nlohmann::json& more = nlohmann::json::object()) {
   nlohmann::json body = {{"message", message}, {"documentation_url", docs}};
   body.update(more);
   Refusal r;

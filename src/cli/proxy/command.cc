@@ -69,6 +69,26 @@ class StopSignal {
   supervise::SignalWatch watch_;  // last: its thread uses the members above
 };
 
+// --elect: the store and the lanes' campaigns (started once the proxy
+// serves). With --exit-on-loss a lost term stops the proxy as a signal does.
+struct Election {
+  std::unique_ptr<LeaseStore> store;
+  std::unique_ptr<ElectedLanes> lanes;  // after the store: destroyed before it
+  std::atomic<bool> lost{false};
+};
+
+void set_up_election(const ProxyArgs& a, const ProxyPlan& plan, Transport& transport, StopSignal& stop, Election& e) {
+  elector::ElectorOptions o = *plan.election;
+  o.on_event = [](const LeaseEvent& event) { say(event.text); };
+  o.on_loss = [&e, &stop](const std::string& name) {
+    say(fmt::format("lease \"{}\": the term was lost; --exit-on-loss: stopping (status {})", name, kExitLeaseLost));
+    e.lost = true;
+    stop.quit();
+  };
+  e.store = open_election_store(a.election, o.ttl);
+  e.lanes = std::make_unique<ElectedLanes>(*e.store, transport, std::move(o), plan.drain);
+}
+
 int run_proxy(const ProxyArgs& a) {
   const ProxyPlan plan = plan_proxy(a);  // UsageError for options that cannot work
   const MeterLog meter_log(a.meter_log);
@@ -93,24 +113,13 @@ int run_proxy(const ProxyArgs& a) {
       [&] {
         if (ElectedLanes* e = campaigns.load()) e->exit_now();
       });
-  std::atomic<bool> lost{false};
-  std::unique_ptr<LeaseStore> store;
-  std::unique_ptr<ElectedLanes> elected;
-  if (plan.election) {
-    elector::ElectorOptions o = *plan.election;
-    o.on_event = [](const LeaseEvent& e) { say(e.text); };
-    o.on_loss = [&](const std::string& name) {
-      say(fmt::format("lease \"{}\": the term was lost; --exit-on-loss: stopping (status {})", name, kExitLeaseLost));
-      lost = true;
-      stop.quit();
-    };
-    store = open_election_store(a.election, o.ttl);
-    elected = std::make_unique<ElectedLanes>(*store, *transport, std::move(o), plan.drain);
-    campaigns.store(elected.get());
-  }
+  Election election;
+  if (plan.election) set_up_election(a, plan, *transport, stop, election);
+  campaigns.store(election.lanes.get());
+  ElectedLanes* const elected = election.lanes.get();
   std::unique_ptr<proxy::Forwarder> forwarder;
   try {
-    forwarder = std::make_unique<proxy::Forwarder>(plan.forwarder, *transport, elected.get());
+    forwarder = std::make_unique<proxy::Forwarder>(plan.forwarder, *transport, elected);
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("--upstream '{}': {}", a.upstream, e.what()));
   }
@@ -122,7 +131,7 @@ int run_proxy(const ProxyArgs& a) {
   served.store(serving.server.get());
   for (const std::string& at : serving.server->addresses()) fmt::print(stderr, "forgemeter proxy: serving on {}\n", at);
   if (admin) fmt::print(stderr, "forgemeter proxy: metrics on {}\n", admin->server->addresses().at(0));
-  if (elected) elected->start();
+  if (elected != nullptr) elected->start();
   stop.wait();
   served.store(nullptr);
   const SteadyTime drained_at = system_clock().steady_now();
@@ -131,13 +140,13 @@ int run_proxy(const ProxyArgs& a) {
   // While the listeners still serve: each elected lane steps down (gate
   // closed, its requests ended) and is released, so the successor need not
   // wait for --shutdown-delay.
-  if (elected) elected->stop();
+  if (elected != nullptr) elected->stop();
   serving.stop_after_delay(drained_at);
   forwarder->stop();
   if (admin) admin->server->stop(std::chrono::milliseconds(0));
   meter.flush();  // the partial hour, marked `until …, stopping`
   if (auto why = meter_log.problem()) throw CommandError(*why);
-  return lost ? kExitLeaseLost : kExitOk;
+  return election.lost ? kExitLeaseLost : kExitOk;
 }
 
 }  // namespace

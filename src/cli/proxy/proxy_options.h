@@ -34,7 +34,7 @@ struct ProxyArgs {
   ServeArgs serve;
 };
 
-void add_proxy_options(CLI::App& command, ProxyArgs& args);
+void add_proxy_options(CLI::App& cmd, ProxyArgs& a);
 // How --elect's campaign options are named and explained on the proxy
 // (its own --retry counts a request's retries: the interval is --lease-retry).
 const ElectionWords& proxy_election_words();
