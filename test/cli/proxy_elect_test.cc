@@ -8,7 +8,8 @@
 // the client's count of 200s). After SIGTERM of the leader's proxy, the
 // other passes within the handover bound and the stopped one exits 0; the
 // successor's hourly lines count what it sent and, as `refused`, what it
-// answered itself. Then the usage errors of --elect.
+// answered itself. Then --exit-on-loss (the lease taken over in the store:
+// exit 75) and the usage errors of --elect.
 //
 // At the SIGTERM a request of the lane is on the wire (the forge holds it
 // for 250 ms): the successor passes only after it ended, never before.
@@ -41,6 +42,7 @@
 #include "support/skips.h"
 #include "testforge/forge.h"
 #if FORGEMETER_HAS_POSTGRES
+#include "support/pg_env.h"
 #include "support/pg_instance.h"
 #endif
 
@@ -250,6 +252,30 @@ TEST_CASE("proxy --elect: one proxy at a time sends an elected lane, the other a
   MESSAGE("proxy --elect on PostgreSQL, TTL 3 s: SIGTERM handover, after the held request, "
           << took.count() << " ms; " << seen.size() << " requests reached the forge, "
           << client.answers().size() - passes << " answered by the proxies themselves");
+}
+#endif
+
+#if FORGEMETER_HAS_POSTGRES
+TEST_CASE("proxy --elect --exit-on-loss: a term taken over in the store stops the proxy with status 75") {
+  if (PrivatePg::bin_dir().empty()) {
+    skipped("no PostgreSQL server binaries: the proxy --exit-on-loss test did not run");
+    return;
+  }
+  PrivatePg pg;
+  testforge::Forge forge;
+  ProxyRun proxy(
+      forge, {"--elect", "sweeper", "--store", pg.conninfo(), "--owner", "proxy-0", "--ttl", "2s", "--exit-on-loss"});
+  httplib::Client c(proxy.url());
+  const httplib::Headers lane{{"X-Forgemeter-Lane", "sweeper"}};
+  REQUIRE(eventually([&] {
+    auto r = c.Get("/repos/o/r/pulls/1", lane);
+    return r && r->status == 200;
+  }));
+  // Another owner takes the lease behind the proxy's back: its next renewal is refused.
+  PgSession db(pg.conninfo());
+  REQUIRE(db.exec("UPDATE forgemeter_leases SET owner = 'intruder', term = term + 1 WHERE name = 'sweeper'"));
+  CHECK(proxy.wait_exit(seconds(10)) == 75);
+  CHECK(proxy.stderr_text().find("--exit-on-loss") != std::string::npos);
 }
 #endif
 
