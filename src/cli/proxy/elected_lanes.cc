@@ -2,6 +2,7 @@
 // flight, and the refusal naming who leads.
 #include "cli/proxy/elected_lanes.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 
@@ -49,7 +50,14 @@ ElectedLanes::~ElectedLanes() {
 
 void ElectedLanes::start() { elector_->start(); }
 void ElectedLanes::stop() { elector_->stop(); }
-void ElectedLanes::exit_now() { elector_->exit_now(); }
+void ElectedLanes::exit_now() {
+  exiting_ = true;
+  for (const auto& e : lanes_) {
+    std::lock_guard lock(e->mu);
+    e->ended.notify_all();  // a drain under way stops waiting
+  }
+  elector_->exit_now();
+}
 
 ElectedLanes::Elected* ElectedLanes::find(Lane lane) const {
   for (const auto& e : lanes_)
@@ -93,7 +101,7 @@ void ElectedLanes::drain(const std::string& name) {
   Elected* e = find(Lane(name));
   if (e == nullptr) return;
   std::unique_lock lock(e->mu);
-  const auto over = [e] { return e->in_flight == 0; };
+  const auto over = [this, e] { return e->in_flight == 0 || exiting_.load(); };
   if (!e->ended.wait_for(lock, drain_, over)) {
     e->cancel.request_stop();
     e->ended.wait_for(lock, kCancelled, over);

@@ -21,6 +21,7 @@
 // elector::Elector's does.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,7 +45,7 @@ class ElectedLanes final : public proxy::LaneFence {
   void start();
   // Every lane steps down as above and is released; the campaigns end. Blocks.
   void stop();
-  void exit_now();  // a second signal: no waiting, no release (the lease expires)
+  void exit_now();  // a second signal: no waiting (for requests or promises), no release (the lease expires)
 
   std::optional<proxy::FencePass> enter(Lane lane) override;
   proxy::Refusal refused(Lane lane) override;
@@ -58,6 +59,7 @@ class ElectedLanes final : public proxy::LaneFence {
   const Duration drain_, retry_;
   std::vector<std::unique_ptr<Elected>> lanes_;
   std::unique_ptr<elector::Elector> elector_;
+  std::atomic<bool> exiting_{false};
 };
 
 }  // namespace forgemeter::cli
