@@ -110,6 +110,7 @@ void Elector::serve_term(Lease& l, Term& term) {
   const std::stop_token ended = term.stop_token();
   while (!ended.stop_requested()) clock_.wait_until(clock_.steady_now() + std::chrono::hours(1), ended);
   const SteadyTime promised = l.view->step_down();
+  if (o_.on_step_down) o_.on_step_down(l.name);
   clock_.wait_until(promised + kInFlight, exit_now_.get_token());
   l.view->left();
 }

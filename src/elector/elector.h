@@ -5,8 +5,8 @@
 // Each term this replica wins is served by a LeaseView: leader while the
 // term is valid. When the term ends — a stop, a resign, a refusal, a
 // step-down — the view first stops saying leader and tells the streams,
-// then the term's work waits out the longest promise handed out, and only
-// then returns, so the campaign's release comes after every promise ended
+// then on_step_down runs (the proxy's lane requests end), then the term's
+// work waits out the longest promise handed out, and only then returns, so the campaign's release comes after every promise ended
 // (lease_view.h; docs/elector.md). exit_now() cuts that wait short and, with
 // it, the release (the lease then expires: the promises still end first).
 //
@@ -52,6 +52,10 @@ struct ElectorOptions {
   const Clock* clock = nullptr;
   std::function<void(const LeaseEvent&)> on_event{};  // every campaign's events, for the log
   std::function<void(const std::string&)> on_loss{};  // exit_on_loss: the lease whose term was lost
+  // A term of the lease `name` stopped answering leader: what must end
+  // before the release (the proxy's requests in an elected lane), run on the
+  // campaign's thread before the promises are waited out.
+  std::function<void(const std::string& name)> on_step_down{};
 };
 
 class Elector {

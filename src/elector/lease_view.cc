@@ -120,6 +120,11 @@ std::optional<std::uint64_t> LeaseView::leading() const {
   return std::nullopt;
 }
 
+LeaseAnswer LeaseView::state() const {
+  core_detail::MutexLock lock(mu_);
+  return state_locked();
+}
+
 void LeaseView::watch(serve::Reply stream, bool compat) {
   core_detail::MutexLock lock(mu_);
   if (!stream.start_stream(200, kEvents)) return;

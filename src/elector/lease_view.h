@@ -63,6 +63,7 @@ class LeaseView {
   std::string current_id() const;
   std::string compat() const;                    // GET / (compatibility): compat_json()
   std::optional<std::uint64_t> leading() const;  // this replica's term while it says leader
+  LeaseAnswer state() const;                     // the lease now, with no promise (valid_for_ms 0)
   // An event stream: the current state first (event "state"), then each
   // change. `compat`: nais/elector's frames, on a change of holder only.
   void watch(serve::Reply stream, bool compat);

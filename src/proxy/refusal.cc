@@ -11,8 +11,10 @@ constexpr std::string_view kPrimaryDocs =
 constexpr std::string_view kSecondaryDocs =
     "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits";
 
-Refusal github_shaped(int status, std::string_view message, std::string_view docs, std::string_view code) {
+Refusal github_shaped(int status, std::string_view message, std::string_view docs, std::string_view code,
+                      const nlohmann::json& more = nlohmann::json::object()) {
   nlohmann::json body = {{"message", message}, {"documentation_url", docs}};
+  body.update(more);
   Refusal r;
   r.status = status;
   // dump() replaces invalid UTF-8 rather than throwing: a message may quote a client's bytes.
@@ -41,6 +43,17 @@ Refusal budget_refused(std::string_view message, std::string_view code, UtcMilli
 
 Refusal too_busy(std::string_view message, std::string_view code, std::chrono::seconds retry_after) {
   Refusal r = github_shaped(429, message, kSecondaryDocs, code);
+  r.headers.emplace_back("Retry-After", whole_seconds(retry_after));
+  return r;
+}
+
+Refusal lane_not_led(std::string_view lane, std::string_view holder, std::uint64_t term,
+                     std::chrono::seconds retry_after) {
+  std::string message = "forgemeter proxy: lane " + std::string(lane) + " is elected and this replica does not lead it";
+  message +=
+      holder.empty() ? "; nobody holds it now" : "; " + std::string(holder) + " does, in term " + std::to_string(term);
+  Refusal r = github_shaped(503, message, kRestDocs, to_string(TransportErrc::lane_refused),
+                            {{"lane", lane}, {"holder", holder}, {"term", term}});
   r.headers.emplace_back("Retry-After", whole_seconds(retry_after));
   return r;
 }

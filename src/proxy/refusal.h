@@ -8,6 +8,8 @@
 //   403  a lane's reserve or a spent budget: X-RateLimit-Remaining: 0,
 //        X-RateLimit-Reset (epoch seconds) and Retry-After (seconds to it)
 //   429  a wait past --max-wait, a full queue, a pause, a gate: Retry-After
+//   503  an elected lane this replica does not lead: Retry-After, and the
+//        body names the holder and its term (lane_not_led)
 //   502  the upstream unreachable (name, connect, TLS, dropped, redirects)
 //   504  the upstream too slow
 // refusal_for() maps a failed exchange that has no answer of the forge's
@@ -17,6 +19,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +45,11 @@ Refusal budget_refused(std::string_view message, std::string_view code, UtcMilli
                        int status = 403);
 // 429: come back after `retry_after` (at least a second).
 Refusal too_busy(std::string_view message, std::string_view code, std::chrono::seconds retry_after);
+// 503: `lane` is elected (forgemeter proxy --elect) and this replica does
+// not lead it; `holder` ("" when nobody holds it) leads in `term`. The body
+// adds "lane", "holder" and "term" to GitHub's two fields.
+Refusal lane_not_led(std::string_view lane, std::string_view holder, std::uint64_t term,
+                     std::chrono::seconds retry_after);
 Refusal upstream_unreachable(std::string_view code);  // 502
 Refusal upstream_timeout();                           // 504
 

@@ -65,6 +65,15 @@ int ProxyRun::stop() {
   return code;
 }
 
+void ProxyRun::signal(int sig) const { ::kill(pid_, sig); }
+
+int ProxyRun::wait_exit(std::chrono::milliseconds timeout) {
+  const int code = fmtest::wait_exit(pid_, timeout);
+  if (code == -1) terminate_process(pid_, std::chrono::milliseconds(0));
+  pid_ = -1;
+  return code;
+}
+
 std::string ProxyRun::meter_lines() const { return read_file(dir_.file("lines")); }
 std::string ProxyRun::access_log() const { return read_file(dir_.file("access")); }
 std::string ProxyRun::stderr_text() const { return read_file(dir_.file("err")); }

@@ -4,6 +4,7 @@
 // directory, stopped with SIGTERM.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ class ProxyRun {
   const std::string& admin() const { return admin_; }  // "http://127.0.0.1:PORT"
   // SIGTERM; its exit code.
   int stop();
+  // Sends `sig` only (a SIGTERM's stop is then awaited with wait_exit).
+  void signal(int sig) const;
+  // Its exit code once it exits within `timeout` (-1 when it did not: SIGKILLed).
+  int wait_exit(std::chrono::milliseconds timeout);
   int pid() const { return pid_; }
   std::string meter_lines() const;  // what --meter-log holds
   std::string access_log() const;

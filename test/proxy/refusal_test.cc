@@ -37,6 +37,22 @@ TEST_CASE("a spent budget or a reserve: 403, Remaining 0, Reset and Retry-After,
   CHECK(field(budget_refused("m", "c", kNow - 5s, kNow), "Retry-After") == "1");  // never 0 or negative
 }
 
+TEST_CASE("an elected lane this replica does not lead: 503, Retry-After, GitHub's JSON naming the holder and term") {
+  const Refusal r = lane_not_led("sweeper", "web-2 \"b\"", 7, 0s);
+  CHECK(r.status == 503);
+  CHECK(field(r, "Retry-After") == "1");  // never 0
+  CHECK(field(r, "X-Forgemeter-Refusal") == "lane_refused");
+  const auto json = nlohmann::json::parse(r.body);
+  CHECK(json["holder"] == "web-2 \"b\"");  // anyone's owner name, kept as data
+  CHECK(json["term"] == 7);
+  CHECK(json["lane"] == "sweeper");
+  CHECK(json["message"].get<std::string>().find("web-2 \"b\" does, in term 7") != std::string::npos);
+  CHECK(json["documentation_url"].get<std::string>().starts_with("https://docs.github.com/"));
+  const auto free = nlohmann::json::parse(lane_not_led("sweeper", "", 3, 2s).body);
+  CHECK(free["holder"] == "");
+  CHECK(free["message"].get<std::string>().find("nobody holds it") != std::string::npos);
+}
+
 TEST_CASE("a message is data, never JSON syntax: quotes, control bytes and bad UTF-8 stay inside the string") {
   const std::string hostile = "lane \"x\"}, {\"a\":1\n\x01\xff";
   const Refusal r = bad_request(hostile);

@@ -3,8 +3,6 @@
 // are the elector room's (src/elector).
 #include "cli/lease/serve_command.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -15,32 +13,34 @@
 
 #include "cli/errors.h"
 #include "cli/lease/duration_arg.h"
+#include "cli/lease/election_options.h"
 #include "cli/lease/lease_name.h"
 #include "cli/lease/say.h"
-#include "cli/lease/store_options.h"
 #include "cli/serve_options.h"
 #include "elector/elector.h"
 #include "elector/routes.h"
 #include "forgemeter/campaign.h"
-#include "lease/uri/open_store.h"
-#include "lease/uri/store_check.h"
 #include "supervise/signal_watch.h"
 
 namespace forgemeter::cli {
 namespace {
 
 struct ServeCmdArgs {
-  StoreOptions store;
+  ElectionArgs election;
   std::vector<std::string> names;
-  std::string owner, ttl = "90s", retry, serve_for, answer_validity = "1s", listen, admin_listen, admin_token_file;
-  bool exit_on_loss = false;
+  std::string answer_validity = "1s", listen, admin_listen, admin_token_file;
   ServeArgs serve;
 };
 
-std::string host_name() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
-  return buf;
+const ElectionWords& serve_words() {
+  static const ElectionWords words{
+      .owner_help =
+          "this replica's name, as answers and GET / give it (default: the host name, which Kubernetes'\n"
+          "leader-elector clients compare with their own); the store gets it tagged per process",
+      .exit_on_loss_help =
+          "at most one term per process: the first term lost (refused, or no renewal proven in time) ends\n"
+          "lease serve with exit status 75, for an orchestrator to start it afresh (a resign is no loss)"};
+  return words;
 }
 
 std::string admin_token(const ServeCmdArgs& a) {
@@ -63,18 +63,9 @@ std::string admin_token(const ServeCmdArgs& a) {
 elector::ElectorOptions plan_serve(const ServeCmdArgs& a) {
   elector::ElectorOptions o;
   o.names = a.names;
-  o.owner = a.owner.empty() ? host_name() : a.owner;
-  o.ttl = duration_arg(a.ttl, "--ttl", kMinCampaignTtl, kMaxCampaignTtl);
-  if (!a.retry.empty()) o.retry = duration_arg(a.retry, "--retry");
-  if (!a.serve_for.empty()) o.serve_for = duration_arg(a.serve_for, "--serve-for");
+  plan_election(a.election, serve_words(), o);
   o.answer_validity =
       duration_arg(a.answer_validity, "--answer-validity", std::chrono::milliseconds(1), std::chrono::hours(1));
-  o.exit_on_loss = a.exit_on_loss;
-  for (std::size_t i = 0; i < a.names.size(); ++i)
-    for (std::size_t j = 0; j < i; ++j)
-      if (a.names[i] == a.names[j]) throw UsageError(fmt::format("lease \"{}\" is named twice", a.names[i]));
-  CampaignSpec spec{.name = a.names.at(0), .owner = o.owner, .ttl = o.ttl, .retry = o.retry, .serve_for = o.serve_for};
-  if (auto why = check_campaign_spec(spec)) throw UsageError(*why);
   return o;
 }
 
@@ -88,14 +79,9 @@ struct Ending {
 };
 
 int run_serve(const ServeCmdArgs& a) {
-  const std::string store_text = cli::store_text(a.store);
   elector::ElectorOptions o = plan_serve(a);
   const std::string token = admin_token(a);
-  lease_uri::check_store_kind(store_text);
-  const auto check_bound = std::min<Duration>(std::chrono::seconds(10), o.ttl / 3);
-  lease_uri::require_workable_store(store_text, std::chrono::duration_cast<std::chrono::milliseconds>(check_bound),
-                                    /*would_retry=*/true);
-  auto store = lease_uri::open_store(store_text);
+  auto store = open_election_store(a.election, o.ttl);
   Ending end;
   o.on_event = [](const LeaseEvent& e) { say(e.text); };
   o.on_loss = [&end](const std::string& name) {
@@ -157,25 +143,14 @@ void add_lease_serve(CLI::App& lease, Action& action) {
       "Exit: 0 after a signal; 75 with --exit-on-loss when a term was lost (refused, or no renewal proven in\n"
       "time); 1 when the store refuses the configuration or an address cannot be served; 2 usage.\n"
       "docs/elector.md has the endpoints, the promise and why it holds, and clients in Python and Go.");
-  add_store_options(*cmd, a->store);
+  add_election_options(*cmd, a->election, serve_words());
   cmd->add_option("NAME", a->names, "the leases (the lane rule, as for lease run)")
       ->required()
       ->check(lease_name_rule());
   cmd->add_option("--listen", a->listen, "serve the answers on HOST:PORT or unix:PATH, e.g. 127.0.0.1:6060")
       ->required();
-  cmd->add_option("--owner", a->owner,
-                  "this replica's name, as answers and GET / give it (default: the host name, which Kubernetes'\n"
-                  "leader-elector clients compare with their own); the store gets it tagged per process");
-  cmd->add_option("--ttl", a->ttl, "lease time to live (default 90s)");
-  cmd->add_option("--retry", a->retry, "campaign interval (default TTL/3)");
-  cmd->add_option("--serve-for", a->serve_for,
-                  "how long after a renewal was sent this replica answers leader without a later one proven\n"
-                  "(default: TTL - TTL/6; from TTL/3 + 1ms)");
   cmd->add_option("--answer-validity", a->answer_validity,
                   "the longest a promise runs past its answer (default 1s, at most 1h): what a stop waits out");
-  cmd->add_flag("--exit-on-loss", a->exit_on_loss,
-                "at most one term per process: the first term lost (refused, or no renewal proven in time) ends\n"
-                "lease serve with exit status 75, for an orchestrator to start it afresh (a resign is no loss)");
   cmd->add_option("--admin-listen", a->admin_listen, "serve POST /leases/NAME/resign on HOST:PORT or unix:PATH");
   cmd->add_option("--admin-token-file", a->admin_token_file,
                   "the file whose first line is the bearer token a resign must give");

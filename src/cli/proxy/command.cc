@@ -15,7 +15,10 @@
 #include "cli/errors.h"
 #include "cli/fetch/meter_log.h"
 #include "cli/lease/duration_arg.h"
+#include "cli/lease/say.h"
+#include "cli/lease/serve_command.h"
 #include "cli/number_arg.h"
+#include "cli/proxy/elected_lanes.h"
 #include "cli/proxy/proxy_options.h"
 #include "cli/serve_options.h"
 #include "meter/prometheus.h"
@@ -39,16 +42,24 @@ std::string metrics_text(const Meter& meter, const proxy::Forwarder& forwarder, 
 // closed, requests in flight given --shutdown-grace.
 class StopSignal {
  public:
-  explicit StopSignal(std::function<void()> reload)
-      : watch_([this, reload = std::move(reload)](int sig) {
+  // `again`: a second SIGINT/SIGTERM (cuts the campaigns' stop short).
+  StopSignal(std::function<void()> reload, std::function<void()> again)
+      : watch_([this, reload = std::move(reload), again = std::move(again)](int sig) {
           if (sig == SIGHUP) return reload();
           std::lock_guard lock(mu_);
-          if (signal_ == 0) signal_ = sig;
+          if (signal_ != 0) return again();
+          signal_ = sig;
           came_.notify_all();
         }) {}
   void wait() {
     std::unique_lock lock(mu_);
     came_.wait(lock, [&] { return signal_ != 0; });
+  }
+  // Stops as a signal would (--exit-on-loss).
+  void quit() {
+    std::lock_guard lock(mu_);
+    if (signal_ == 0) signal_ = -1;
+    came_.notify_all();
   }
 
  private:
@@ -57,6 +68,26 @@ class StopSignal {
   int signal_ = 0;
   supervise::SignalWatch watch_;  // last: its thread uses the members above
 };
+
+// --elect: the store and the lanes' campaigns (started once the proxy
+// serves). With --exit-on-loss a lost term stops the proxy as a signal does.
+struct Election {
+  std::unique_ptr<LeaseStore> store;
+  std::unique_ptr<ElectedLanes> lanes;  // after the store: destroyed before it
+  std::atomic<bool> lost{false};
+};
+
+void set_up_election(const ProxyArgs& a, const ProxyPlan& plan, Transport& transport, StopSignal& stop, Election& e) {
+  elector::ElectorOptions o = *plan.election;
+  o.on_event = [](const LeaseEvent& event) { say(event.text); };
+  o.on_loss = [&e, &stop](const std::string& name) {
+    say(fmt::format("lease \"{}\": the term was lost; --exit-on-loss: stopping (status {})", name, kExitLeaseLost));
+    e.lost = true;
+    stop.quit();
+  };
+  e.store = open_election_store(a.election, o.ttl);
+  e.lanes = std::make_unique<ElectedLanes>(*e.store, transport, std::move(o), plan.drain);
+}
 
 int run_proxy(const ProxyArgs& a) {
   const ProxyPlan plan = plan_proxy(a);  // UsageError for options that cannot work
@@ -72,14 +103,23 @@ int run_proxy(const ProxyArgs& a) {
   }
   std::unique_ptr<Serving> admin;
   std::atomic<serve::Server*> served{nullptr};  // SIGHUP's: its TLS files re-read
-  StopSignal stop([&] {                         // before any thread starts: they inherit its blocked signals
-    if (serve::Server* s = served.load())
-      if (auto why = s->reload_tls())
-        fmt::print(stderr, "forgemeter proxy: SIGHUP: {}; the certificate before it still serves\n", *why);
-  });
+  std::atomic<ElectedLanes*> campaigns{nullptr};
+  StopSignal stop(
+      [&] {  // before any thread starts: they inherit its blocked signals
+        if (serve::Server* s = served.load())
+          if (auto why = s->reload_tls())
+            fmt::print(stderr, "forgemeter proxy: SIGHUP: {}; the certificate before it still serves\n", *why);
+      },
+      [&] {
+        if (ElectedLanes* e = campaigns.load()) e->exit_now();
+      });
+  Election election;
+  if (plan.election) set_up_election(a, plan, *transport, stop, election);
+  campaigns.store(election.lanes.get());
+  ElectedLanes* const elected = election.lanes.get();
   std::unique_ptr<proxy::Forwarder> forwarder;
   try {
-    forwarder = std::make_unique<proxy::Forwarder>(plan.forwarder, *transport);
+    forwarder = std::make_unique<proxy::Forwarder>(plan.forwarder, *transport, elected);
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("--upstream '{}': {}", a.upstream, e.what()));
   }
@@ -91,17 +131,22 @@ int run_proxy(const ProxyArgs& a) {
   served.store(serving.server.get());
   for (const std::string& at : serving.server->addresses()) fmt::print(stderr, "forgemeter proxy: serving on {}\n", at);
   if (admin) fmt::print(stderr, "forgemeter proxy: metrics on {}\n", admin->server->addresses().at(0));
+  if (elected != nullptr) elected->start();
   stop.wait();
   served.store(nullptr);
   const SteadyTime drained_at = system_clock().steady_now();
   serving.drain();
   if (admin) admin->drain();
+  // While the listeners still serve: each elected lane steps down (gate
+  // closed, its requests ended) and is released, so the successor need not
+  // wait for --shutdown-delay.
+  if (elected != nullptr) elected->stop();
   serving.stop_after_delay(drained_at);
   forwarder->stop();
   if (admin) admin->server->stop(std::chrono::milliseconds(0));
   meter.flush();  // the partial hour, marked `until …, stopping`
   if (auto why = meter_log.problem()) throw CommandError(*why);
-  return kExitOk;
+  return election.lost ? kExitLeaseLost : kExitOk;
 }
 
 }  // namespace
@@ -111,10 +156,14 @@ void add_proxy(CLI::App& root, Action& action) {
   CLI::App* cmd = root.add_subcommand(
       "proxy",
       "A reverse proxy in front of one forge: point any client's API base URL at it and every request is metered "
-      "(hourly lines, /metrics), revalidated through a cache, coalesced, paced and kept off secondary limits");
+      "(hourly lines, /metrics), revalidated through a cache, coalesced, paced and kept off secondary limits.\n"
+      "With --elect LANE, only the replica leading the lease LANE sends the lane's requests; the others answer\n"
+      "them 503 naming the holder. SIGTERM: /readyz 503, every elected lane stepped down and released, then\n"
+      "the listeners closed after --shutdown-delay. Exit: 0 after a signal; 75 with --exit-on-loss when a\n"
+      "term was lost; 1 when an address cannot be served or the store refuses; 2 usage. docs/proxy.md");
   add_proxy_options(*cmd, *a);
   add_serve_options(*cmd, a->serve);
-  cmd->callback([a, &action] { action = [a] { return run_proxy(*a); }; });
+  cmd->callback([a, &action] { action = [a] { return with_store_errors([&] { return run_proxy(*a); }); }; });
 }
 
 }  // namespace forgemeter::cli

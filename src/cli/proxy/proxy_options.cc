@@ -1,6 +1,8 @@
 // add_proxy_options and plan_proxy (proxy_options.h).
 #include "cli/proxy/proxy_options.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli/errors.h"
@@ -50,6 +52,26 @@ void add_proxy_options(CLI::App& cmd, ProxyArgs& a) {
   // For tests against the loopback forge: each request's lane in this header,
   // the forge's ground truth by lane. Never the client's own header passed on.
   cmd.add_option("--upstream-lane-header", a.lane_header)->group("");
+  cmd.add_option("--elect", a.elect,
+                 "LANE: campaign for the lease named LANE and send the lane's requests only while this replica\n"
+                 "leads it; on the others they are answered 503 with Retry-After, naming the holder and its term\n"
+                 "(nothing sent upstream). Repeatable; the options below say where and how it campaigns");
+  add_election_options(cmd, a.election, proxy_election_words());
+  // For tests against the loopback forge: an elected request's term in this
+  // header, for the forge to check that terms never go backwards.
+  cmd.add_option("--upstream-term-header", a.term_header)->group("");
+}
+
+const ElectionWords& proxy_election_words() {
+  static const ElectionWords words{
+      .retry_flag = "--lease-retry",
+      .owner_help =
+          "with --elect: this replica's name, as the others' 503 gives it (default: the host name); the\n"
+          "store gets it tagged per process",
+      .exit_on_loss_help =
+          "with --elect: the first term lost (refused, or no renewal proven in time) stops the proxy\n"
+          "as SIGTERM does, with exit status 75, for an orchestrator to start it afresh"};
+  return words;
 }
 
 namespace {
@@ -72,6 +94,29 @@ PacedLane paced_lane(const std::string& text) {
     p.keep = *count;
   }
   return p;
+}
+
+// --elect and its options: each lane named by the lane rule, among --lanes
+// when given; the campaign's options only with --elect.
+void plan_elected(const ProxyArgs& a, ProxyPlan& p) {
+  const ElectionArgs& e = a.election;
+  if (a.elect.empty()) {
+    if (!e.store.store.empty() || !e.store.store_file.empty() || !e.owner.empty() || e.exit_on_loss)
+      throw UsageError("--store, --store-file, --owner and --exit-on-loss go with --elect");
+    return;
+  }
+  for (const std::string& lane : a.elect) {
+    if (auto why = Lane::check(lane)) throw UsageError(fmt::format("--elect '{}': {}", lane, *why));
+    if (!a.lanes.empty() && std::find(a.lanes.begin(), a.lanes.end(), lane) == a.lanes.end())
+      throw UsageError(fmt::format("--elect '{}': not among --lanes", lane));
+  }
+  elector::ElectorOptions o;
+  o.names = a.elect;
+  plan_election(e, proxy_election_words(), o);
+  // A step-down waits for the lane's requests at most one exchange's time,
+  // and never past the expiry a step-down by the deadline leaves (TTL/6).
+  p.drain = std::min<Duration>(p.transport.timeout, o.ttl / 6);
+  p.election = std::move(o);
 }
 
 }  // namespace
@@ -107,6 +152,8 @@ ProxyPlan plan_proxy(const ProxyArgs& a) {
       duration_arg(a.serve.idle_timeout, "--idle-timeout", std::chrono::seconds(1), std::chrono::hours(24)));
   f.max_wait = std::chrono::duration_cast<std::chrono::milliseconds>(
       duration_arg(a.max_wait, "--max-wait", Duration::zero(), std::chrono::hours(1)));
+  f.term_header = a.term_header;
+  plan_elected(a, p);
   return p;
 }
 

@@ -109,6 +109,15 @@ Refusal refusal_of(const Response& res) {
 }  // namespace
 
 void forward(Route& route, Outgoing out, serve::Reply reply) {
+  // An elected lane's request goes under the term read here, or none: the
+  // Transport's gate sends it only while that very term is led.
+  std::optional<FencePass> pass;
+  if (route.fence != nullptr && out.request.lane) pass = route.fence->enter(*out.request.lane);
+  if (pass) {
+    out.request.stop = pass->stop;
+    if (!route.term_header.empty() && pass->term != 0)
+      out.request.headers.emplace_back(route.term_header, std::to_string(pass->term));
+  }
   AnswerStream stream(route, out, reply);
   stream.keep_for_tokens_ = (out.request.method == "POST" && access_tokens_installation(out.path)) ||
                             (out.request.method == "DELETE" && out.path == "/installation/token");
@@ -125,7 +134,8 @@ void forward(Route& route, Outgoing out, serve::Reply reply) {
   reply.log_field("spender", out.spender);
   if (auto id = res.header("X-GitHub-Request-Id")) reply.log_field("upstream_request_id", std::string(*id));
   if (res.status == kNoAnswer && !stream.started()) {
-    const Refusal r = refusal_of(res);
+    const bool not_led = pass && res.error.code == TransportErrc::lane_refused;
+    const Refusal r = not_led ? route.fence->refused(*out.request.lane) : refusal_of(res);
     route.figures.answered(out.lane, "refused:" + std::string(to_string(res.error.code)));
     reply.log_field("cache", "refused");
     return void(reply.answer(r.status, r.headers, r.body));

@@ -61,12 +61,12 @@ bool streams_upload(const serve::ServeRequest& request) {
   return n > kBufferedUpload;
 }
 
-Forwarder::Forwarder(ForwarderOptions options, Transport& transport) {
+Forwarder::Forwarder(ForwarderOptions options, Transport& transport, LaneFence* fence) {
   while (!options.upstream.empty() && options.upstream.back() == '/') options.upstream.pop_back();
   if (auto why =
           UrlRewriter::check(options.upstream, options.public_url.empty() ? "http://127.0.0.1" : options.public_url))
     throw std::invalid_argument(*why);
-  route_ = std::make_unique<Route>(transport, options);
+  route_ = std::make_unique<Route>(transport, options, fence);
 }
 
 Forwarder::~Forwarder() { stop(); }

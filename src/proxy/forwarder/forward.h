@@ -34,13 +34,18 @@ struct ForwarderOptions {
   std::size_t max_queue = 1024;                // waiting for a worker; past it 429 at once
   std::chrono::milliseconds patience{60'000};  // a client's stall before its answer is cut
   std::chrono::milliseconds max_wait{10'000};  // Request::max_wait: a longer wait is 429
+  // Tests only: an elected lane's request carries its term upstream in this
+  // header, for the loopback forge to check terms never go backwards.
+  std::string term_header{};
 };
 
 struct Route;
+class LaneFence;
 
 class Forwarder {
  public:
-  Forwarder(ForwarderOptions options, Transport& transport);
+  // `fence`: the elected lanes (lane_fence.h), borrowed; nullptr: none.
+  Forwarder(ForwarderOptions options, Transport& transport, LaneFence* fence = nullptr);
   ~Forwarder();  // stop()
   Forwarder(const Forwarder&) = delete;
   Forwarder& operator=(const Forwarder&) = delete;

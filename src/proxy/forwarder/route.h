@@ -9,6 +9,7 @@
 #include "forgemeter/transport.h"
 #include "proxy/credential_keys.h"
 #include "proxy/forwarder/forward.h"
+#include "proxy/forwarder/lane_fence.h"
 #include "proxy/forwarder/proxy_figures.h"
 #include "proxy/forwarder/worker_pool.h"
 #include "proxy/installation_tokens.h"
@@ -17,16 +18,19 @@
 namespace forgemeter::proxy {
 
 struct Route {
-  Route(Transport& t, const ForwarderOptions& o)
+  Route(Transport& t, const ForwarderOptions& o, LaneFence* f)
       : transport(t),
+        fence(f),
         lanes(o.lanes),
         pool(o.max_in_flight, o.max_queue),
         upstream(o.upstream),
         public_url(o.public_url),
         patience(o.patience),
-        max_wait(o.max_wait) {}
+        max_wait(o.max_wait),
+        term_header(o.term_header) {}
 
   Transport& transport;
+  LaneFence* const fence;  // nullptr: no lane is elected
   LaneBook lanes;
   CredentialKeys credentials;
   InstallationTokens tokens;
@@ -34,6 +38,7 @@ struct Route {
   WorkerPool pool;  // after what its tasks use: stopped and joined first
   const std::string upstream, public_url;
   const std::chrono::milliseconds patience, max_wait;
+  const std::string term_header;
 };
 
 }  // namespace forgemeter::proxy
