@@ -45,9 +45,10 @@ struct FORGEMETER_API BodyChunk {
   std::string_view bytes;
 };
 
-// One request. Redirects are followed up to TransportOptions::max_redirects
-// hops, only to http and https; POST becomes GET (body dropped) on 301/302/303
-// and stays POST on 307/308. The credential rule: `bearer` and any
+// One request. Redirects are followed (unless follow_redirects is false) up
+// to TransportOptions::max_redirects hops, only to http and https; POST
+// becomes GET (body dropped) on 301/302/303 and stays POST on 307/308. The
+// credential rule: `bearer` and any
 // Authorization, Cookie, Proxy-Authorization, PRIVATE-TOKEN or JOB-TOKEN
 // header (GitLab's tokens), any case, go only to the scheme,
 // host and port of `url`; a hop elsewhere is sent without them.
@@ -59,6 +60,9 @@ struct FORGEMETER_API Request {
   std::optional<Lane> lane{};      // nullopt: current_lane() of the calling thread
   std::uint64_t installation = 0;  // GitHub App installation the request spends; 0 = none
   std::string bearer{};            // sent as `Authorization: Bearer <bearer>` to the request's own origin only
+  // false: a 3xx is the answer as any other (status, headers with its
+  // Location, body: to on_body too), one hop; the Location is never asked.
+  bool follow_redirects = true;
   std::optional<std::chrono::milliseconds> connect_timeout{};  // nullopt: TransportOptions'
   std::optional<std::chrono::milliseconds> timeout{};          // whole exchange of one hop
   // The whole request (every hop, retry and wait), as curl's -m, measured on

@@ -11,12 +11,12 @@
 // and retry, and an attempt that failed before sending — is one
 // Meter::record_request charged to that request's host and API, and one
 // Meter::record_answer (its status, or kNoAnswer); a request a lane gate or
-// reserve refuses is Meter::record_refused. Redirects are followed, the
-// credential kept to its origin; TLS is always verified. Request, Response
-// and TransportErrc: forgemeter/exchange.h. How, on libcurl:
-// docs/transport-internals.md. Retries, pauses, reserves, pacing, secondary
-// limits: forgemeter/rate_limits.h, docs/rate-limits.md. The cache:
-// forgemeter/cache.h, docs/cache.md.
+// reserve refuses is Meter::record_refused. Redirects are followed (unless
+// the request says not), the credential kept to its origin; TLS is always
+// verified. Request, Response and TransportErrc: forgemeter/exchange.h. How,
+// on libcurl: docs/transport-internals.md. Retries, pauses, reserves, pacing,
+// secondary limits: forgemeter/rate_limits.h, docs/rate-limits.md. The
+// cache: forgemeter/cache.h, docs/cache.md.
 //
 // Thread-safety: perform(), figures(), cache_figures() and the gate methods
 // may be called from any number of threads at once; the figures never wait

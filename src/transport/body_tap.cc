@@ -6,12 +6,11 @@
 
 namespace forgemeter::transport_detail {
 
-void BodyTap::begin(CURL* h, const BodySink* sink, const Headers* headers, bool retries, bool idempotent) noexcept {
+void BodyTap::begin(CURL* h, const BodySink* sink, const Headers* headers, Rules rules) noexcept {
   handle_ = h;
   sink_ = sink;
   headers_ = headers;
-  retries_ = retries;
-  idempotent_ = idempotent;
+  rules_ = rules;
   mode_ = sink ? Mode::undecided : Mode::keep;
   status_ = kNoAnswer;
   delivered_ = false;
@@ -23,10 +22,10 @@ void BodyTap::begin(CURL* h, const BodySink* sink, const Headers* headers, bool 
 // The answer's head is complete when its first body bytes come.
 BodyTap::Mode BodyTap::decide() const noexcept {
   // libcurl makes its redirect URL at the transfer's end: the field says it now.
-  if (is_redirect(status_) && headers_ && headers_->find("Location")) return Mode::drop;
+  if (rules_.follows && is_redirect(status_) && headers_ && headers_->find("Location")) return Mode::drop;
   const bool limited = status_ == 403 || status_ == 429;
   const bool gateway = status_ == 502 || status_ == 503 || status_ == 504;
-  return retries_ && (limited || (idempotent_ && gateway)) ? Mode::hold : Mode::stream;
+  return rules_.retries && (limited || (rules_.idempotent && gateway)) ? Mode::hold : Mode::stream;
 }
 
 bool BodyTap::pass(std::string_view bytes) noexcept {

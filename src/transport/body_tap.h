@@ -3,7 +3,7 @@
 // the answer's head shows the hop is final (docs/transport-internals.md).
 //
 // On a hop's first body bytes, with a sink: a redirect (a 3xx with a
-// Location field) is dropped; an answer the retry policy may try
+// Location field) the Transport follows is dropped; an answer the retry policy may try
 // again is held (up to kHeldBodyBytes; past that it is streamed, and the hop
 // is no longer retried: its bytes went out); anything else is streamed.
 // Beside a streamed body its first kBodyPrefixBytes stay in `body`: what
@@ -36,10 +36,15 @@ class BodyTap {
   // libcurl's CURLOPT_WRITEFUNCTION, with this as its data.
   static std::size_t write(char* data, std::size_t size, std::size_t n, void* tap) noexcept;
 
+  // What the hop at hand may come to, for where its body goes.
+  struct Rules {
+    bool retries = false;     // the retry policy may still try this hop again
+    bool idempotent = false;  // its method's kind
+    bool follows = false;     // a redirect is followed (its body is no answer's)
+  };
   // Before each perform on `h`: `sink` (nullptr: none) must outlive it;
-  // `headers` is the answer block being read; `retries` whether the retry
-  // policy may still try this hop again, `idempotent` its method's kind.
-  void begin(CURL* h, const BodySink* sink, const Headers* headers, bool retries, bool idempotent) noexcept;
+  // `headers` is the answer block being read.
+  void begin(CURL* h, const BodySink* sink, const Headers* headers, Rules rules) noexcept;
   // The held body, if any, handed to the sink: the hop is final. false when
   // the sink refused (refusal() says why).
   bool flush() noexcept;
@@ -61,7 +66,7 @@ class BodyTap {
   CURL* handle_ = nullptr;
   const BodySink* sink_ = nullptr;
   const Headers* headers_ = nullptr;
-  bool retries_ = false, idempotent_ = false;
+  Rules rules_;
   Mode mode_ = Mode::keep;
   int status_ = kNoAnswer;
   bool delivered_ = false;

@@ -37,10 +37,11 @@ struct Exchange {
                  .timeout = hop_timeout,
                  .body_tap = &h.state().tap,
                  .error_buffer = h.state().error},
-        hop(first_hop(r)) {
+        hop(first_hop(r)),
+        follows(r.follow_redirects) {
     counter.use_parsed(&h.state().hop);
     counter.use_body(&h.state().tap.body);
-    tap().begin(h.get(), sink(), &counter.headers(), false, false);  // no earlier request's sink
+    tap().begin(h.get(), sink(), &counter.headers(), {});  // no earlier request's sink
   }
 
   BodyTap& tap() { return handle.state().tap; }
@@ -70,6 +71,7 @@ struct Exchange {
   HopLine hop;
   std::string location;  // a redirect hop's URL (hop.url then points here)
   int redirects = 0;     // followed so far
+  const bool follows;    // redirects are followed (else a 3xx is the answer)
 };
 
 // What one performed hop came to.
@@ -79,9 +81,10 @@ struct HopResult {
 };
 
 // Where the answer at hand redirects to, or nullptr when it is the response
-// (not a redirect, or a 3xx without Location). Valid until the next perform.
+// (not a redirect, a 3xx without Location, or one the request does not
+// follow). Valid until the next perform.
 const char* redirect_location(Exchange& x) {
-  if (!is_redirect(x.counter.last_status())) return nullptr;
+  if (!x.follows || !is_redirect(x.counter.last_status())) return nullptr;
   char* location = nullptr;
   curl_easy_getinfo(x.handle.get(), CURLINFO_REDIRECT_URL, &location);
   return location;
@@ -182,7 +185,8 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
 HopResult Transport::Impl::perform_hop(Exchange& x, std::uint64_t installation, int retries) {
   const RetryOptions& retry = options.rate_limits.retry;
   const bool may_retry = retry.enabled && retries < retry.max_retries;
-  x.tap().begin(x.handle.get(), x.sink(), &x.counter.headers(), may_retry, is_idempotent(x.hop.method));
+  x.tap().begin(x.handle.get(), x.sink(), &x.counter.headers(),
+                {.retries = may_retry, .idempotent = is_idempotent(x.hop.method), .follows = x.follows});
   const CURLcode rc = perform_prepared(x.handle, x.counter, x.req.stop);
   HopResult r;
   r.outcome.status = x.counter.last_status();

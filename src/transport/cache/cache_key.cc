@@ -53,6 +53,7 @@ std::string KeyHasher::key(const Request& r) const {
   field(in, r.url);
   field(in, std::to_string(r.installation));
   field(in, r.bearer);
+  field(in, r.follow_redirects ? "follow" : "no-follow");  // a 3xx answers one, another hop the other
   for (const auto& [name, value] : r.headers)
     if (core_detail::is_credential_header(name)) {
       field(in, core_detail::ascii_lowercase(name));

@@ -10,7 +10,7 @@
 // A key is a keyed hash (SipHash-2-4, 128 bits: keyed_hash.h; its key drawn
 // from the kernel's random source for each Transport and never written
 // anywhere) of the method, URL, installation,
-// bearer and every credential header (core/origin.h), each length-
+// bearer, whether redirects are followed, and every credential header (core/origin.h), each length-
 // prefixed: two credentials never share a key, and no secret is kept — a
 // key cannot be turned back into the token even by someone who reads the
 // process's memory without the Transport's own key. The answer's Vary names
