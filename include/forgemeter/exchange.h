@@ -19,9 +19,11 @@
 #include "forgemeter/export.h"
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -45,6 +47,12 @@ struct FORGEMETER_API BodyChunk {
   std::string_view bytes;
 };
 
+// A request body read piece by piece (Request::body_source): writes the
+// body's next bytes to the front of `buffer` and returns how many, 0 when
+// the body has ended, or nullopt (or throws) to fail the request:
+// TransportErrc::source_failed. Called on the thread of perform().
+using BodySource = std::function<std::optional<std::size_t>(std::span<char> buffer)>;
+
 // One request. Redirects are followed (unless follow_redirects is false) up
 // to TransportOptions::max_redirects hops, only to http and https; POST
 // becomes GET (body dropped) on 301/302/303 and stays POST on 307/308. The
@@ -55,11 +63,19 @@ struct FORGEMETER_API BodyChunk {
 struct FORGEMETER_API Request {
   std::string method = "GET";
   std::string url{};
-  std::vector<Header> headers{};   // sent as given (but the credential rule)
-  std::string body{};              // sent when non-empty, or always for POST/PUT/PATCH
-  std::optional<Lane> lane{};      // nullopt: current_lane() of the calling thread
-  std::uint64_t installation = 0;  // GitHub App installation the request spends; 0 = none
-  std::string bearer{};            // sent as `Authorization: Bearer <bearer>` to the request's own origin only
+  std::vector<Header> headers{};  // sent as given (but the credential rule)
+  std::string body{};             // sent when non-empty, or always for POST/PUT/PATCH
+  // The body read from a source as it is sent, never held whole (`body`
+  // then empty; not for HEAD). With `body_length` it is sent with that
+  // Content-Length and a source that ends sooner fails the request;
+  // without, chunked (HTTP/1.1). Such a request is sent once: never
+  // retried (a retryable answer stands), never redirected (a 3xx is its
+  // answer, as with follow_redirects false), never cached.
+  BodySource body_source{};
+  std::optional<std::uint64_t> body_length{};  // only with body_source
+  std::optional<Lane> lane{};                  // nullopt: current_lane() of the calling thread
+  std::uint64_t installation = 0;              // GitHub App installation the request spends; 0 = none
+  std::string bearer{};  // sent as `Authorization: Bearer <bearer>` to the request's own origin only
   // false: a 3xx is the answer as any other (status, headers with its
   // Location, body: to on_body too), one hop; the Location is never asked.
   bool follow_redirects = true;
@@ -103,6 +119,7 @@ enum class TransportErrc : std::uint8_t {
   cancelled,               // Request::stop fired during a retry, pause or pacing wait, or a hop in flight
   paced,                   // its pace or a secondary limit held it past its timeout or total_timeout: not sent
   sink_refused,            // Request::on_body returned false or threw: the transfer was ended
+  source_failed,           // Request::body_source failed, threw or ended short of body_length: the transfer was ended
   other,                   // any other libcurl failure
 };
 

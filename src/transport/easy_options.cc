@@ -58,6 +58,10 @@ void apply_connection(CURL* h, const ConnectionSettings& s) noexcept {
   curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, o.decompress ? "" : nullptr);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &BodyTap::write);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, s.body_tap);
+  if (s.body_feed) {
+    curl_easy_setopt(h, CURLOPT_READFUNCTION, &BodyFeed::read);  // never libcurl's default: stdin
+    curl_easy_setopt(h, CURLOPT_READDATA, s.body_feed);
+  }
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s.error_buffer);
   apply_timeouts(h, s);
 }
@@ -90,6 +94,14 @@ void apply_method(CURL* h, const std::string& method, const std::string& body, b
       curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
     }
   }
+}
+
+void apply_fed_method(CURL* h, const std::string& method, std::optional<std::uint64_t> length) noexcept {
+  // A POST without POSTFIELDS reads its body from CURLOPT_READFUNCTION; its
+  // size -1 (unknown) makes libcurl send HTTP/1.1 chunked.
+  curl_easy_setopt(h, CURLOPT_POST, 1L);
+  if (method != "POST") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
+  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, length ? static_cast<curl_off_t>(*length) : curl_off_t{-1});
 }
 
 }  // namespace forgemeter::transport_detail

@@ -33,6 +33,7 @@ TransportErrc classify(CURLcode rc) noexcept {
     case CURLE_SEND_ERROR:
     case CURLE_RECV_ERROR:
     case CURLE_PARTIAL_FILE:
+    case CURLE_SEND_FAIL_REWIND:  // a reused connection died mid-upload: a source's bytes cannot be sent again
     case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM: return TransportErrc::connection_dropped;
     case CURLE_ABORTED_BY_CALLBACK: return TransportErrc::cancelled;

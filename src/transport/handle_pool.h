@@ -36,7 +36,8 @@ struct HandleState {
   // the wire: libcurl resent nothing, so its per-handle resend counter is
   // still 0 and the options set for it are all still in place.
   bool reusable = false;
-  bool with_body = false;  // the last hop's shape: method and whether a body was set
+  bool with_body = false;  // the last hop's shape: method, whether a body was set, and fed
+  bool fed = false;
   std::string method;
   std::string checked_url;     // the last request URL that passed the checks...
   std::string checked_origin;  // ...and its origin_key()
@@ -54,6 +55,7 @@ struct HandleState {
   // once per reset): the body being received (tap.body moved to the Response
   // at the end, unless it streams to a Request::on_body).
   BodyTap tap;
+  BodyFeed feed;  // CURLOPT_READDATA: a Request::body_source's pieces
   char error[CURL_ERROR_SIZE] = {};
   // The last hop header list built on this handle and what it was built from
   // (the Transport's lane header name is the same for all its handles).

@@ -3,10 +3,10 @@
 namespace forgemeter::transport_detail {
 
 void prepare_handle(HandlePool::Handle& handle, const ConnectionSettings& settings, const HopLine& hop,
-                    curl_slist* headers, const std::string& body) {
+                    curl_slist* headers, const Request& req) {
   CURL* h = handle.get();
   HandleState& st = handle.state();
-  const bool kept = st.reusable && st.with_body == hop.with_body && st.method == hop.method;
+  const bool kept = st.reusable && st.with_body == hop.with_body && st.fed == hop.fed && st.method == hop.method;
   if (!kept) {
     handle.reset();
     ConnectionSettings first = settings;
@@ -15,6 +15,7 @@ void prepare_handle(HandlePool::Handle& handle, const ConnectionSettings& settin
     st.fresh = false;
     st.method = hop.method;
     st.with_body = hop.with_body;
+    st.fed = hop.fed;
     st.callbacks_set = false;
     st.url_set.clear();
     st.headers_set = nullptr;
@@ -36,7 +37,10 @@ void prepare_handle(HandlePool::Handle& handle, const ConnectionSettings& settin
   }
   // The method's options of a kept handle are those of the same method; a
   // body is set again (it is this request's).
-  if (!kept || hop.with_body) apply_method(h, hop.method, body, hop.with_body);
+  if (hop.fed)
+    apply_fed_method(h, hop.method, req.body_length);
+  else if (!kept || hop.with_body)
+    apply_method(h, hop.method, req.body, hop.with_body);
 }
 
 namespace {

@@ -29,19 +29,21 @@ struct HopLine {
   const std::string* url = nullptr;
   std::string method;
   bool with_body = false;  // a body is set: the request has one, or its method always sends one
+  bool fed = false;        // that body is read from the request's body_source (body_feed.h)
 };
 
 // The first hop of `req`.
 inline HopLine first_hop(const Request& req) {
   const std::string& m = req.method;
-  return {&req.url, m, !req.body.empty() || m == "POST" || m == "PUT" || m == "PATCH"};
+  const bool fed = static_cast<bool>(req.body_source);
+  return {&req.url, m, fed || !req.body.empty() || m == "POST" || m == "PUT" || m == "PATCH", fed};
 }
 
-// Makes `handle` ready to send `hop` with `headers` and `body` (both must
-// outlive the perform). `settings` are the request's; the resolve entries
+// Makes `handle` ready to send `hop` with `headers` and `req`'s body (both
+// must outlive the perform; a fed body through the handle's BodyFeed, begun by the caller). `settings` are the request's; the resolve entries
 // are loaded by a handle's first reset only.
 void prepare_handle(HandlePool::Handle& handle, const ConnectionSettings& settings, const HopLine& hop,
-                    curl_slist* headers, const std::string& body);
+                    curl_slist* headers, const Request& req);
 
 // Performs the prepared hop, counted by `counter`; the answer's body goes to
 // the handle's tap (begun for this hop by the caller). Returns libcurl's result: CURLE_ABORTED_BY_CALLBACK

@@ -23,6 +23,9 @@ std::optional<std::string> check_request(const Request& r, HandleState& known) {
     if (core_detail::iequals(name, "Host")) return "the Host header comes from the URL; do not set it";
   }
   if (!is_field_value(r.bearer)) return "the bearer credential has a control byte";
+  if (r.body_source && !r.body.empty()) return "a request has a body or a body_source, not both";
+  if (r.body_source && r.method == "HEAD") return "a HEAD request carries no body: no body_source";
+  if (r.body_length && !r.body_source) return "body_length is the length of a body_source's body: set it with one";
   if (r.total_timeout && *r.total_timeout > kLongestTimeout) return "total_timeout is past 100000h";
   for (const auto& [name, t] : {std::pair{"timeout", r.timeout}, std::pair{"connect_timeout", r.connect_timeout}})
     if (t && !timeout_in_range(*t)) return std::string(name) + " is out of range: 0 (none) to 100000h";

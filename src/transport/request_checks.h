@@ -4,7 +4,7 @@
 // byte, no header value or credential one but a tab (is_field_value: a CR or
 // LF would split a line on the wire); the
 // URL parses, names a host and is http or https; the Host header comes from
-// the URL only; a timeout is at most kLongestTimeout (a per-hop or connect
+// the URL only; a body_source replaces the body (and not for HEAD); a timeout is at most kLongestTimeout (a per-hop or connect
 // timeout at least 0).
 #pragma once
 

@@ -23,7 +23,7 @@ bool is_idempotent(std::string_view m) noexcept {
 
 RetryDecision decide_retry(const RetryOptions& policy, const HopOutcome& o) {
   RetryDecision d;
-  const bool may_retry = policy.enabled && o.retries_done < policy.max_retries && !o.body_delivered;
+  const bool may_retry = policy.enabled && o.retries_done < policy.max_retries && !o.body_delivered && !o.fed;
   const bool limited = o.status == 403 || o.status == 429;
   if (o.budget_spent && o.error == TransportErrc::ok) {
     if (limited || o.graphql_limited)
@@ -42,6 +42,7 @@ RetryDecision decide_retry(const RetryOptions& policy, const HopOutcome& o) {
     const std::string why = !policy.enabled    ? "; retries are off"
                             : wait > max       ? ", over the maximum of " + std::to_string(max.count()) + "s"
                             : o.body_delivered ? "; its body was already streamed"
+                            : o.fed            ? "; its request body came from a source, sent once"
                             : !may_retry       ? "; retries exhausted"
                                                : ", past the request's total_timeout";
     d.error = {TransportErrc::secondary_rate_limited,

@@ -6,7 +6,8 @@
 //   * a secondary rate limit (class `secondary`), any method: retried after
 //     its wait (Retry-After, or the default when absent) when that is at most
 //     max_retry_after;
-//   * a hop whose body began to reach a Request::on_body is never retried;
+//   * a hop whose body began to reach a Request::on_body is never retried,
+//     nor one whose body was read from a Request::body_source;
 //   * idempotent methods: connect_failed / connection_dropped, or 502/503/504,
 //     retried after a jittered exponential backoff.
 #pragma once
@@ -32,6 +33,7 @@ struct HopOutcome {
   bool retry_after_given = false;
   int retries_done = 0;         // for this hop
   bool body_delivered = false;  // some of its body reached a Request::on_body: never retried
+  bool fed = false;             // its body was read from a Request::body_source: never retried
   // What is left of the request's total_timeout: a wait as long is not made.
   Duration time_left = Duration::max();
 };

@@ -36,9 +36,10 @@ struct Exchange {
                  .connect_timeout = r.connect_timeout.value_or(opt.connect_timeout),
                  .timeout = hop_timeout,
                  .body_tap = &h.state().tap,
-                 .error_buffer = h.state().error},
+                 .error_buffer = h.state().error,
+                 .body_feed = &h.state().feed},
         hop(first_hop(r)),
-        follows(r.follow_redirects) {
+        follows(r.follow_redirects && !r.body_source) {  // a source's bytes cannot be sent again
     counter.use_parsed(&h.state().hop);
     counter.use_body(&h.state().tap.body);
     tap().begin(h.get(), sink(), &counter.headers(), {});  // no earlier request's sink
@@ -165,7 +166,7 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
     const HopAsk ask{x.req, x.lane, x.counter.origin(), url, x.hop.method, x.hop.with_body, installation, x.deadline};
     if (TransportError refused = admission.admit(ask, slot)) return refused;
     if (TransportError late = fit_to_deadline(x, clock.steady_now())) return late;
-    prepare_handle(x.handle, x.settings, x.hop, headers, x.req.body);
+    prepare_handle(x.handle, x.settings, x.hop, headers, x.req);
     HopResult r = perform_hop(x, installation, retries);
     slot.release();
     if (x.deadline != SteadyTime::max()) r.outcome.time_left = x.deadline - clock.steady_now();
@@ -184,7 +185,8 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
 
 HopResult Transport::Impl::perform_hop(Exchange& x, std::uint64_t installation, int retries) {
   const RetryOptions& retry = options.rate_limits.retry;
-  const bool may_retry = retry.enabled && retries < retry.max_retries;
+  const bool may_retry = retry.enabled && retries < retry.max_retries && !x.hop.fed;
+  x.handle.state().feed.begin(x.hop.fed ? &x.req.body_source : nullptr, x.req.body_length);
   x.tap().begin(x.handle.get(), x.sink(), &x.counter.headers(),
                 {.retries = may_retry, .idempotent = is_idempotent(x.hop.method), .follows = x.follows});
   const CURLcode rc = perform_prepared(x.handle, x.counter, x.req.stop);
@@ -207,11 +209,17 @@ HopResult Transport::Impl::perform_hop(Exchange& x, std::uint64_t installation, 
     r.outcome.retry_after_given = note.retry_after_given;
   }
   r.outcome.method = x.hop.method;
-  r.outcome.error = x.tap().refused() ? TransportErrc::sink_refused : classify(rc);
+  const BodyFeed& feed = x.handle.state().feed;
+  r.outcome.error = x.tap().refused() ? TransportErrc::sink_refused
+                    : feed.failed()   ? TransportErrc::source_failed
+                                      : classify(rc);
   r.outcome.retries_done = retries;
   r.outcome.body_delivered = x.tap().delivered();
+  r.outcome.fed = x.hop.fed;
   if (x.tap().refused())
     r.failure = {TransportErrc::sink_refused, x.tap().refusal()};
+  else if (feed.failed())
+    r.failure = {TransportErrc::source_failed, feed.failure()};
   else if (rc != CURLE_OK)
     r.failure = {r.outcome.error, curl_message(rc, x.handle.state().error)};
   return r;

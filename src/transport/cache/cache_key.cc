@@ -33,7 +33,7 @@ std::string mac(const SipKey& secret, const std::string& input) {
 }  // namespace
 
 bool cache_takes(const Request& r) noexcept {
-  if (r.method != "GET" || !r.body.empty() || api_of_url(r.url) == Api::graphql) return false;
+  if (r.method != "GET" || !r.body.empty() || r.body_source || api_of_url(r.url) == Api::graphql) return false;
   for (const auto& [name, value] : r.headers)
     if (any_of_names(name, {"if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range",
                             "range", "cache-control"}))

@@ -1,6 +1,6 @@
 // cache_key.h — which requests the cache takes, and the key it files them by.
 //
-// The cache takes a GET without a body to a REST URL (GraphQL is a POST, and
+// The cache takes a GET without a body (or body_source) to a REST URL (GraphQL is a POST, and
 // its answers are no resource's) that carries none of the headers by which a
 // caller asks for something the cache would change: a conditional
 // (If-None-Match, If-Modified-Since, If-Match, If-Unmodified-Since,

@@ -22,6 +22,7 @@ std::string_view to_string(TransportErrc code) noexcept {
     case TransportErrc::cancelled: return "cancelled";
     case TransportErrc::paced: return "paced";
     case TransportErrc::sink_refused: return "sink_refused";
+    case TransportErrc::source_failed: return "source_failed";
     case TransportErrc::other: return "other";
   }
   return "other";
