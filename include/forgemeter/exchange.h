@@ -96,7 +96,9 @@ struct FORGEMETER_API Request {
   // retried attempt's; an answer that may be retried is held (64 KiB at
   // most; past that it is streamed and no longer retried). false, or an
   // exception, ends the transfer: TransportErrc::sink_refused. Called on the
-  // thread of perform(). Not coalesced with identical requests.
+  // thread of perform(). With a cache, a GET it takes is held until whole
+  // (up to CacheOptions::max_entry_bytes; past that it streams, not kept)
+  // and then handed over, so it is kept, revalidated and coalesced as any.
   std::function<bool(const BodyChunk&)> on_body{};
 };
 

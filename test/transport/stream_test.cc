@@ -7,7 +7,7 @@
 
 #include <stdexcept>
 
-#include "cache_rig.h"
+#include "stream_sink.h"
 
 using namespace fmtest;
 using forgemeter::AnswerClass;
@@ -15,35 +15,6 @@ using forgemeter::BodyChunk;
 using forgemeter::TransportErrc;
 
 namespace {
-
-// A deterministic body of `n` bytes (not one repeated byte: a shifted copy would show).
-std::string pattern(std::size_t n) {
-  std::string s(n, '\0');
-  for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>('a' + (i * 7 + i / 4096) % 26);
-  return s;
-}
-
-// What a sink was given.
-struct Taken {
-  std::string bytes;
-  int calls = 0;
-  int status = 0;
-  std::string etag;
-  std::string remaining;  // the answer's X-RateLimit-Remaining (the server sends it with each)
-};
-
-forgemeter::Request streamed(CacheRig& rig, const std::string& path, Taken& t) {
-  forgemeter::Request r = rig.get_request(path);
-  r.on_body = [&t](const BodyChunk& c) {
-    t.bytes.append(c.bytes);
-    ++t.calls;
-    t.status = c.status;
-    t.etag = std::string(c.headers->find("ETag").value_or(""));
-    t.remaining = std::string(c.headers->find("X-RateLimit-Remaining").value_or(""));
-    return true;
-  };
-  return r;
-}
 
 forgemeter::CacheOptions no_cache() { return {.max_bytes = 0}; }
 

@@ -60,44 +60,44 @@ Request conditional(const Request& r, const CacheEntry& e) {
   return c;
 }
 
-// The kept answer, as the answer to the request `r` the 304 `res` answered:
-// its body to r's sink when it streams.
-Response from_entry(const Request& r, const CacheEntry& e, Response&& res) {
+// The kept answer, as the answer to the request the 304 `res` answered.
+Response from_entry(const CacheEntry& e, Response&& res) {
   res.headers = updated(e.headers, res.headers);
   res.status = 200;
   res.revalidated = true;
-  if (!r.on_body) {
-    res.body = e.body;
-  } else if (std::string why; !e.body.empty() && !deliver(r.on_body, {200, &res.headers, e.body}, why)) {
-    res.error = {TransportErrc::sink_refused, std::move(why)};
-  }
+  res.body = e.body;
   return std::move(res);
 }
 
-// A streamed answer's body, copied beside the caller's sink while it fits
-// the per-entry bound (dropped once it passes it).
-struct StreamCopy {
+// A streamed request's answer body, held back from the caller's sink while
+// it fits the per-entry bound, so it can be kept and shared as a buffered
+// one; once it passes the bound, what was held and all that follows go to
+// the sink as they come (the answer is then neither kept nor shared).
+struct StreamBuffer {
   std::size_t bound;
   std::string body;
   bool over = false;
 
-  // `r` with its sink wrapped to copy into this (which must outlive it).
-  Request tee(const Request& r) {
+  // `r` with its sink wrapped to hold into this (which must outlive it).
+  Request wrap(const Request& r) {
     Request t = r;
     t.on_body = [this, &sink = r.on_body](const BodyChunk& c) {
-      if (!over && body.size() + c.bytes.size() <= bound) {
-        try {
-          body.append(c.bytes);
-        } catch (const std::bad_alloc&) {
-          over = true;  // not kept
+      if (!over) {
+        if (body.size() + c.bytes.size() <= bound) {
+          body.append(c.bytes);  // bad_alloc: the sink's refusal (body_sink.h), the transfer ends
+          return true;
         }
-      } else if (!over) {
         over = true;
+        if (!body.empty() && !sink({c.status, c.headers, body})) return false;
         std::string().swap(body);
       }
       return sink(c);
     };
     return t;
+  }
+  void clear() {
+    body.clear();
+    over = false;
   }
 };
 
@@ -116,36 +116,44 @@ void CacheFront::count(const Request& r, void (Meter::*record)(const RequestKey&
 Response CacheFront::perform(const Request& r, const Send& send) {
   if (!cache_takes(r)) return send(r);
   const std::string key = keys_.key(r);
-  if (r.on_body) return lead(r, key, send);  // a streamed answer cannot be shared: not coalesced
   Flights::Ticket ticket = flights_.join(key);
   if (!ticket.leads()) return follow(r, key, ticket, send);
-  Response res = lead(r, key, send);
-  ticket.land(res.ok() ? &res : nullptr);
+  Led led = lead(r, key, send);
+  ticket.land(led.res.ok() && !led.streamed ? &led.res : nullptr);  // a streamed body went to one sink only
+  return handed(r, std::move(led.res));
+}
+
+// The answer's body to `r`'s sink, when it has one (Response::body then empty).
+Response CacheFront::handed(const Request& r, Response res) {
+  if (!r.on_body || res.body.empty()) return res;
+  if (std::string why; !deliver(r.on_body, {res.status, &res.headers, res.body}, why) && !res.error)
+    res.error = {TransportErrc::sink_refused, std::move(why)};
+  res.body.clear();
   return res;
 }
 
-Response CacheFront::lead(const Request& r, const std::string& key, const Send& send) {
+CacheFront::Led CacheFront::lead(const Request& r, const std::string& key, const Send& send) {
   std::shared_ptr<const CacheEntry> kept = entries_.find(key);
   if (kept && !kept->varies_with(r, keys_)) kept = nullptr;  // another variant: asked for afresh
-  StreamCopy copy{.bound = options_.max_entry_bytes, .body = {}};
-  const Request teed = r.on_body ? copy.tee(r) : Request();
-  const Request& out = r.on_body ? teed : r;
+  StreamBuffer buffer{.bound = options_.max_entry_bytes, .body = {}};
+  const Request wrapped = r.on_body ? buffer.wrap(r) : Request();
+  const Request& out = r.on_body ? wrapped : r;
   Response res = kept ? send(conditional(out, *kept)) : send(out);
   if (kept && res.ok() && res.status == 304) {
     if (stayed_on_origin(r, res) && selects(*kept, res.headers)) {
       count(r, &Meter::record_revalidated);
-      Response served = from_entry(r, *kept, std::move(res));
+      Response served = from_entry(*kept, std::move(res));
       refresh(key, r, *kept, served.headers);
-      return served;
+      return {std::move(served), false};
     }
     entries_.erase(key);  // another origin's 304 to this entry's validator, or another representation's
+    buffer.clear();
     res = send(out);
   }
-  if (!res.ok()) return res;
+  if (r.on_body) res.body = std::move(buffer.body);  // held back from the sink: handed() gives it
+  if (!res.ok()) return {std::move(res), buffer.over};
   if (res.status == 200) {
-    if (r.on_body) res.body = copy.over ? std::string() : std::move(copy.body);  // what entry_for reads
-    auto e = copy.over ? nullptr : entry_for(r, res, keys_, options_.max_entry_bytes);
-    if (r.on_body) res.body.clear();  // streamed: the caller had it
+    auto e = buffer.over ? nullptr : entry_for(r, res, keys_, options_.max_entry_bytes);
     if (e)
       entries_.put(key, std::move(e));
     else
@@ -153,7 +161,7 @@ Response CacheFront::lead(const Request& r, const std::string& key, const Send& 
   } else if (res.status == 404 || res.status == 410) {
     entries_.erase(key);
   }
-  return res;
+  return {std::move(res), buffer.over};
 }
 
 // The 304 that revalidated `kept` updates it (RFC 9111 §4.3.4): the entry
@@ -183,18 +191,18 @@ Response CacheFront::follow(const Request& r, const std::string& key, Flights::T
       res.revalidated = false;
       res.coalesced = true;
       count(r, &Meter::record_coalesced);
-      return res;
+      return handed(r, std::move(res));
     case Flights::Waited::stopped:
       res.error = {TransportErrc::cancelled, "cancelled while waiting for an identical request in flight"};
       return res;
     case Flights::Waited::timed_out: break;
     case Flights::Waited::released:  // sent as its own, through the cache, not coalesced again
-      if (!timed) return lead(r, key, send);
+      if (!timed) return handed(r, lead(r, key, send).res);
       const auto left = std::chrono::floor<std::chrono::milliseconds>(deadline - clock_.steady_now());
       if (left <= std::chrono::milliseconds::zero()) break;
       Request own = r;  // with what is left of its total time
       own.total_timeout = left;
-      return lead(own, key, send);
+      return handed(r, lead(own, key, send).res);
   }
   res.error = {TransportErrc::timeout, "the request's total time (" + std::to_string(r.total_timeout->count()) +
                                            " ms) ran out waiting for an identical request in flight"};

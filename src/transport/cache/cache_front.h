@@ -15,9 +15,11 @@
 // kept one's, drops the entry and the request goes out once more without a
 // validator. A 200 replaces the entry (or drops it when not kept:
 // cache_entry.h); a 404 or 410 drops it; any other answer leaves it.
-// A streamed request (Request::on_body) is never coalesced; its 200 is copied
-// beside the sink while it fits max_entry_bytes (kept only then), and a kept
-// body it revalidates goes to its sink.
+// A streamed request (Request::on_body) the cache takes is held back from its
+// sink while its body fits max_entry_bytes, then kept, revalidated and
+// coalesced as any (its answer, or a follower's copy, handed to the sink
+// whole); past the bound it streams as it comes, is not kept, and its
+// followers send their own.
 //
 // Thread-safety: perform() may be called from any number of threads at once.
 // Errors: throws std::bad_alloc only (and what `send` throws).
@@ -54,7 +56,14 @@ class CacheFront {
   }
 
  private:
-  Response lead(const Request& r, const std::string& key, const Send& send);
+  // A leader's answer: its body whole in `res` (for a streamed request, still
+  // to go to its sink), unless `streamed` (past the bound: the sink had it).
+  struct Led {
+    Response res;
+    bool streamed = false;
+  };
+  Led lead(const Request& r, const std::string& key, const Send& send);
+  static Response handed(const Request& r, Response res);
   Response follow(const Request& r, const std::string& key, Flights::Ticket& ticket, const Send& send);
   void refresh(const std::string& key, const Request& r, const CacheEntry& kept, const Headers& served);
   void count(const Request& r, void (Meter::*record)(const RequestKey&, UtcMillis) noexcept);
