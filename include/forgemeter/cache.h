@@ -10,7 +10,8 @@
 // asking the forge. A request that carries its own conditional, Range or
 // Cache-Control header, or is not a GET without a body, or is GraphQL,
 // bypasses it. Identical such GETs in flight at once put one request on the
-// wire (the others' Response::coalesced). Why and how: docs/cache.md.
+// wire (the others' Response::coalesced). Response::cache says what the
+// cache did with each (a CacheOutcome). Why and how: docs/cache.md.
 //
 // Plain values. Errors: the Transport's constructor throws
 // std::invalid_argument naming the field (cache.poll <= 0), and

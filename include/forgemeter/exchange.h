@@ -142,6 +142,20 @@ struct FORGEMETER_API Hop {
   int status = kNoAnswer;  // the hop's final status, or kNoAnswer
 };
 
+// What a Transport's cache (forgemeter/cache.h) did with a request: what a
+// proxy's Cache-Status (RFC 9211) says, docs/cache.md#what-the-cache-did.
+enum class CacheOutcome : std::uint8_t {
+  no_cache,     // the Transport has no cache
+  bypassed,     // the cache does not take the request: sent as written
+  stored,       // sent (no kept answer, or it changed); its answer is kept now
+  not_stored,   // taken but nothing kept of it: not a keepable 200, or it failed
+  revalidated,  // sent conditional: the forge's 304 returned the kept answer
+  coalesced,    // not sent: a copy of an identical request's answer in flight
+};
+
+// "no_cache", "bypassed", ... (the enumerator's name).
+FORGEMETER_API std::string_view to_string(CacheOutcome outcome) noexcept;
+
 struct FORGEMETER_API Response {
   int status = kNoAnswer;  // the last hop's status, or kNoAnswer
   Headers headers;         // the last answer's header block and fields (names as sent)
@@ -154,6 +168,7 @@ struct FORGEMETER_API Response {
   // flight at the time (nothing of this request went on the wire).
   bool revalidated = false;
   bool coalesced = false;
+  CacheOutcome cache = CacheOutcome::no_cache;  // what the cache did (those two among its outcomes)
 
   // Whether the exchange succeeded: the one test of failure; `error` says why not.
   bool ok() const noexcept { return !error; }

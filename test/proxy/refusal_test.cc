@@ -90,14 +90,14 @@ TEST_CASE("too busy and the upstream's failures") {
 }
 
 TEST_CASE("Cache-Status: RFC 9211, named forgemeter, never a hit") {
-  CHECK(cache_status(CacheOutcome::stored) == "forgemeter; fwd=uri-miss; stored");
-  CHECK(cache_status(CacheOutcome::not_stored) == "forgemeter; fwd=uri-miss");
-  CHECK(cache_status(CacheOutcome::revalidated) == "forgemeter; fwd=stale; fwd-status=304");
-  CHECK(cache_status(CacheOutcome::changed, 200) == "forgemeter; fwd=stale; fwd-status=200; stored");
-  CHECK(cache_status(CacheOutcome::collapsed) == "forgemeter; collapsed");
-  CHECK(cache_status(CacheOutcome::bypass) == "forgemeter; fwd=bypass");
-  CHECK_FALSE(cache_status(CacheOutcome::unseen));
-  for (auto o : {CacheOutcome::stored, CacheOutcome::not_stored, CacheOutcome::revalidated, CacheOutcome::changed,
-                 CacheOutcome::collapsed, CacheOutcome::bypass})
+  CHECK(cache_status(proxy::CacheOutcome::stored) == "forgemeter; fwd=uri-miss; stored");
+  CHECK(cache_status(proxy::CacheOutcome::not_stored) == "forgemeter; fwd=uri-miss");
+  CHECK(cache_status(proxy::CacheOutcome::revalidated) == "forgemeter; fwd=stale; fwd-status=304");
+  CHECK(cache_status(proxy::CacheOutcome::changed, 200) == "forgemeter; fwd=stale; fwd-status=200; stored");
+  CHECK(cache_status(proxy::CacheOutcome::collapsed) == "forgemeter; collapsed");
+  CHECK(cache_status(proxy::CacheOutcome::bypass) == "forgemeter; fwd=bypass");
+  CHECK_FALSE(cache_status(proxy::CacheOutcome::unseen));
+  for (auto o : {proxy::CacheOutcome::stored, proxy::CacheOutcome::not_stored, proxy::CacheOutcome::revalidated,
+                 proxy::CacheOutcome::changed, proxy::CacheOutcome::collapsed, proxy::CacheOutcome::bypass})
     CHECK(cache_status(o)->find("hit") == std::string::npos);
 }

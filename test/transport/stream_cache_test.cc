@@ -53,11 +53,13 @@ TEST_CASE("stream and cache: a streamed GET that fits is kept, handed to the sin
   CHECK(first.bytes == body);
   CHECK(first.calls == 1);  // held back, then handed whole
   CHECK(first.etag == "\"r1\"");
+  CHECK(a.cache == forgemeter::CacheOutcome::stored);
   CHECK(rig.transport().cache_figures().entries == 1);
 
   const Response b = rig.transport().perform(streamed(rig, "/r", second));
   REQUIRE(b.ok());
   CHECK(b.revalidated);
+  CHECK(b.cache == forgemeter::CacheOutcome::revalidated);
   CHECK(b.status == 200);
   CHECK(b.body.empty());
   CHECK(second.bytes == body);
@@ -77,6 +79,7 @@ TEST_CASE("stream and cache: identical streamed GETs in flight are coalesced; ea
   REQUIRE(follow.ok());
   CHECK_FALSE(lead.coalesced);
   CHECK(follow.coalesced);
+  CHECK(follow.cache == forgemeter::CacheOutcome::coalesced);
   CHECK(follow.hops.empty());
   CHECK(lead.body.empty());
   CHECK(follow.body.empty());
@@ -99,6 +102,8 @@ TEST_CASE("stream and cache: an answer past the bound streams as it comes, is no
   CHECK(lead_sunk.calls > 1);  // the held part, then each piece as it came
   CHECK(follow_sunk.bytes == body);
   CHECK_FALSE(follow.coalesced);  // its leader's body went to one sink: it sent its own
+  CHECK(lead.cache == forgemeter::CacheOutcome::not_stored);
+  CHECK(follow.cache == forgemeter::CacheOutcome::not_stored);
   CHECK(rig.server().requests() == 2);
   CHECK(rig.transport().cache_figures().entries == 0);
   CHECK(rig.last_if_none_match().empty());
@@ -111,7 +116,9 @@ TEST_CASE("stream and cache: a request the cache does not take streams as it com
   Taken s;
   Request r = streamed(rig, "/r", s);
   r.headers.emplace_back("Cache-Control", "no-cache");  // the caller's own: bypassed
-  REQUIRE(rig.transport().perform(r).ok());
+  const Response res = rig.transport().perform(r);
+  REQUIRE(res.ok());
+  CHECK(res.cache == forgemeter::CacheOutcome::bypassed);
   CHECK(s.bytes == body);
   CHECK(s.calls > 1);
   CHECK(rig.transport().cache_figures().entries == 0);

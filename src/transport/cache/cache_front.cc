@@ -65,6 +65,7 @@ Response from_entry(const CacheEntry& e, Response&& res) {
   res.headers = updated(e.headers, res.headers);
   res.status = 200;
   res.revalidated = true;
+  res.cache = CacheOutcome::revalidated;
   res.body = e.body;
   return std::move(res);
 }
@@ -114,7 +115,11 @@ void CacheFront::count(const Request& r, void (Meter::*record)(const RequestKey&
 }
 
 Response CacheFront::perform(const Request& r, const Send& send) {
-  if (!cache_takes(r)) return send(r);
+  if (!cache_takes(r)) {
+    Response res = send(r);
+    res.cache = CacheOutcome::bypassed;
+    return res;
+  }
   const std::string key = keys_.key(r);
   Flights::Ticket ticket = flights_.join(key);
   if (!ticket.leads()) return follow(r, key, ticket, send);
@@ -151,13 +156,14 @@ CacheFront::Led CacheFront::lead(const Request& r, const std::string& key, const
     res = send(out);
   }
   if (r.on_body) res.body = std::move(buffer.body);  // held back from the sink: handed() gives it
+  res.cache = CacheOutcome::not_stored;
   if (!res.ok()) return {std::move(res), buffer.over};
   if (res.status == 200) {
     auto e = buffer.over ? nullptr : entry_for(r, res, keys_, options_.max_entry_bytes);
-    if (e)
-      entries_.put(key, std::move(e));
-    else
+    if (!e)
       entries_.erase(key);
+    else if (entries_.put(key, std::move(e)))
+      res.cache = CacheOutcome::stored;
   } else if (res.status == 404 || res.status == 410) {
     entries_.erase(key);
   }
@@ -190,10 +196,12 @@ Response CacheFront::follow(const Request& r, const std::string& key, Flights::T
       res.hops.clear();
       res.revalidated = false;
       res.coalesced = true;
+      res.cache = CacheOutcome::coalesced;
       count(r, &Meter::record_coalesced);
       return handed(r, std::move(res));
     case Flights::Waited::stopped:
       res.error = {TransportErrc::cancelled, "cancelled while waiting for an identical request in flight"};
+      res.cache = CacheOutcome::not_stored;
       return res;
     case Flights::Waited::timed_out: break;
     case Flights::Waited::released:  // sent as its own, through the cache, not coalesced again
@@ -206,6 +214,7 @@ Response CacheFront::follow(const Request& r, const std::string& key, Flights::T
   }
   res.error = {TransportErrc::timeout, "the request's total time (" + std::to_string(r.total_timeout->count()) +
                                            " ms) ran out waiting for an identical request in flight"};
+  res.cache = CacheOutcome::not_stored;
   return res;
 }
 

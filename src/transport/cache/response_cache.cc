@@ -10,11 +10,11 @@ std::shared_ptr<const CacheEntry> ResponseCache::find(const std::string& key) {
   return it->second->entry;
 }
 
-void ResponseCache::put(const std::string& key, std::shared_ptr<const CacheEntry> e) {
+bool ResponseCache::put(const std::string& key, std::shared_ptr<const CacheEntry> e) {
   const std::size_t bytes = e->bytes;
   core_detail::MutexLock lock(mu_);
   if (auto it = index_.find(key); it != index_.end()) drop(it->second);
-  if (bytes > max_bytes_ || max_entries_ == 0) return;
+  if (bytes > max_bytes_ || max_entries_ == 0) return false;
   while (!lru_.empty() && (bytes_ + bytes > max_bytes_ || lru_.size() >= max_entries_)) drop(std::prev(lru_.end()));
   lru_.push_front(Slot{key, std::move(e)});
   try {
@@ -24,6 +24,7 @@ void ResponseCache::put(const std::string& key, std::shared_ptr<const CacheEntry
     throw;
   }
   bytes_ += bytes;
+  return true;
 }
 
 void ResponseCache::erase(const std::string& key) {

@@ -33,8 +33,8 @@ class ResponseCache {
   // The entry under `key` (made the most recently used), or nullptr.
   std::shared_ptr<const CacheEntry> find(const std::string& key);
   // Keeps `e` under `key`, in place of any entry there; one over max_bytes
-  // on its own is not kept (and the one it would replace goes).
-  void put(const std::string& key, std::shared_ptr<const CacheEntry> e);
+  // on its own is not kept (and the one it would replace goes): false.
+  bool put(const std::string& key, std::shared_ptr<const CacheEntry> e);
   void erase(const std::string& key);
   CacheFigures figures() const;
 

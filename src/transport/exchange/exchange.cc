@@ -28,6 +28,18 @@ std::string_view to_string(TransportErrc code) noexcept {
   return "other";
 }
 
+std::string_view to_string(CacheOutcome outcome) noexcept {
+  switch (outcome) {
+    case CacheOutcome::no_cache: return "no_cache";
+    case CacheOutcome::bypassed: return "bypassed";
+    case CacheOutcome::stored: return "stored";
+    case CacheOutcome::not_stored: return "not_stored";
+    case CacheOutcome::revalidated: return "revalidated";
+    case CacheOutcome::coalesced: return "coalesced";
+  }
+  return "no_cache";
+}
+
 std::optional<std::string_view> Response::header(std::string_view name) const noexcept { return headers.find(name); }
 
 }  // namespace forgemeter
