@@ -92,8 +92,8 @@ struct FORGEMETER_API Request {
   // second; its attempt counted with no answer, `none`): `cancelled`.
   std::stop_token stop{};
   // When set, the final answer's body goes here, decoded, as it arrives, and
-  // Response::body stays empty: never a redirect's (3xx with a Location) or a
-  // retried attempt's; an answer that may be retried is held (64 KiB at
+  // Response::body stays empty: never a followed redirect's (3xx with a
+  // Location) or a retried attempt's; an answer that may be retried is held (64 KiB at
   // most; past that it is streamed and no longer retried). false, or an
   // exception, ends the transfer: TransportErrc::sink_refused. Called on the
   // thread of perform(). With a cache, a GET it takes is held until whole
