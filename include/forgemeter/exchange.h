@@ -147,7 +147,8 @@ struct FORGEMETER_API Hop {
 enum class CacheOutcome : std::uint8_t {
   no_cache,     // the Transport has no cache
   bypassed,     // the cache does not take the request: sent as written
-  stored,       // sent (no kept answer, or it changed); its answer is kept now
+  stored,       // sent (no kept answer to ask with); its answer is kept now
+  changed,      // sent conditional: the kept answer changed, the new 200 is kept now
   not_stored,   // taken but nothing kept of it: not a keepable 200, or it failed
   revalidated,  // sent conditional: the forge's 304 returned the kept answer
   coalesced,    // not sent: a copy of an identical request's answer in flight

@@ -155,6 +155,7 @@ CacheFront::Led CacheFront::lead(const Request& r, const std::string& key, const
       return {std::move(served), false};
     }
     entries_.erase(key);  // another origin's 304 to this entry's validator, or another representation's
+    kept = nullptr;       // asked again without it
     buffer.clear();
     res = send(out);
   }
@@ -166,7 +167,7 @@ CacheFront::Led CacheFront::lead(const Request& r, const std::string& key, const
     if (!e)
       entries_.erase(key);
     else if (entries_.put(key, std::move(e)))
-      res.cache = CacheOutcome::stored;
+      res.cache = kept ? CacheOutcome::changed : CacheOutcome::stored;  // the kept one's validator was asked with
   } else if (res.status == 404 || res.status == 410) {
     entries_.erase(key);
   }
