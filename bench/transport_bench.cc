@@ -119,7 +119,7 @@ class Bare {
     char error[CURL_ERROR_SIZE];
     td::ConnectionSettings s{&o, nullptr, false, o.connect_timeout, o.timeout, &tap_, error};
     td::apply_connection(h_, s);
-    tap_.begin(h_, nullptr, nullptr, false, true);  // the body kept whole, as without a sink
+    tap_.begin(h_, nullptr, nullptr, {.retries = false, .idempotent = true});  // the body kept whole, as without a sink
     static const std::string get = "GET", none;
     td::apply_hop(h_, get, url_, headers_, none, false);
     curl_easy_setopt(h_, CURLOPT_HEADERFUNCTION, collect);

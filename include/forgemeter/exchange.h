@@ -44,7 +44,8 @@ using Header = std::pair<std::string, std::string>;  // name, value
 enum class CacheOutcome : std::uint8_t {
   no_cache,     // the Transport has no cache
   bypassed,     // the cache does not take the request: sent as written
-  stored,       // sent (no kept answer, or it changed); its answer is kept now
+  stored,       // sent (no kept answer to ask with); its answer is kept now
+  changed,      // sent conditional: the kept answer changed, the new 200 is kept now
   not_stored,   // taken but nothing kept of it: not a keepable 200, or it failed
   revalidated,  // sent conditional: the forge's 304 returned the kept answer
   coalesced,    // not sent: a copy of an identical request's answer in flight
@@ -111,8 +112,8 @@ struct FORGEMETER_API Request {
   // second; its attempt counted with no answer, `none`): `cancelled`.
   std::stop_token stop{};
   // When set, the final answer's body goes here, decoded, as it arrives, and
-  // Response::body stays empty: never a redirect's (3xx with a Location) or a
-  // retried attempt's; an answer that may be retried is held (64 KiB at
+  // Response::body stays empty: never a followed redirect's (3xx with a
+  // Location) or a retried attempt's; an answer that may be retried is held (64 KiB at
   // most; past that it is streamed and no longer retried). false, or an
   // exception, ends the transfer: TransportErrc::sink_refused. Called on the
   // thread of perform(). With a cache, a GET it takes is held until whole
@@ -160,6 +161,7 @@ struct FORGEMETER_API Hop {
   Api api = Api::rest;
   int status = kNoAnswer;  // the hop's final status, or kNoAnswer
 };
+
 
 // "no_cache", "bypassed", ... (the enumerator's name).
 FORGEMETER_API std::string_view to_string(CacheOutcome outcome) noexcept;

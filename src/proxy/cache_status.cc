@@ -6,6 +6,7 @@ std::optional<std::string> cache_status(CacheOutcome outcome) {
   switch (outcome) {
     case CacheOutcome::no_cache: return std::nullopt;
     case CacheOutcome::stored: return "forgemeter; fwd=uri-miss; stored";
+    case CacheOutcome::changed: return "forgemeter; fwd=stale; fwd-status=200; stored";
     case CacheOutcome::not_stored: return "forgemeter; fwd=uri-miss";
     case CacheOutcome::revalidated: return "forgemeter; fwd=stale; fwd-status=304";
     case CacheOutcome::coalesced: return "forgemeter; collapsed";

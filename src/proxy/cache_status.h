@@ -3,7 +3,8 @@
 // named `forgemeter`. Never `hit`: the cache serves nothing without asking
 // the forge, so every answer says what it forwarded.
 //
-//   stored       forgemeter; fwd=uri-miss; stored       sent (nothing kept, or it changed); kept now
+//   stored       forgemeter; fwd=uri-miss; stored       sent (nothing kept); kept now
+//   changed      forgemeter; fwd=stale; fwd-status=200; stored   sent conditional; a new 200 kept
 //   not_stored   forgemeter; fwd=uri-miss               sent; not kept
 //   revalidated  forgemeter; fwd=stale; fwd-status=304  the kept answer, confirmed by a 304
 //   coalesced    forgemeter; collapsed                  a copy of an identical request's answer in flight

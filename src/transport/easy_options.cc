@@ -58,8 +58,10 @@ void apply_connection(CURL* h, const ConnectionSettings& s) noexcept {
   curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, o.decompress ? "" : nullptr);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &BodyTap::write);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, s.body_tap);
-  curl_easy_setopt(h, CURLOPT_READFUNCTION, &BodyFeed::read);  // never libcurl's default: stdin
-  curl_easy_setopt(h, CURLOPT_READDATA, s.body_feed);
+  if (s.body_feed) {
+    curl_easy_setopt(h, CURLOPT_READFUNCTION, &BodyFeed::read);  // never libcurl's default: stdin
+    curl_easy_setopt(h, CURLOPT_READDATA, s.body_feed);
+  }
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s.error_buffer);
   apply_timeouts(h, s);
 }

@@ -41,8 +41,8 @@ struct ConnectionSettings {
   std::chrono::milliseconds connect_timeout{};
   std::chrono::milliseconds timeout{};
   BodyTap* body_tap = nullptr;    // must outlive the handle's performs (or the next reset)
-  BodyFeed* body_feed = nullptr;  // the same
   char* error_buffer = nullptr;   // CURL_ERROR_SIZE bytes; the same
+  BodyFeed* body_feed = nullptr;  // the same; nullptr: the handle never uploads from a source
 };
 
 // Everything, after a curl_easy_reset (calls apply_timeouts too).

@@ -36,8 +36,8 @@ struct Exchange {
                  .connect_timeout = r.connect_timeout.value_or(opt.connect_timeout),
                  .timeout = hop_timeout,
                  .body_tap = &h.state().tap,
-                 .body_feed = &h.state().feed,
-                 .error_buffer = h.state().error},
+                 .error_buffer = h.state().error,
+                 .body_feed = &h.state().feed},
         hop(first_hop(r)),
         follows(r.follow_redirects && !r.body_source) {  // a source's bytes cannot be sent again
     counter.use_parsed(&h.state().hop);

@@ -109,10 +109,11 @@ TEST_CASE("Cache-Status: RFC 9211, named forgemeter, never a hit") {
   CHECK(cache_status(CacheOutcome::stored) == "forgemeter; fwd=uri-miss; stored");
   CHECK(cache_status(CacheOutcome::not_stored) == "forgemeter; fwd=uri-miss");
   CHECK(cache_status(CacheOutcome::revalidated) == "forgemeter; fwd=stale; fwd-status=304");
+  CHECK(cache_status(CacheOutcome::changed) == "forgemeter; fwd=stale; fwd-status=200; stored");
   CHECK(cache_status(CacheOutcome::coalesced) == "forgemeter; collapsed");
   CHECK(cache_status(CacheOutcome::bypassed) == "forgemeter; fwd=bypass");
   CHECK_FALSE(cache_status(CacheOutcome::no_cache));
-  for (auto o : {CacheOutcome::stored, CacheOutcome::not_stored, CacheOutcome::revalidated, CacheOutcome::coalesced,
-                 CacheOutcome::bypassed})
+  for (auto o : {CacheOutcome::stored, CacheOutcome::changed, CacheOutcome::not_stored, CacheOutcome::revalidated,
+                 CacheOutcome::coalesced, CacheOutcome::bypassed})
     CHECK(cache_status(o)->find("hit") == std::string::npos);
 }

@@ -32,7 +32,7 @@ TEST_CASE("cache outcome: no_cache without a cache, bypassed for what the cache 
   CHECK(rig.transport().cache_figures().entries == 0);
 }
 
-TEST_CASE("cache outcome: stored, then revalidated, then stored again once the resource changed") {
+TEST_CASE("cache outcome: stored, then revalidated, then changed once the resource changed") {
   CacheRig rig;
   rig.server().set("/r", {.body = "v1", .etag = "\"1\""});
   const Response first = rig.get("/r");
@@ -44,7 +44,9 @@ TEST_CASE("cache outcome: stored, then revalidated, then stored again once the r
   rig.server().set("/r", {.body = "v2", .etag = "\"2\""});
   const Response third = rig.get("/r");
   CHECK(rig.last_if_none_match() == "\"1\"");  // asked with the kept validator: a 200 came back
-  CHECK(third.cache == CacheOutcome::stored);
+  CHECK(third.cache == CacheOutcome::changed);
+  CHECK(to_string(third.cache) == "changed");
+  CHECK(rig.get("/r").cache == CacheOutcome::revalidated);  // the new one kept
   CHECK(third.body == "v2");
 }
 

@@ -5,7 +5,9 @@
 // streams as it comes and is not kept. Against cache_server.h.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <thread>
+#include <utility>
 
 #include "stream_sink.h"
 #include "support/eventually.h"
@@ -107,6 +109,39 @@ TEST_CASE("stream and cache: an answer past the bound streams as it comes, is no
   CHECK(rig.server().requests() == 2);
   CHECK(rig.transport().cache_figures().entries == 0);
   CHECK(rig.last_if_none_match().empty());
+}
+
+TEST_CASE("stream and cache: a leader past the bound releases its followers then, not after its transfer") {
+  CacheRig rig(bound_256k());
+  const std::string body = pattern(1u << 20);
+  rig.server().set("/big", {.body = body, .etag = "\"b\""});
+  rig.server().hold();
+  std::atomic<bool> follower_done{false};
+  bool waited = false, done_while_leading = false;
+  Taken follow_sunk;
+  Request lead_req = rig.get_request("/big");
+  lead_req.on_body = [&](const BodyChunk&) {
+    // the first piece past the bound: the follower must finish while this transfer is still on
+    if (!std::exchange(waited, true)) done_while_leading = eventually([&] { return follower_done.load(); });
+    return true;
+  };
+  Response lead, follow;
+  std::thread lt([&] { lead = rig.transport().perform(lead_req); });
+  const bool led = eventually([&] { return rig.server().requests() == 1; });
+  std::thread ft([&] {
+    follow = rig.transport().perform(streamed(rig, "/big", follow_sunk));
+    follower_done = true;
+  });
+  const bool follows = led && eventually([&] { return rig.transport().cache_figures().following == 1; });
+  rig.server().release();
+  lt.join();
+  ft.join();
+  REQUIRE(follows);
+  CHECK(done_while_leading);
+  CHECK(lead.ok());
+  CHECK(follow.ok());
+  CHECK_FALSE(follow.coalesced);
+  CHECK(follow_sunk.bytes == body);
 }
 
 TEST_CASE("stream and cache: a request the cache does not take streams as it comes, not kept") {

@@ -73,10 +73,12 @@ Response from_entry(const CacheEntry& e, Response&& res) {
 // A streamed request's answer body, held back from the caller's sink while
 // it fits the per-entry bound, so it can be kept and shared as a buffered
 // one; once it passes the bound, what was held and all that follows go to
-// the sink as they come (the answer is then neither kept nor shared).
+// the sink as they come (the answer is then neither kept nor shared, and
+// the followers of `ticket`, if any, are released at once to send their own).
 struct StreamBuffer {
   std::size_t bound;
-  std::string body;
+  Flights::Ticket* ticket = nullptr;
+  std::string body{};
   bool over = false;
 
   // `r` with its sink wrapped to hold into this (which must outlive it).
@@ -89,6 +91,7 @@ struct StreamBuffer {
           return true;
         }
         over = true;
+        if (ticket) ticket->land(nullptr);  // not after the whole transfer: now
         if (!body.empty() && !sink({c.status, c.headers, body, CacheOutcome::not_stored})) return false;
         std::string().swap(body);
       }
@@ -136,7 +139,7 @@ Response CacheFront::perform(const Request& r, const Send& send) {
   const std::string key = keys_.key(r);
   Flights::Ticket ticket = flights_.join(key);
   if (!ticket.leads()) return follow(r, key, ticket, send);
-  Led led = lead(r, key, send);
+  Led led = lead(r, key, send, &ticket);
   ticket.land(led.res.ok() && !led.streamed ? &led.res : nullptr);  // a streamed body went to one sink only
   return handed(r, std::move(led.res));
 }
@@ -150,10 +153,10 @@ Response CacheFront::handed(const Request& r, Response res) {
   return res;
 }
 
-CacheFront::Led CacheFront::lead(const Request& r, const std::string& key, const Send& send) {
+CacheFront::Led CacheFront::lead(const Request& r, const std::string& key, const Send& send, Flights::Ticket* ticket) {
   std::shared_ptr<const CacheEntry> kept = entries_.find(key);
   if (kept && !kept->varies_with(r, keys_)) kept = nullptr;  // another variant: asked for afresh
-  StreamBuffer buffer{.bound = options_.max_entry_bytes, .body = {}};
+  StreamBuffer buffer{.bound = options_.max_entry_bytes, .ticket = ticket};
   const Request wrapped = r.on_body ? buffer.wrap(r) : Request();
   const Request& out = r.on_body ? wrapped : r;
   Response res = kept ? send(conditional(out, *kept)) : send(out);
@@ -165,6 +168,7 @@ CacheFront::Led CacheFront::lead(const Request& r, const std::string& key, const
       return {std::move(served), false};
     }
     entries_.erase(key);  // another origin's 304 to this entry's validator, or another representation's
+    kept = nullptr;       // asked again without it
     buffer.clear();
     res = send(out);
   }
@@ -176,7 +180,7 @@ CacheFront::Led CacheFront::lead(const Request& r, const std::string& key, const
     if (!e)
       entries_.erase(key);
     else if (entries_.put(key, std::move(e)))
-      res.cache = CacheOutcome::stored;
+      res.cache = kept ? CacheOutcome::changed : CacheOutcome::stored;  // the kept one's validator was asked with
   } else if (res.status == 404 || res.status == 410) {
     entries_.erase(key);
   }

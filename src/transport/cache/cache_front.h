@@ -19,7 +19,7 @@
 // sink while its body fits max_entry_bytes, then kept, revalidated and
 // coalesced as any (its answer, or a follower's copy, handed to the sink
 // whole); past the bound it streams as it comes, is not kept, and its
-// followers send their own.
+// followers are released then to send their own.
 //
 // Thread-safety: perform() may be called from any number of threads at once.
 // Errors: throws std::bad_alloc only (and what `send` throws).
@@ -57,12 +57,13 @@ class CacheFront {
 
  private:
   // A leader's answer: its body whole in `res` (for a streamed request, still
-  // to go to its sink), unless `streamed` (past the bound: the sink had it).
+  // to go to its sink), unless `streamed` (past the bound: the sink had it,
+  // and `ticket`'s followers were released then).
   struct Led {
     Response res;
     bool streamed = false;
   };
-  Led lead(const Request& r, const std::string& key, const Send& send);
+  Led lead(const Request& r, const std::string& key, const Send& send, Flights::Ticket* ticket = nullptr);
   static Response handed(const Request& r, Response res);
   Response follow(const Request& r, const std::string& key, Flights::Ticket& ticket, const Send& send);
   void refresh(const std::string& key, const Request& r, const CacheEntry& kept, const Headers& served);

@@ -53,7 +53,9 @@ std::string KeyHasher::key(const Request& r) const {
   field(in, r.url);
   field(in, std::to_string(r.installation));
   field(in, r.bearer);
-  field(in, r.follow_redirects ? "follow" : "no-follow");  // a 3xx answers one, another hop the other
+  // A 3xx answers a request that does not follow redirects, another hop one
+  // that does. Only the rarer kind is marked (no credential header is named so).
+  if (!r.follow_redirects) field(in, "no-follow");
   for (const auto& [name, value] : r.headers)
     if (core_detail::is_credential_header(name)) {
       field(in, core_detail::ascii_lowercase(name));

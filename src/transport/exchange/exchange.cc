@@ -33,6 +33,7 @@ std::string_view to_string(CacheOutcome outcome) noexcept {
     case CacheOutcome::no_cache: return "no_cache";
     case CacheOutcome::bypassed: return "bypassed";
     case CacheOutcome::stored: return "stored";
+    case CacheOutcome::changed: return "changed";
     case CacheOutcome::not_stored: return "not_stored";
     case CacheOutcome::revalidated: return "revalidated";
     case CacheOutcome::coalesced: return "coalesced";
