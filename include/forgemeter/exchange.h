@@ -162,7 +162,6 @@ struct FORGEMETER_API Hop {
   int status = kNoAnswer;  // the hop's final status, or kNoAnswer
 };
 
-
 // "no_cache", "bypassed", ... (the enumerator's name).
 FORGEMETER_API std::string_view to_string(CacheOutcome outcome) noexcept;
 

@@ -15,12 +15,12 @@ namespace {
 using core_detail::iequals;
 
 // What of an answer's body is kept to learn an installation token from.
-constexpr std::size_t kTokenAnswerBytes = 64 * 1024;
+constexpr std::size_t kTokenAnswerBytes = std::size_t{64} * 1024;
 
 // Up to this much of an answer is held and handed to the serving room whole,
 // with its length: one hand-over (and one wake of the connection) for the
 // answers a forge mostly sends; past it the answer streams from there on.
-constexpr std::size_t kHeldAnswer = 64 * 1024;
+constexpr std::size_t kHeldAnswer = std::size_t{64} * 1024;
 
 // The client's side of one answer: its head made at the first piece, its
 // body rewritten when JSON, held while small, streamed once it is not.
