@@ -177,6 +177,9 @@ struct FORGEMETER_API Response {
   // flight at the time (nothing of this request went on the wire).
   bool revalidated = false;
   bool coalesced = false;
+  // How long it was held before its hops were sent: a pause, its pace, a
+  // secondary limit, a retry's wait (a proxy's access log says it).
+  std::chrono::milliseconds waited{};
   CacheOutcome cache = CacheOutcome::no_cache;  // what the cache did (those two among its outcomes)
 
   // Whether the exchange succeeded: the one test of failure; `error` says why not.

@@ -59,6 +59,7 @@ struct Exchange {
     tap().body.clear();  // moved from (or a streamed body's prefix): empty, made sure
     res.hops = std::move(counter.hops());
     res.error = std::move(error);
+    res.waited = std::chrono::round<std::chrono::milliseconds>(waited);
     return res;
   }
 
@@ -73,6 +74,7 @@ struct Exchange {
   std::string location;  // a redirect hop's URL (hop.url then points here)
   int redirects = 0;     // followed so far
   const bool follows;    // redirects are followed (else a 3xx is the answer)
+  Duration waited{};     // held before its hops were sent (Response::waited)
 };
 
 // What one performed hop came to.
@@ -163,7 +165,8 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
       hop_headers(x.handle.state(), x.req, x.counter.on_own_origin(url), x.hop.with_body, x.lane, options.lane_header);
   for (int retries = 0;; ++retries) {
     InFlightSlot slot;  // given back once the hop's exchange is over
-    const HopAsk ask{x.req, x.lane, x.counter.origin(), url, x.hop.method, x.hop.with_body, installation, x.deadline};
+    const HopAsk ask{x.req,           x.lane,       x.counter.origin(), url,      x.hop.method,
+                     x.hop.with_body, installation, x.deadline,         &x.waited};
     if (TransportError refused = admission.admit(ask, slot)) return refused;
     if (TransportError late = fit_to_deadline(x, clock.steady_now())) return late;
     prepare_handle(x.handle, x.settings, x.hop, headers, x.req);
@@ -178,7 +181,10 @@ TransportError Transport::Impl::send_hop(Exchange& x) {
     if (r.outcome.secondary) paused.begin();
     const bool waited = clock.wait_until(began + d.wait, x.req.stop);
     // The forge said to wait (a secondary limit): a pause, recorded as one.
-    if (r.outcome.secondary) admission.record_wait(ask, WaitCause::pause, clock.steady_now() - began);
+    if (r.outcome.secondary)
+      admission.record_wait(ask, WaitCause::pause, clock.steady_now() - began);
+    else
+      x.waited += clock.steady_now() - began;
     if (!waited) return {TransportErrc::cancelled, "cancelled while waiting to retry " + terminal_text(url)};
   }
 }

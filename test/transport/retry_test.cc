@@ -4,6 +4,8 @@
 // A stop request ends a wait, or a hop in flight.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <mutex>
 #include <thread>
 
 #include "transport_rig.h"
@@ -34,6 +36,25 @@ class RecordingClock final : public forgemeter::Clock {
   forgemeter::SteadyTime base_{seconds(1000)};
   mutable std::mutex mu_;
   mutable std::vector<milliseconds> waits_;
+};
+
+// A clock whose waits return at once, having moved its steady face to their deadline.
+class JumpingClock final : public forgemeter::Clock {
+ public:
+  forgemeter::UtcMillis now() const override { return forgemeter::system_clock().now(); }
+  forgemeter::SteadyTime steady_now() const override {
+    std::lock_guard lock(mu_);
+    return at_;
+  }
+  bool wait_until(forgemeter::SteadyTime deadline, std::stop_token) const override {
+    std::lock_guard lock(mu_);
+    at_ = std::max(at_, deadline);
+    return true;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  mutable forgemeter::SteadyTime at_{seconds(1000)};
 };
 
 forgemeter::RetryOptions on() { return {.enabled = true, .max_retries = 3, .base_backoff = milliseconds(100)}; }
@@ -123,6 +144,19 @@ TEST_CASE("a secondary rate limit waits Retry-After when within the maximum") {
   CHECK(too_long.error.code == TransportErrc::secondary_rate_limited);
   CHECK(too_long.error.message.find("over the maximum of 60s") != std::string::npos);
   CHECK(too_long.hops.size() == 1);
+}
+
+TEST_CASE("Response::waited: how long a request was held before its hops were sent") {
+  JumpingClock clock;
+  auto policy = on();
+  policy.max_retry_after = seconds(60);
+  Rig rig({}, {.clock = &clock, .rate_limits = {.retry = policy}});
+  auto held = rig.transport().perform(
+      {.method = "POST", .url = rig.url("api.forge.test", "/secondary/w1?fail=1&retry_after=7")});
+  REQUIRE(held.ok());
+  CHECK(held.waited == seconds(7));  // the secondary limit's Retry-After
+  const auto straight = rig.get(rig.url("api.forge.test", "/repos/o/r"));
+  CHECK(straight.waited == milliseconds(0));
 }
 
 TEST_CASE("total_timeout: a retry whose wait would pass it is not made; one that fits is") {

@@ -132,6 +132,7 @@ void forward(Route& route, Outgoing out, serve::Reply reply) {
       std::chrono::duration_cast<std::chrono::microseconds>(first.value_or(system_clock().steady_now()) - sent));
   reply.log_field("lane", out.lane);
   reply.log_field("spender", out.spender);
+  reply.log_field("waited_ms", std::to_string(res.waited.count()));
   if (auto id = res.header("X-GitHub-Request-Id")) reply.log_field("upstream_request_id", std::string(*id));
   if (res.status == kNoAnswer && !stream.started()) {
     const bool not_led = pass && res.error.code == TransportErrc::lane_refused;

@@ -63,6 +63,7 @@ void Admission::record_refused(const HopAsk& hop) {
 }
 
 void Admission::record_wait(const HopAsk& hop, WaitCause cause, Duration waited) {
+  if (hop.waited != nullptr && waited > Duration::zero()) *hop.waited += waited;
   const auto ms = std::chrono::round<std::chrono::milliseconds>(waited);
   if (ms <= std::chrono::milliseconds::zero()) return;
   const std::string host = host_of(hop.url);

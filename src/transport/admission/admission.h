@@ -86,6 +86,7 @@ struct HopAsk {
   bool with_body = false;
   std::uint64_t installation = 0;           // what the hop is charged to (0: none)
   SteadyTime deadline = SteadyTime::max();  // the request's total_timeout's end
+  Duration* waited = nullptr;               // where its waits add up (Response::waited); none: nowhere
 };
 
 // An answer to a hop, as note_answer() reads it.
