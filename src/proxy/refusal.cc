@@ -86,6 +86,8 @@ Refusal refusal_for(TransportErrc code, const RefusalContext& c) {
     case TransportErrc::lane_refused:
       return too_busy("forgemeter proxy: the lane is not elected on this replica", name, c.retry_after);
     case TransportErrc::cancelled: return too_busy("forgemeter proxy: the request was cancelled", name, c.retry_after);
+    case TransportErrc::source_failed:  // the client's upload broke off: it ends short, and so does its request
+      return bad_request("forgemeter proxy: the request body ended before its length", name);
     case TransportErrc::ok:
     case TransportErrc::resolve_failed:
     case TransportErrc::connect_failed:

@@ -81,6 +81,7 @@ TEST_CASE("each failure without the forge's answer maps to its status") {
                                                                {TransportErrc::cancelled, 429},
                                                                {TransportErrc::paced, 429},
                                                                {TransportErrc::sink_refused, 502},
+                                                               {TransportErrc::source_failed, 400},
                                                                {TransportErrc::other, 502}};
   for (const auto& [code, status] : expected) {
     CAPTURE(to_string(code));
