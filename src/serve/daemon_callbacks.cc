@@ -110,15 +110,6 @@ bool smuggled_nul(const HeadFields& head, const char* block_end) {
   return false;
 }
 
-// A Content-Length's value, saturated (nullopt: none, or not digits).
-std::optional<std::uint64_t> content_length(const ServeRequest& r) {
-  auto length = r.header("Content-Length");
-  if (!length) return std::nullopt;
-  std::uint64_t n = 0;
-  for (char ch : *length) n = (ch >= '0' && ch <= '9' && n < (1ULL << 60)) ? n * 10 + (ch - '0') : (1ULL << 61);
-  return n;
-}
-
 enum class Head : std::uint8_t { buffered, streamed, too_large, bad_field };
 
 // The head of a request: its fields; a body the owner streams gets its
@@ -133,7 +124,7 @@ Head read_head(Impl* s, MHD_Connection* c, Exchange& ex, const char* method) {
   s->deadlines->headers_read(c);
   const MHD_ConnectionInfo* size = MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
   if (size != nullptr && smuggled_nul(fields, method + size->header_size)) return Head::bad_field;
-  const auto length = content_length(r);
+  const auto length = r.content_length();
   const bool has_body = length ? *length > 0 : r.header("Transfer-Encoding").has_value();
   if (has_body && s->options.stream_body && s->options.stream_body(r)) {
     r.body_reader = std::make_shared<BodyReader>(length, s->options.max_body_bytes);

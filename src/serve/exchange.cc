@@ -15,6 +15,14 @@ std::optional<std::string_view> ServeRequest::header(std::string_view name) cons
   return std::nullopt;
 }
 
+std::optional<std::uint64_t> ServeRequest::content_length() const noexcept {
+  auto length = header("Content-Length");
+  if (!length) return std::nullopt;
+  std::uint64_t n = 0;
+  for (char ch : *length) n = (ch >= '0' && ch <= '9' && n < (1ULL << 60)) ? n * 10 + (ch - '0') : (1ULL << 61);
+  return n;
+}
+
 bool Reply::answer(int status, std::vector<Field> headers, std::string body) {
   return exchange_->answer(status, std::move(headers), std::move(body));
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,9 @@ struct ServeRequest {
 
   // The first value of header `name` (any ASCII case), or nullopt.
   std::optional<std::string_view> header(std::string_view name) const noexcept;
+  // Content-Length's value, saturated past 2^60 (as past too large for
+  // any bound, a value that is not digits too), or nullopt when none.
+  std::optional<std::uint64_t> content_length() const noexcept;
 };
 
 class Exchange;

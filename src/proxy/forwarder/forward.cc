@@ -2,7 +2,6 @@
 // answered as the forge answered or refused in its shape.
 #include "proxy/forwarder/forward.h"
 
-#include <charconv>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -55,10 +54,8 @@ void attach_upload(Request& out, const std::shared_ptr<serve::BodyReader>& reade
 }  // namespace
 
 bool streams_upload(const serve::ServeRequest& request) {
-  const auto length = request.header("Content-Length");
-  std::uint64_t n = 0;
-  if (!length || std::from_chars(length->data(), length->data() + length->size(), n).ec != std::errc()) return true;
-  return n > kBufferedUpload;
+  const auto length = request.content_length();  // not digits: saturated, so streamed
+  return !length || *length > kBufferedUpload;
 }
 
 Forwarder::Forwarder(ForwarderOptions options, Transport& transport, LaneFence* fence) {

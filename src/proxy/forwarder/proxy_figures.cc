@@ -30,12 +30,16 @@ MeterMetrics ProxyFigures::families(const Gauges& now) const {
   core_detail::MutexLock lock(mu_);
   MetricFamilySnapshot answers{"forgemeter_proxy_requests_total",
                                "Requests the proxy answered, by lane and what its cache did (or the refusal's code).",
-                               MetricType::counter, false, {}};
+                               MetricType::counter,
+                               false,
+                               {}};
   for (const auto& [key, n] : answers_) answers.samples.push_back({{{"lane", key.first}, {"cache", key.second}}, n});
   out.families.push_back(std::move(answers));
   MetricFamilySnapshot latency{"forgemeter_proxy_upstream_seconds",
-                               "Time from sending a request upstream to the forge's answer.", MetricType::histogram,
-                               false, {}};
+                               "Time from sending a request upstream to the forge's answer.",
+                               MetricType::histogram,
+                               false,
+                               {}};
   latency.bounds.assign(kBounds.begin(), kBounds.end());
   latency.samples.push_back({{}, latency_count_, {buckets_.begin(), buckets_.end()}, latency_sum_us_});
   out.families.push_back(std::move(latency));
