@@ -12,8 +12,8 @@
 // after the lane, running `work` for each term with the calling thread in that
 // lane, and gates the lane on `transport` before its first attempt: a request
 // in the lane, from any thread, is sent only while the current Term::valid()
-// (asked before every hop), else refused unsent (lane_refused, `refused` on the
-// answers line), so a deposed replica late to see its stop cannot spend the
+// (asked before every hop and after any wait), else refused unsent
+// (lane_refused, `refused` on the answers line), so a deposed replica late to see its stop cannot spend the
 // budget. The lane stays gated after elect() returns, until ungate_lane(lane).
 //
 // Thread-safety: as campaign(); the gate may be asked from any thread.

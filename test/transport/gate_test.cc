@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <thread>
 
 #include "transport_rig.h"
 
@@ -57,4 +58,26 @@ TEST_CASE("a gate that throws refuses; re-gating replaces the gate") {
   rig.transport().gate_lane(lane, [] { return true; });
   CHECK(rig.transport().perform({.url = rig.url("api.forge.test", "/echo"), .lane = lane}).ok());
   CHECK_THROWS_AS(rig.transport().gate_lane(lane, {}), std::invalid_argument);
+}
+
+TEST_CASE("a request that waited for its turn is refused if its lane's term ended meanwhile") {
+  Rig rig;
+  const Lane lane{"sweeper"};
+  forgemeter::SecondaryLimitOptions limits;
+  limits.write_spacing = std::chrono::seconds(10);
+  auto t = rig.make_transport({.clock = &rig.clock(), .rate_limits = {.secondary_limits = limits}});
+  std::atomic<bool> valid{true};
+  t->gate_lane(lane, [&] { return valid.load(); });
+  auto write = post(rig, 9);
+  write.lane = lane;
+  REQUIRE(t->perform(write).ok());
+  forgemeter::Response res;
+  std::thread second([&] { res = t->perform(write); });  // held by write_spacing for 10 s
+  REQUIRE(rig.clock().await_waiting(1, std::chrono::seconds(10)));
+  valid = false;  // the term ends while it waits
+  rig.clock().advance(std::chrono::seconds(10));
+  second.join();
+  CHECK(res.error.code == TransportErrc::lane_refused);
+  CHECK(res.hops.empty());
+  CHECK(rig.forge().truth().total() == 1);
 }

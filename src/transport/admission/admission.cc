@@ -73,6 +73,16 @@ void Admission::record_wait(const HopAsk& hop, WaitCause cause, Duration waited)
 TransportError Admission::admit_slowly(const HopAsk& hop, bool gate_open, InFlightSlot& slot) {
   if (TransportError refused = refusal(hop, gate_open)) return refused;
   if (hop.installation == 0) return {};
+  if (TransportError waited = wait_in_turn(hop, slot)) return waited;
+  // A term can end while its request waits: the gate is asked again, so
+  // nothing goes out under a term that was lost meanwhile.
+  if (gates_.allows(hop.lane)) return {};
+  slot.release();
+  return refusal(hop, false);
+}
+
+// The pause, pace and secondary-limit waits, in that order, until all agree.
+TransportError Admission::wait_in_turn(const HopAsk& hop, InFlightSlot& slot) {
   const SteadyTime limit = wait_limit(hop);
   for (bool paced = !governor_.paces(hop.lane);;) {
     if (TransportError paused = wait_out_pause(hop)) return paused;

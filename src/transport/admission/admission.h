@@ -5,7 +5,8 @@
 // follower never gets here, a revalidation does): the lane's gate (elected
 // lanes) and its reserve on the budget it would spend refuse; a pause of its
 // installation after a secondary limit, the pacing governor (paced lanes
-// only) and the secondary-limit avoidance wait. A waiting request is not on
+// only) and the secondary-limit avoidance wait; after a wait the gate is
+// asked again. A waiting request is not on
 // the wire and not counted; its wait ends on Request::stop (`cancelled`) or,
 // when it would outlast the request's own timeout or total_timeout, at once
 // (`installation_paused` for a pause, `paced` otherwise). The in-flight slot
@@ -165,6 +166,7 @@ class Admission {
 
  private:
   TransportError admit_slowly(const HopAsk& hop, bool gate_open, InFlightSlot& slot);
+  TransportError wait_in_turn(const HopAsk& hop, InFlightSlot& slot);
   TransportError refusal(const HopAsk& hop, bool gate_open);
   TransportError wait_out_pause(const HopAsk& hop);
   TransportError wait_for_pace(const HopAsk& hop, SteadyTime limit);
