@@ -82,11 +82,10 @@ void Server::Impl::dispatch(const std::shared_ptr<Exchange>& exchange) {
 }
 
 void Server::Impl::finished(Exchange& exchange, bool client_gone) {
-  const bool was_streaming = exchange.streaming();
   exchange.completed(client_gone);
   {
     core_detail::MutexLock lock(mu);
-    if (live.erase(&exchange) == 1 && !was_streaming) in_flight.fetch_sub(1);
+    if (live.erase(&exchange) == 1) in_flight.fetch_sub(1);
   }
   settled.notify_all();
   if (!options.access_log || exchange.request().method.empty()) return;

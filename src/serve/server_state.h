@@ -67,7 +67,7 @@ struct Server::Impl {
   std::vector<Listener> listeners GUARDED_BY(mu);
   std::unordered_set<Exchange*> live GUARDED_BY(mu);  // dispatched, not completed
   std::atomic<std::size_t> open{0};                   // connections accepted and not closed
-  std::atomic<std::size_t> in_flight{0};              // live, not streaming
+  std::atomic<std::size_t> in_flight{0};              // dispatched, not finished
   std::condition_variable settled;                    // in_flight went down
 
   // daemon_callbacks.cc: a daemon on `fd` for this server (TLS when the PEMs

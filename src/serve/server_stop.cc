@@ -28,8 +28,8 @@ void Server::stop(std::chrono::milliseconds grace) {
     for (Listener& l : s.listeners) quiesce(l);
     listeners = std::move(s.listeners);
   }
-  // Requests in flight finish within the grace (streams are ended below:
-  // they never finish by themselves).
+  // Requests in flight, streams among them, get the grace to finish; a
+  // stream its owner has not ended by then is ended below.
   {
     core_detail::UniqueLock lock(s.mu);
     s.settled.wait_for(lock.native(), grace, [&]() REQUIRES(s.mu) { return s.in_flight.load() == 0; });

@@ -68,11 +68,15 @@ void BulkPeer::serve(int conn) {
         "Content-Length: " +
         std::to_string(size) + "\r\n\r\n";
     bool ok = send_all(conn, top.data(), top.size());
-    for (std::uint64_t at = 0; ok && at < size && !stop_;) {
+    std::uint64_t at = 0;
+    for (; ok && at < size && !stop_; at += sizeof buf) {
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof buf, size - at));
       for (std::size_t i = 0; i < n; ++i) buf[i] = bulk_byte(at + i);
       ok = send_all(conn, buf, n);
-      at += n;
+    }
+    if (!ok) {
+      cut_bytes_ += at;
+      ++cut_;
     }
   } else {
     std::string lower = head;

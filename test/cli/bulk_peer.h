@@ -2,7 +2,8 @@
 // `GET /download/N` answers N bytes of a pattern anyone can recompute
 // (bulk_byte), never held whole; `POST /upload` (with Content-Length) reads
 // the body as it comes and answers its length and digest. One thread per
-// connection, one request each. Thread-safe.
+// connection, one request each. It counts the downloads whose reader went
+// away before the end, and the bytes they had sent. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -27,11 +28,15 @@ class BulkPeer {
   BulkPeer(const BulkPeer&) = delete;
   BulkPeer& operator=(const BulkPeer&) = delete;
   std::string url() const;  // "http://127.0.0.1:PORT"
+  int downloads_cut() const { return cut_; }
+  std::uint64_t bytes_sent_before_cut() const { return cut_bytes_; }
 
  private:
   void serve(int conn);
   SilentListener listener_;
   std::atomic<bool> stop_{false};
+  std::atomic<int> cut_{0};
+  std::atomic<std::uint64_t> cut_bytes_{0};
   std::thread accepter_;
   std::vector<std::thread> workers_;
 };

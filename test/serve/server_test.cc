@@ -282,3 +282,28 @@ TEST_CASE("stop: a request in flight finishes within the grace; new ones are ref
   client.join();
   CHECK(fmtest::fetch(url).status == 0);  // nothing listens any more
 }
+
+TEST_CASE("stop: a stream its client left mid-way does not hold the stop for the grace") {
+  std::atomic<bool> noticed{false};
+  std::jthread writer;
+  Server server(loopback(), [&](const ServeRequest&, Reply reply) {
+    reply.start_stream(200, {{"Content-Type", "text/event-stream"}});
+    writer = std::jthread([reply, &noticed]() mutable {
+      while (reply.write("data: x\n\n")) std::this_thread::sleep_for(10ms);  // until the room finds the client gone
+      noticed = true;
+    });
+  });
+  REQUIRE_FALSE(server.start());
+  const int fd = fmtest::raw_connect(fmtest::port_of(server.addresses().at(0)));
+  const std::string request = "GET /events HTTP/1.1\r\nHost: x\r\n\r\n";
+  REQUIRE(::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
+  char head[512];
+  REQUIRE(fmtest::eventually([&] { return ::recv(fd, head, sizeof head, 0) > 0; }));  // the stream began
+  ::close(fd);
+  REQUIRE(fmtest::eventually([&] { return noticed.load(); }));
+  const auto began = std::chrono::steady_clock::now();
+  server.stop(30s);
+  // Nothing is in flight: the stop takes what joining the threads takes,
+  // far below the 30 s grace (an exchange still counted waits all of it).
+  CHECK(std::chrono::steady_clock::now() - began < 10s);
+}
