@@ -27,9 +27,12 @@ std::optional<std::string> base64url_decode(std::string_view text) {
   if (text.size() % 4 == 1) return std::nullopt;
   std::string b64(text);
   for (char& c : b64) {
-    if (c == '-') c = '+';
-    else if (c == '_') c = '/';
-    else if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return std::nullopt;
+    if (c == '-')
+      c = '+';
+    else if (c == '_')
+      c = '/';
+    else if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+      return std::nullopt;
   }
   const std::size_t pad = (4 - b64.size() % 4) % 4;
   b64.append(pad, '=');
@@ -89,8 +92,7 @@ bool rs256_verifies(EVP_PKEY* key, std::string_view signed_text, const std::stri
 // The claims' time window against `now`, GitHub's rules.
 std::optional<std::string> window_problem(std::int64_t iat, std::int64_t exp, UtcMillis now) {
   const UtcMillis issued{seconds(iat)}, expires{seconds(exp)};
-  if (expires <= now)
-    return fmt::format("the JWT expired: exp is {} ms before now", (now - expires).count());
+  if (expires <= now) return fmt::format("the JWT expired: exp is {} ms before now", (now - expires).count());
   if (issued > now + kIatLeeway)
     return fmt::format("the JWT's iat is {} s in the future (at most {} s)",
                        std::chrono::duration_cast<seconds>(issued - now).count(), kIatLeeway.count());

@@ -56,8 +56,7 @@ TEST_CASE("a good JWT names its App and its window") {
 }
 
 TEST_CASE("a JWT signed by another key does not verify") {
-  CHECK(refusal(fmtest::mint(kApp, priv(1), kNow, kNow + 600)).find("signature does not verify") !=
-        std::string::npos);
+  CHECK(refusal(fmtest::mint(kApp, priv(1), kNow, kNow + 600)).find("signature does not verify") != std::string::npos);
   // iss naming App 1's partner, signed by App 0's key: the key of iss decides.
   CHECK(refusal(fmtest::mint(kApp + 1, priv(0), kNow, kNow + 600)).find("signature") != std::string::npos);
 }
@@ -67,7 +66,8 @@ TEST_CASE("time: expired, iat in the future, too long a life") {
   CHECK(refusal(fmtest::mint(kApp, priv(), kNow - 600, kNow - 1)).find("expired") != std::string::npos);
   CHECK(refusal(fmtest::mint(kApp, priv(), kNow - 600, kNow + 1)) == "");
   // exp is exclusive to the millisecond
-  CHECK(refusal(fmtest::mint(kApp, priv(), kNow - 60, kNow + 1), UtcMillis{seconds(kNow + 1)} - std::chrono::milliseconds(1)) == "");
+  CHECK(refusal(fmtest::mint(kApp, priv(), kNow - 60, kNow + 1),
+                UtcMillis{seconds(kNow + 1)} - std::chrono::milliseconds(1)) == "");
   CHECK(refusal(fmtest::mint(kApp, priv(), kNow - 60, kNow + 1), UtcMillis{seconds(kNow + 1)}).find("expired") !=
         std::string::npos);
   // iat up to 60 s ahead (a client's clock a little fast), not 61
@@ -84,8 +84,8 @@ TEST_CASE("only RS256: none, HS256 keyed with the public key, RS512, a missing a
     CAPTURE(alg);
     CHECK(refusal(fmtest::mint(kApp, priv(), kNow, kNow + 600, alg)).find("alg is not RS256") != std::string::npos);
   }
-  const std::string payload = R"({"iat":)" + std::to_string(kNow) + R"(,"exp":)" + std::to_string(kNow + 600) +
-                              R"(,"iss":4242})";
+  const std::string payload =
+      R"({"iat":)" + std::to_string(kNow) + R"(,"exp":)" + std::to_string(kNow + 600) + R"(,"iss":4242})";
   CHECK(refusal(fmtest::mint_raw(R"({"typ":"JWT"})", payload, priv())).find("alg") != std::string::npos);
   CHECK(refusal(fmtest::mint_raw(R"({"alg":256})", payload, priv())).find("alg") != std::string::npos);
   // An unsigned JWT ("none", empty signature) is refused by its alg, before any key is used.
@@ -104,8 +104,8 @@ TEST_CASE("iss: another App, a string, missing, not a number") {
   const auto as_string = fa::verify_app_jwt(with_iss("\"4242\""), keys(), now_ms);
   REQUIRE(std::holds_alternative<fa::AppJwt>(as_string));
   CHECK(std::get<fa::AppJwt>(as_string).app_id == kApp);
-  for (const char* bad : {"", "\"-4242\"", "\"+4242\"", "\"4242 \"", "\"0x1092\"", "-4242", "4242.5", "true",
-                          "null", "[4242]", "\"\""}) {
+  for (const char* bad :
+       {"", "\"-4242\"", "\"+4242\"", "\"4242 \"", "\"0x1092\"", "-4242", "4242.5", "true", "null", "[4242]", "\"\""}) {
     CAPTURE(bad);
     CHECK(refusal(with_iss(bad)).find("iss is not an App ID") != std::string::npos);
   }
@@ -119,8 +119,7 @@ TEST_CASE("claims: iat and exp whole seconds") {
   for (const std::string& bad :
        {std::string(R"("iat":1)"), R"("exp":)" + std::to_string(kNow + 600),
         R"("iat":")" + std::to_string(kNow) + R"(","exp":)" + std::to_string(kNow + 600),
-        R"("iat":)" + std::to_string(kNow) + R"(,"exp":1.8e9)",
-        R"("iat":-1,"exp":)" + std::to_string(kNow + 600),
+        R"("iat":)" + std::to_string(kNow) + R"(,"exp":1.8e9)", R"("iat":-1,"exp":)" + std::to_string(kNow + 600),
         R"("iat":)" + std::to_string(kNow) + R"(,"exp":18446744073709551615)"}) {
     CAPTURE(bad);
     CHECK(refusal(with(bad)).find("whole seconds") != std::string::npos);
@@ -129,19 +128,18 @@ TEST_CASE("claims: iat and exp whole seconds") {
 
 TEST_CASE("a tampered payload, a tampered header") {
   const std::string good = fmtest::mint(kApp, priv(), kNow, kNow + 600);
-  const std::string longer = R"({"iat":)" + std::to_string(kNow) + R"(,"exp":)" + std::to_string(kNow + 3000) +
-                             R"(,"iss":4242})";
+  const std::string longer =
+      R"({"iat":)" + std::to_string(kNow) + R"(,"exp":)" + std::to_string(kNow + 3000) + R"(,"iss":4242})";
   CHECK(refusal(tamper_payload(good, longer)).find("signature does not verify") != std::string::npos);
   // The other App's ID put in a JWT signed by the first: refused by the key of the ID it claims.
-  const std::string other = R"({"iat":)" + std::to_string(kNow) + R"(,"exp":)" + std::to_string(kNow + 600) +
-                            R"(,"iss":4243})";
+  const std::string other =
+      R"({"iat":)" + std::to_string(kNow) + R"(,"exp":)" + std::to_string(kNow + 600) + R"(,"iss":4243})";
   CHECK(refusal(tamper_payload(good, other)).find("signature does not verify") != std::string::npos);
   std::string flipped = good;
   flipped[flipped.size() - 5] = flipped[flipped.size() - 5] == 'A' ? 'B' : 'A';
   CHECK(refusal(flipped).find("signature does not verify") != std::string::npos);
   const std::string header_with_kid = fmtest::base64url(R"({"alg":"RS256","typ":"JWT","kid":"x"})");
-  CHECK(refusal(header_with_kid + good.substr(good.find('.'))).find("signature does not verify") !=
-        std::string::npos);
+  CHECK(refusal(header_with_kid + good.substr(good.find('.'))).find("signature does not verify") != std::string::npos);
 }
 
 TEST_CASE("truncated, garbage and oversized JWTs are refused, never thrown") {

@@ -78,8 +78,7 @@ std::string rsa_sign(std::string_view text, std::string_view private_pem, const 
   const auto* data = reinterpret_cast<const unsigned char*>(text.data());
   need(EVP_DigestSign(ctx.get(), nullptr, &len, data, text.size()) == 1, "size a signature");
   std::string sig(len, '\0');
-  need(EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &len, data, text.size()) == 1,
-       "sign");
+  need(EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &len, data, text.size()) == 1, "sign");
   sig.resize(len);
   return sig;
 }
@@ -145,8 +144,7 @@ std::string mint(std::uint64_t app_id, std::string_view private_pem, std::int64_
 }
 
 std::int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace fmtest
