@@ -29,6 +29,21 @@ std::uint64_t installation_of(const std::string& authorization) {
   return (ec == std::errc{} && p == last) ? id : 0;
 }
 
+// Whom a request authenticates as: an installation token the forge minted
+// (nullopt when it does not authenticate now: expired, revoked, never
+// minted), `Bearer inst-<id>`, or the anonymous caller (0).
+std::optional<std::uint64_t> caller_of(const Accounting& a, const std::string& authorization, UtcMillis at) {
+  if (const auto token = installation_token_of(authorization)) return a.apps.installation_of(*token, at);
+  return installation_of(authorization);
+}
+
+Outcome bad_credentials(Response& res) {
+  res.status = 401;
+  res.set_content(R"({"message":"Bad credentials","documentation_url":"https://docs.github.com/rest","status":"401"})",
+                  "application/json");
+  return Outcome::Handled;
+}
+
 // Whole seconds from `at` to the epoch second `reset`, rounded up (never below 0).
 std::int64_t seconds_until(std::int64_t reset, UtcMillis at) {
   const std::int64_t ms = reset * 1000 - at.time_since_epoch().count();
@@ -111,16 +126,21 @@ void install_accounting(httplib::Server& server, const Listener& where, const Ac
     r.method = req.method;
     r.target = req.target;
     r.lane = req.get_header_value(std::string(kLaneHeader));
-    r.installation = installation_of(req.get_header_value("Authorization"));
+    const auto caller = caller_of(a, req.get_header_value("Authorization"), at);
+    r.installation = caller.value_or(0);
     r.listener_port = where.port;
     r.tls = where.scheme == "https";
     r.at = at;
-    r.resource = resource_of(kind, req.path);
+    // GitHub bills an App's own calls (its JWT's) to the App, not to an installation.
+    const bool app_call = kind == ForgeKind::github && req.path.starts_with("/app/");
+    r.resource = app_call ? "app" : resource_of(kind, req.path);
     r.headers.assign(req.headers.begin(), req.headers.end());
     r.conditional = req.has_header("If-None-Match") || req.has_header("If-Modified-Since");
     const std::uint64_t installation = r.installation;
     const std::string resource = r.resource;
     a.truth.record(std::move(r), req.remote_port);
+    if (!caller) return bad_credentials(res);
+    if (app_call) return Outcome::Unhandled;
 
     // A resource read is decided here, once: what it is charged and what it is answered agree.
     std::optional<Representation> read;

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "testforge/app_tokens.h"
 #include "testforge/routes.h"
 #include "testforge/test_ca.h"
 
@@ -96,13 +97,15 @@ struct Forge::Impl {
         truth(o.record_limit),
         secondary(o.secondary),
         resources(clock.now(), o.pulls),
-        accounting{clock, truth, budgets, secondary, resources, o.gitlab_429_without_headers} {}
+        apps(o.apps, o.token_lifetime),
+        accounting{clock, truth, budgets, secondary, resources, apps, o.gitlab_429_without_headers} {}
 
   const Clock& clock;
   Budgets budgets;
   GroundTruth truth;
   SecondaryLimits secondary;
   Resources resources;
+  AppTokens apps;
   Accounting accounting;
   FlakyCounters flaky;
   Holds holds;
@@ -114,6 +117,7 @@ struct Forge::Impl {
     r.start(std::move(s), scheme, threads);
     install_accounting(*r.server, r.where, accounting);
     install_routes(*r.server, r.where, flaky, holds, resources);
+    install_app_routes(*r.server, r.where, apps, clock);
     r.server->set_exception_handler([](const httplib::Request&, httplib::Response& res, const std::exception_ptr&) {
       res.status = 500;
       res.set_content("forge handler failed\n", "text/plain");
@@ -122,7 +126,7 @@ struct Forge::Impl {
   }
 };
 
-Forge::Forge(ForgeOptions options) : impl_(std::make_unique<Impl>(options)) {
+Forge::Forge(const ForgeOptions& options) : impl_(std::make_unique<Impl>(options)) {
   if (options.tls) {
     impl_->ca = std::make_unique<TestCa>();
     impl_->ca_file = write_temp_file(impl_->ca->ca_pem());
@@ -188,6 +192,7 @@ GroundTruth& Forge::truth() noexcept { return impl_->truth; }
 Budgets& Forge::budgets() noexcept { return impl_->budgets; }
 SecondaryLimits& Forge::secondary() noexcept { return impl_->secondary; }
 const Clock& Forge::clock() const noexcept { return impl_->clock; }
+std::uint64_t Forge::tokens_minted(std::uint64_t installation) const { return impl_->apps.minted(installation); }
 
 void Forge::limit_secondary(std::uint64_t installation, std::chrono::seconds duration, bool send_retry_after,
                             int status) {

@@ -20,7 +20,11 @@
 //   Gitea-style; every other name GitHub-style.
 //
 // Budgets (budget.h): one bucket per (caller, resource), on the forge's Clock.
-// The caller is `Authorization: Bearer inst-<id>`, else the anonymous one (0).
+// The caller is `Authorization: Bearer inst-<id>`, or the installation of an
+// installation token the forge minted (`token ghs_…` or `Bearer ghs_…`:
+// app_tokens.h), else the anonymous one (0). A `ghs_` token that does not
+// authenticate now (expired on the forge's clock, revoked, never minted) is
+// answered 401 {"message":"Bad credentials",…}, counted, charged nothing.
 //   GitHub  core (REST, hourly, installation_limit), search (/search/..., per
 //           minute, search_limit), code_search (/search/code, per minute,
 //           code_search_limit), graphql (POST /graphql, hourly, graphql_limit
@@ -66,6 +70,16 @@
 //                                   /repos/{o}/{r}/pulls/{n} a pull (both after the fields above), and
 //                                   /repos/{o}/{r}/pulls a list of ForgeOptions::pulls, paged by
 //                                   ?per_page (30) and ?page with GitHub's `Link` (prev, next, last, first)
+//   POST /app/installations/{id}/access_tokens   an installation token (ForgeOptions::apps), for
+//                                   `Authorization: Bearer <App JWT>` verified by appauth on the forge's
+//                                   clock (else 401, GitHub's messages); 404 for an installation not of
+//                                   the JWT's App; an optional body {"repositories": [names],
+//                                   "repository_ids": [ids], "permissions": {name: level}} (422 beyond
+//                                   the installation's). 201 {"token":"ghs_…","expires_at":"<RFC 3339,
+//                                   s, Z>","permissions","repository_selection":"all"|"selected"
+//                                   [,"repositories": [repository objects]]}. Charged to no budget
+//                                   (GitHub bills the App): resource "app" in the ground truth
+//   DELETE /installation/token      with an installation token: 204, and the token ends at once
 //   PUT|PATCH|DELETE /repos/...     200
 //   POST /graphql, /api/graphql     200 {"data":{}}
 //   GET  /search/...                200 {"total_count":0,"items":[]} (/search/issues, /search/code, ...)
@@ -109,6 +123,7 @@
 
 #include "forgemeter/clock.h"
 #include "testforge/budget.h"
+#include "testforge/forge_apps.h"
 #include "testforge/ground_truth.h"
 #include "testforge/secondary.h"
 
@@ -143,11 +158,13 @@ struct ForgeOptions {
   std::size_t threads = 48;                    // server threads of the main listener
   std::size_t record_limit = 200'000;          // requests whose headers are kept
   std::size_t pulls = 75;                      // pulls in every repository's list (3 pages of GitHub's 30)
+  std::vector<ForgeApp> apps;                  // GitHub Apps and their installations (app_tokens.h)
+  std::chrono::milliseconds token_lifetime{std::chrono::hours(1)};  // an installation token's: shorter in tests
 };
 
 class Forge {
  public:
-  explicit Forge(ForgeOptions options = {});
+  explicit Forge(const ForgeOptions& options = {});
   ~Forge();
   Forge(const Forge&) = delete;
   Forge& operator=(const Forge&) = delete;
@@ -195,6 +212,9 @@ class Forge {
   // ("" = absent; libcurl sends `Accept: */*` and no Accept-Encoding unless told).
   std::string etag(std::string_view path, std::string_view authorization, std::string_view accept = "*/*",
                    std::string_view accept_encoding = "") const;
+
+  // Installation tokens minted for `installation` so far.
+  std::uint64_t tokens_minted(std::uint64_t installation) const;
 
   // The forge's clock (ForgeOptions::clock or system_clock()).
   const Clock& clock() const noexcept;

@@ -100,6 +100,10 @@ std::string pull_object(std::string_view origin, std::string_view owner, std::st
   return pull_json(origin, owner, repo, n).dump();
 }
 
+std::string repo_object(std::string_view origin, std::string_view owner, std::string_view repo) {
+  return repo_json(origin, owner, repo).dump();
+}
+
 Page page_of(std::optional<std::string_view> page, std::optional<std::string_view> per_page, std::size_t items) {
   Page p;
   if (const auto n = per_page ? number(*per_page) : std::nullopt; n && *n > 0)

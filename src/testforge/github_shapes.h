@@ -42,6 +42,9 @@ std::string shape_fields(const Shape& shape, std::string_view origin);
 // The pull `number` of `owner/repo` as one object.
 std::string pull_object(std::string_view origin, std::string_view owner, std::string_view repo, std::size_t number);
 
+// The repository `owner/repo` as one object (GET /repos/{o}/{r}'s GitHub fields).
+std::string repo_object(std::string_view origin, std::string_view owner, std::string_view repo);
+
 struct Page {
   std::size_t page = 1, per_page = 30, last = 1;
 };

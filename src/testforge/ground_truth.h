@@ -34,12 +34,13 @@ struct ReceivedRequest {
   std::string method;
   std::string target;              // path and query as sent
   std::string lane;                // kLaneHeader's value, or "" when absent
-  std::uint64_t installation = 0;  // from `Authorization: Bearer inst-<id>`; 0 = none
+  std::uint64_t installation = 0;  // `Bearer inst-<id>` or an installation token's; 0 = none
   int listener_port = 0;           // the forge port it arrived on
   bool tls = false;
   UtcMillis at{};            // the forge clock's now() when it arrived
   std::string resource;      // the bucket charged or answered under (core, search, code_search,
-                             // graphql, gitlab); "" for Gitea, which keeps none
+                             // graphql, gitlab); "" for Gitea, which keeps none; "app" for
+                             // GitHub's /app/... (an App's own calls, never charged)
   bool conditional = false;  // it carried If-None-Match or If-Modified-Since
   std::vector<std::pair<std::string, std::string>> headers;  // as received, names as sent
 

@@ -22,13 +22,6 @@ void set_validators(httplib::Response& res, const Representation& r) {
   res.set_header("Vary", std::string(kVary));
 }
 
-// The forge's own origin as this request addressed it: the listener's scheme and the Host sent.
-std::string origin_of(const httplib::Request& req, const Listener& where) {
-  std::string host = req.get_header_value("Host");
-  if (host.empty()) host = "127.0.0.1:" + std::to_string(where.port);
-  return where.scheme + "://" + host;
-}
-
 Page list_page(const httplib::Request& req, std::size_t items) {
   const auto page = param(req, "page");
   const auto per_page = param(req, "per_page");
@@ -66,6 +59,12 @@ void answer_list(const httplib::Request& req, httplib::Response& res, const Shap
 }
 
 }  // namespace
+
+std::string origin_of(const httplib::Request& req, const Listener& where) {
+  std::string host = req.get_header_value("Host");
+  if (host.empty()) host = "127.0.0.1:" + std::to_string(where.port);
+  return where.scheme + "://" + host;
+}
 
 bool is_resource_read(const httplib::Request& req) {
   return (req.method == "GET" || req.method == "HEAD") && req.path.starts_with("/repos/");

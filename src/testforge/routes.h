@@ -13,6 +13,7 @@
 #include <string>
 
 #include "forgemeter/clock.h"
+#include "testforge/app_tokens.h"
 #include "testforge/budget.h"
 #include "testforge/ground_truth.h"
 #include "testforge/holds.h"
@@ -37,6 +38,8 @@ class FlakyCounters {
   std::map<std::string, int> seen_;
 };
 
+// The forge's own origin as `req` addressed it: the listener's scheme and the Host sent.
+std::string origin_of(const httplib::Request& req, const Listener& where);
 // GET (or HEAD) /repos/...: a resource read, answered from Resources.
 bool is_resource_read(const httplib::Request& req);
 // What the forge answers `req`, a resource read, now.
@@ -57,10 +60,13 @@ struct Accounting {
   Budgets& budgets;
   SecondaryLimits& secondary;
   Resources& resources;
+  const AppTokens& apps;
   bool gitlab_429_without_headers = false;  // ForgeOptions' of that name
 };
 
 void install_accounting(httplib::Server& server, const Listener& where, const Accounting& accounting);
+// POST /app/installations/{id}/access_tokens and DELETE /installation/token (app_routes.cc).
+void install_app_routes(httplib::Server& server, const Listener& where, AppTokens& apps, const Clock& clock);
 void install_routes(httplib::Server& server, const Listener& where, FlakyCounters& flaky, Holds& holds,
                     const Resources& resources);
 
