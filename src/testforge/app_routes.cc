@@ -2,6 +2,7 @@
 // for an App's JWT, and revoked by its holder.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <ctime>
 #include <variant>
 
@@ -18,10 +19,11 @@ using nlohmann::json;
 
 void github_error(Response& res, int status, const std::string& message) {
   res.status = status;
-  res.set_content(
-      json{{"message", message}, {"documentation_url", "https://docs.github.com/rest"}, {"status", std::to_string(status)}}
-          .dump(),
-      "application/json");
+  res.set_content(json{{"message", message},
+                       {"documentation_url", "https://docs.github.com/rest"},
+                       {"status", std::to_string(status)}}
+                      .dump(),
+                  "application/json");
 }
 
 // GitHub's 401 message for why appauth refused a JWT (its reasons' words).
@@ -53,39 +55,53 @@ int level(const json& v) {
 }
 
 // The token's scope from the request's body: its permissions and, when the
-// body names any, its repositories (as objects). A 4xx in `res` when the
-// body asks for what the installation was not given.
+// body names any repository, those repositories (as objects).
 struct Scope {
   json permissions, repositories = json::array();
 };
-std::optional<Scope> scope_of(const Request& req, Response& res, const ForgeInstallation& inst,
-                              const std::string& origin) {
-  const json body = req.body.empty() ? json::object() : json::parse(req.body, nullptr, false);
-  if (!body.is_object()) return github_error(res, 400, "Problems parsing JSON"), std::nullopt;
-  Scope s{json(inst.permissions)};
-  if (const auto p = body.find("permissions"); p != body.end()) {
-    if (!p->is_object()) return github_error(res, 422, "Invalid request."), std::nullopt;
-    for (const auto& [name, want] : p->items()) {
-      const auto granted = inst.permissions.find(name);
-      if (level(want) == 0 || granted == inst.permissions.end() || level(want) > level(json(granted->second)))
-        return github_error(res, 422, "The permissions requested are not granted to this installation."),
-               std::nullopt;
-    }
-    s.permissions = *p;
+struct Refusal {
+  int status = 422;
+  std::string message;
+};
+constexpr const char* kNotAccessible =
+    "There is at least one repository that does not exist or is not accessible to the parent installation.";
+
+// The permissions asked, each granted at that level or above; or the refusal.
+std::variant<json, Refusal> permissions_of(const json& body, const ForgeInstallation& inst) {
+  const auto p = body.find("permissions");
+  if (p == body.end()) return json(inst.permissions);
+  if (!p->is_object()) return Refusal{422, "Invalid request."};
+  for (const auto& [name, want] : p->items()) {
+    const auto granted = inst.permissions.find(name);
+    if (level(want) == 0 || granted == inst.permissions.end() || level(want) > level(json(granted->second)))
+      return Refusal{422, "The permissions requested are not granted to this installation."};
   }
+  return *p;
+}
+
+std::variant<Scope, Refusal> scope_of(const std::string& text, const ForgeInstallation& inst,
+                                      const std::string& origin) {
+  const json body = text.empty() ? json::object() : json::parse(text, nullptr, false);
+  if (!body.is_object()) return Refusal{400, "Problems parsing JSON"};
+  auto permissions = permissions_of(body, inst);
+  if (auto* refusal = std::get_if<Refusal>(&permissions)) return std::move(*refusal);
+  Scope s{std::move(std::get<json>(permissions))};
   const json names = body.value("repositories", json::array()), ids = body.value("repository_ids", json::array());
-  if (!names.is_array() || !ids.is_array()) return github_error(res, 422, "Invalid request."), std::nullopt;
-  for (const std::string& r : inst.repositories) {
-    json repo = json::parse(repo_object(origin, inst.account, r));
-    const bool named = std::find(names.begin(), names.end(), json(r)) != names.end() ||
+  if (!names.is_array() || !ids.is_array()) return Refusal{422, "Invalid request."};
+  json reachable = json::array();  // the installation's repositories, as objects
+  for (const std::string& r : inst.repositories) reachable.push_back(json::parse(repo_object(origin, inst.account, r)));
+  const auto reaches = [&reachable](const char* field, const json& want) {
+    return std::any_of(reachable.begin(), reachable.end(), [&](const json& repo) { return repo[field] == want; });
+  };
+  for (const json& name : names)
+    if (!reaches("name", name)) return Refusal{422, kNotAccessible};
+  for (const json& id : ids)
+    if (!reaches("id", id)) return Refusal{422, kNotAccessible};
+  for (json& repo : reachable) {
+    const bool named = std::find(names.begin(), names.end(), repo["name"]) != names.end() ||
                        std::find(ids.begin(), ids.end(), repo["id"]) != ids.end();
     if (named) s.repositories.push_back(std::move(repo));
   }
-  if (s.repositories.size() < names.size() + ids.size())  // one named twice counts once: refused, as unknown
-    return github_error(res, 422,
-                        "There is at least one repository that does not exist or is not accessible to the parent "
-                        "installation."),
-           std::nullopt;
   return s;
 }
 
@@ -97,8 +113,9 @@ void access_tokens(const Request& req, Response& res, AppTokens& apps, const Clo
   if (const auto* why = std::get_if<std::string>(&verified)) return github_error(res, 401, jwt_message(*why));
   const auto found = apps.installation(std::stoull(req.matches[1]));
   if (!found || found->app_id != std::get<appauth::AppJwt>(verified).app_id) return github_error(res, 404, "Not Found");
-  const auto scope = scope_of(req, res, *found->installation, origin_of(req, where));
-  if (!scope) return;
+  const auto asked = scope_of(req.body, *found->installation, origin_of(req, where));
+  if (const auto* refusal = std::get_if<Refusal>(&asked)) return github_error(res, refusal->status, refusal->message);
+  const Scope* scope = &std::get<Scope>(asked);
   const AppTokens::Minted minted = apps.mint(found->installation->id, clock.now());
   json out = {{"token", minted.token},
               {"expires_at", rfc3339(minted.expires_at)},

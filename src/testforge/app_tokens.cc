@@ -30,8 +30,7 @@ AppTokens::AppTokens(const std::vector<ForgeApp>& apps, std::chrono::millisecond
     if (auto why = keys_.add(app.id, app.public_key_pem)) throw std::invalid_argument("loopback forge: " + *why);
     for (const ForgeInstallation& inst : app.installations) {
       if (inst.id == 0 || !installations_.emplace(inst.id, Found{&inst, app.id}).second)
-        throw std::invalid_argument("loopback forge: installation " + std::to_string(inst.id) +
-                                    " is 0 or given twice");
+        throw std::invalid_argument("loopback forge: installation " + std::to_string(inst.id) + " is 0 or given twice");
     }
   }
 }

@@ -106,8 +106,8 @@ TEST_CASE("app forge: the token authenticates as its installation, its own ETags
   CHECK(f.forge.truth().by_installation_and_resource().at({kInst, "core"}) == 3);
   // A revalidation with the token's own ETag: 304, free.
   const std::string etag(*first.header("ETag"));
-  const Response again = f.transport.perform({.url = f.url("/repos/o/r/pulls/1"),
-                                              .headers = {{"Authorization", "token " + token}, {"If-None-Match", etag}}});
+  const Response again = f.transport.perform(
+      {.url = f.url("/repos/o/r/pulls/1"), .headers = {{"Authorization", "token " + token}, {"If-None-Match", etag}}});
   CHECK(again.status == 304);
   CHECK(again.header("X-RateLimit-Used") == "3");
   // A new token's first read is a full, charged 200: ETags are per token.
@@ -151,7 +151,8 @@ TEST_CASE("app forge: every JWT GitHub refuses is a 401, no token minted") {
   CHECK(refused("") == "A JSON web token could not be decoded");
   CHECK(refused("token " + f.jwt()) == "A JSON web token could not be decoded");
   CHECK(refused("Bearer " + f.jwt(kApp, 1)) == "A JSON web token could not be decoded");  // another key
-  CHECK(refused("Bearer " + fmtest::mint(kApp, key, now - 600, now)).starts_with("'Expiration time' claim ('exp') must"));
+  CHECK(
+      refused("Bearer " + fmtest::mint(kApp, key, now - 600, now)).starts_with("'Expiration time' claim ('exp') must"));
   CHECK(refused("Bearer " + fmtest::mint(kApp, key, now + 120, now + 600)).starts_with("'Issued at' claim ('iat')"));
   CHECK(refused("Bearer " + fmtest::mint(kApp, key, now, now + 3600)) ==
         "'Expiration time' claim ('exp') is too far in the future");
@@ -194,13 +195,17 @@ TEST_CASE("app forge: a narrower scope is minted; beyond the installation is a 4
   REQUIRE(by_id.status == 201);
   CHECK(json::parse(by_id.body)["repositories"][0]["full_name"] == "o/r");
   CHECK(json::parse(f.mint(kInst, f.jwt(), "{}").body)["repository_selection"] == "all");
+  // A repository named twice, by name and by ID: once in the token's list.
+  const Response twice = f.mint(kInst, f.jwt(), json{{"repositories", {"r", "r"}}, {"repository_ids", {id}}}.dump());
+  REQUIRE(twice.status == 201);
+  CHECK(json::parse(twice.body)["repositories"].size() == 1);
 
-  for (const char* beyond : {R"({"repositories":["other"]})", R"({"repository_ids":[1]})",
-                             R"({"permissions":{"contents":"write"}})", R"({"permissions":{"issues":"read"}})",
-                             R"({"permissions":{"contents":"lots"}})", R"({"repositories":"r"})"}) {
+  for (const char* beyond :
+       {R"({"repositories":["other"]})", R"({"repository_ids":[1]})", R"({"permissions":{"contents":"write"}})",
+        R"({"permissions":{"issues":"read"}})", R"({"permissions":{"contents":"lots"}})", R"({"repositories":"r"})"}) {
     CAPTURE(beyond);
     CHECK(f.mint(kInst, f.jwt(), beyond).status == 422);
   }
   CHECK(f.mint(kInst, f.jwt(), "[").status == 400);
-  CHECK(f.forge.tokens_minted(kInst) == 3);
+  CHECK(f.forge.tokens_minted(kInst) == 4);
 }
