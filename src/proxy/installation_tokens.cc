@@ -69,6 +69,18 @@ std::optional<UtcMillis> parse_utc(std::string_view t) {
   return UtcMillis(std::chrono::seconds(timegm(&tm)));
 }
 
+std::optional<TokenAnswer> token_answer(std::string_view body) {
+  if (body.size() > kMaxTokenAnswer) return std::nullopt;
+  const auto json = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) return std::nullopt;
+  const auto t = json.find("token");
+  const auto e = json.find("expires_at");
+  if (t == json.end() || e == json.end() || !t->is_string() || !e->is_string()) return std::nullopt;
+  const auto expires = parse_utc(e->get_ref<const std::string&>());
+  if (!expires || t->get_ref<const std::string&>().empty()) return std::nullopt;
+  return TokenAnswer{t->get<std::string>(), *expires};
+}
+
 InstallationTokens::InstallationTokens(InstallationTokenOptions options)
     : max_(options.max_tokens), clock_(options.clock != nullptr ? *options.clock : system_clock()) {}
 
@@ -119,17 +131,12 @@ bool InstallationTokens::observe(std::string_view method, std::string_view path,
     forget(*token);
     return true;
   }
-  if (method != "POST" || status != 201 || body.size() > kMaxTokenAnswer) return false;
+  if (method != "POST" || status != 201) return false;
   const auto installation = access_tokens_installation(path);
   if (!installation) return false;
-  const auto json = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object()) return false;
-  const auto t = json.find("token");
-  const auto e = json.find("expires_at");
-  if (t == json.end() || e == json.end() || !t->is_string() || !e->is_string()) return false;
-  const auto expires = parse_utc(e->get_ref<const std::string&>());
-  if (!expires || t->get_ref<const std::string&>().empty()) return false;
-  learn(t->get_ref<const std::string&>(), *installation, *expires);
+  auto answer = token_answer(body);
+  if (!answer) return false;
+  learn(answer->token, *installation, answer->expires_at);
   return true;
 }
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/mutex.h"
@@ -65,6 +66,14 @@ std::optional<std::uint64_t> access_tokens_installation(std::string_view path);
 // digits, not 0, below kCredentialIdBase (credential_keys.h). Or why not.
 std::optional<std::string> why_bad_installation(std::string_view text);
 std::optional<std::uint64_t> parse_installation(std::string_view text);
+
+// What a 201 answer to access_tokens gives: `token` (not empty) and
+// `expires_at`; nullopt for any other body, or one past 64 KiB.
+struct TokenAnswer {
+  std::string token;
+  UtcMillis expires_at{};
+};
+std::optional<TokenAnswer> token_answer(std::string_view body);
 
 // RFC 3339 as GitHub writes `expires_at` ("2016-07-11T22:14:10Z"), or nullopt.
 std::optional<UtcMillis> parse_utc(std::string_view text);
