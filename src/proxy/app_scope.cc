@@ -74,8 +74,7 @@ class ScopeReader : public nlohmann::json_sax<json> {
       return at_ = In::value, true;
     }
     if (at_ == In::permissions) {
-      if (k.empty() || k.size() > kMaxScopeString || permissions.contains(k) ||
-          permissions.size() >= kMaxScopeItems)
+      if (k.empty() || k.size() > kMaxScopeString || permissions.contains(k) || permissions.size() >= kMaxScopeItems)
         return false;
       permission_ = k;
       return at_ = In::permission_value, true;
@@ -90,9 +89,7 @@ class ScopeReader : public nlohmann::json_sax<json> {
   std::string key_, permission_;
 };
 
-bool blank(std::string_view body) {
-  return body.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
+bool blank(std::string_view body) { return body.find_first_not_of(" \t\r\n") == std::string_view::npos; }
 
 }  // namespace
 

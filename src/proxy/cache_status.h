@@ -10,6 +10,9 @@
 //   coalesced    forgemeter; collapsed                  a copy of an identical request's answer in flight
 //   bypassed     forgemeter; fwd=bypass                 not for the cache (a write, GraphQL, a client's own validator)
 //   no_cache     (no field)
+//
+// The one answer given without asking the forge is an App's installation
+// token held by the equalizer (held_tokens.h): kAppTokenCacheStatus.
 // Thread-safety: pure functions. Errors: none (but std::bad_alloc).
 #pragma once
 
@@ -22,6 +25,7 @@
 namespace forgemeter::proxy {
 
 inline constexpr std::string_view kCacheStatusHeader = "Cache-Status";
+inline constexpr std::string_view kAppTokenCacheStatus = "forgemeter; hit; detail=app-token";
 
 // The field's value, or nullopt when there is no cache (no field).
 std::optional<std::string> cache_status(CacheOutcome outcome);

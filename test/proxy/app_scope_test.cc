@@ -25,7 +25,9 @@ TEST_CASE("keys sorted, arrays sorted and de-duplicated: one spelling for one re
       R"({ "repositories": ["a", "r"], "repository_ids": [1, 3], "permissions": {"contents": "write", "pull_requests": "read"} })");
   REQUIRE(a);
   CHECK(a == b);
-  CHECK(*a == R"({"permissions":{"contents":"write","pull_requests":"read"},"repositories":["a","r"],"repository_ids":[1,3]})");
+  CHECK(
+      *a ==
+      R"({"permissions":{"contents":"write","pull_requests":"read"},"repositories":["a","r"],"repository_ids":[1,3]})");
 }
 
 TEST_CASE("a narrower or different ask is a different scope") {
@@ -44,15 +46,23 @@ TEST_CASE("a narrower or different ask is a different scope") {
 
 TEST_CASE("anything outside GitHub's shape has no scope") {
   for (const char* body : {
-           "null", "[]", "\"x\"", "7", "{", "{}}", "{} {}", "not json",
-           R"({"user_id":1})",                              // an unknown key
-           R"({"repositories":"r"})",                       // not an array
-           R"({"repositories":[1]})",                       // names are strings
-           R"({"repositories":[""]})",                      // an empty name
-           R"({"repository_ids":["1"]})",                   // ids are numbers
-           R"({"repository_ids":[-1]})", R"({"repository_ids":[1.5]})",
-           R"({"permissions":{"contents":1}})",             // a level is a string
-           R"({"permissions":{"contents":{"x":"y"}}})",     // nesting past permissions
+           "null",
+           "[]",
+           "\"x\"",
+           "7",
+           "{",
+           "{}}",
+           "{} {}",
+           "not json",
+           R"({"user_id":1})",             // an unknown key
+           R"({"repositories":"r"})",      // not an array
+           R"({"repositories":[1]})",      // names are strings
+           R"({"repositories":[""]})",     // an empty name
+           R"({"repository_ids":["1"]})",  // ids are numbers
+           R"({"repository_ids":[-1]})",
+           R"({"repository_ids":[1.5]})",
+           R"({"permissions":{"contents":1}})",          // a level is a string
+           R"({"permissions":{"contents":{"x":"y"}}})",  // nesting past permissions
            R"({"permissions":[]})",
            R"({"repositories":[["r"]]})",
            R"({"repositories":["a"],"repositories":["b"]})",  // a key twice: which did the forge read?

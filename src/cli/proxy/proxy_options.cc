@@ -2,9 +2,15 @@
 #include "cli/proxy/proxy_options.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <memory>
 
 #include <fmt/format.h>
 
+#include "appauth/app_keys.h"
 #include "cli/errors.h"
 #include "cli/lease/duration_arg.h"
 #include "cli/number_arg.h"
@@ -60,6 +66,13 @@ void add_proxy_options(CLI::App& cmd, ProxyArgs& a) {
   // For tests against the loopback forge: an elected request's term in this
   // header, for the forge to check that terms never go backwards.
   cmd.add_option("--upstream-term-header", a.term_header)->group("");
+  cmd.add_option("--app", a.apps,
+                 "ID=PUBLIC_KEY_FILE: a GitHub App's ID and its public key (PEM: openssl rsa -in KEY -pubout).\n"
+                 "POST /app/installations/{id}/access_tokens with a JWT that verifies against it (RS256, not\n"
+                 "expired) is answered with the token minted before for that App, installation and scope while\n"
+                 "it has more than a minute left; anything else is forwarded. Repeatable (docs/proxy.md)");
+  // For tests on a fast clock: the "minute" a held token must have left.
+  cmd.add_option("--app-token-margin", a.app_token_margin)->group("");
 }
 
 const ElectionWords& proxy_election_words() {
@@ -119,6 +132,30 @@ void plan_elected(const ProxyArgs& a, ProxyPlan& p) {
   p.election = std::move(o);
 }
 
+// --app ID=PUBLIC_KEY_FILE, each: the App's decimal ID and its RSA public
+// key, read from the file (a private key, a weak or non-RSA key refused).
+void plan_apps(const ProxyArgs& a, proxy::ForwarderOptions& f) {
+  f.app_token_margin = std::chrono::duration_cast<std::chrono::milliseconds>(
+      duration_arg(a.app_token_margin, "--app-token-margin", std::chrono::milliseconds(1), std::chrono::hours(1)));
+  if (a.apps.empty()) return;
+  auto keys = std::make_shared<appauth::AppKeys>();
+  for (const std::string& app : a.apps) {
+    const std::size_t eq = app.find('=');
+    if (eq == std::string::npos) throw UsageError(fmt::format("--app '{}': give ID=PUBLIC_KEY_FILE", app));
+    const auto id = core_detail::parse_whole(std::string_view(app).substr(0, eq), 1, UINT64_MAX);
+    if (!id) throw UsageError(fmt::format("--app '{}': the App ID is a whole number from 1", app));
+    const std::string file = app.substr(eq + 1);
+    std::ifstream in(file, std::ios::binary);
+    std::string pem(appauth::kMaxPemBytes + 1, '\0');
+    in.read(pem.data(), static_cast<std::streamsize>(pem.size()));
+    if (in.bad() || (!in && !in.eof()))
+      throw CommandError(fmt::format("--app '{}': '{}' cannot be read: {}", app, file, std::strerror(errno)));
+    pem.resize(static_cast<std::size_t>(in.gcount()));
+    if (auto why = keys->add(*id, pem)) throw UsageError(fmt::format("--app '{}': {}", app, *why));
+  }
+  f.apps = std::move(keys);
+}
+
 }  // namespace
 
 ProxyPlan plan_proxy(const ProxyArgs& a) {
@@ -153,6 +190,7 @@ ProxyPlan plan_proxy(const ProxyArgs& a) {
   f.max_wait = std::chrono::duration_cast<std::chrono::milliseconds>(
       duration_arg(a.max_wait, "--max-wait", Duration::zero(), std::chrono::hours(1)));
   f.term_header = a.term_header;
+  plan_apps(a, f);
   plan_elected(a, p);
   return p;
 }

@@ -1,6 +1,6 @@
 // proxy_options.h — `forgemeter proxy`'s options (its --help) and what they
 // add up to: the Transport's options, the lane book's, the upstream's base,
-// the elected lanes' campaigns.
+// the elected lanes' campaigns, the Apps whose tokens are shared.
 // plan_proxy() throws UsageError (exit 2) for options that cannot work
 // together, naming the option.
 #pragma once
@@ -31,6 +31,8 @@ struct ProxyArgs {
   std::vector<std::string> elect;  // --elect: the lanes campaigned for
   ElectionArgs election;           // their store, owner, TTL, --lease-retry, ...
   std::string term_header;         // tests: an elected request's term upstream
+  std::vector<std::string> apps;   // --app ID=PUBLIC_KEY_FILE
+  std::string app_token_margin = "60s";
   ServeArgs serve;
 };
 

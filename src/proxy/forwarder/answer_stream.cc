@@ -150,6 +150,7 @@ void forward(Route& route, Outgoing out, serve::Reply reply) {
     for (const Header& h : out.request.headers)
       if (iequals(h.first, "Authorization")) token = token_of(h.second);
     route.tokens.observe(out.request.method, out.path, res.status, body, token);
+    after_forge(route, out.app_token, out.request.method, out.path, res, body, token);
   }
   if (!stream.started())  // no piece came: an answer without a body (204, 304, HEAD's)
     return void(reply.answer(res.status, stream.head(res.headers, cache), res.body));

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "forgemeter/exchange.h"
+#include "proxy/forwarder/app_tokens.h"
 #include "proxy/forwarder/route.h"
 #include "proxy/url_rewrite.h"
 #include "serve/exchange.h"
@@ -23,6 +24,7 @@ struct Outgoing {
   std::string spender;  // "101", "cred:…" or "" (anonymous)
   std::string path;     // the forge's path (the lane prefix stripped)
   std::shared_ptr<const UrlRewriter> rewriter;
+  AppTokenAsk app_token;  // what the equalizer made of it
 };
 
 void forward(Route& route, Outgoing out, serve::Reply reply);

@@ -9,6 +9,7 @@
 
 #include "core/ascii.h"
 #include "proxy/forwarder/answer_stream.h"
+#include "proxy/forwarder/app_tokens.h"
 #include "proxy/forwarder/route.h"
 #include "proxy/header_filter.h"
 #include "proxy/refusal.h"
@@ -51,6 +52,17 @@ void attach_upload(Request& out, const std::shared_ptr<serve::BodyReader>& reade
   };
 }
 
+// A verified App JWT asking for an installation's token is charged to that
+// installation (unless the client named one), not to a credential key
+// minted per JWT; every other request as spender_of() says.
+Spender spender_for(Route& route, const Inbound& in, const AppTokenAsk& ask) {
+  if (!ask.key || in.installation) return spender_of(in, route.credentials, route.tokens);
+  Spender s;
+  s.installation = ask.key->installation;
+  s.shown = std::to_string(s.installation);
+  return s;
+}
+
 }  // namespace
 
 bool streams_upload(const serve::ServeRequest& request) {
@@ -82,13 +94,18 @@ serve::Handler Forwarder::handler() {
     LanePick pick = route.lanes.pick(in.lane, r.path);
     if (pick.refused) return refuse(reply, route.figures, "other", bad_request(*pick.refused, "bad_lane"));
     const std::string lane = pick.lane ? std::string(pick.lane->name()) : "other";
-    Spender spender = spender_of(in, route.credentials, route.tokens);
+    AppTokenAsk ask = app_token_ask(route, r.method, pick.path, in.forward,
+                                    r.body_reader ? std::nullopt : std::optional<std::string_view>(r.body));
+    Spender spender = spender_for(route, in, ask);
     if (spender.refused)
       return refuse(reply, route.figures, lane,
                     spender.status == 429 ? too_busy(*spender.refused, "credentials", std::chrono::seconds(60))
                                           : bad_request(*spender.refused, "bad_installation"));
     auto base = public_base_of(route, r, pick.base_path);
     if (!base) return refuse(reply, route.figures, lane, bad_request("the Host header is not a host", "bad_host"));
+
+    auto rewriter = std::make_shared<UrlRewriter>(route.upstream, *base);
+    if (ask.key && answer_held(route, *ask.key, lane, spender.shown, *rewriter, reply)) return;
 
     Outgoing out;
     out.request.method = r.method;
@@ -109,7 +126,8 @@ serve::Handler Forwarder::handler() {
     out.lane = lane;
     out.spender = spender.shown;
     out.path = pick.path;
-    out.rewriter = std::make_shared<UrlRewriter>(route.upstream, *base);
+    out.rewriter = std::move(rewriter);
+    out.app_token = std::move(ask);
     auto task = [&route, out = std::move(out), reply]() mutable { forward(route, std::move(out), std::move(reply)); };
     if (!route.pool.try_run(std::move(task)))
       refuse(reply, route.figures, lane, too_busy("the proxy's queue is full", "queue_full", std::chrono::seconds(1)));

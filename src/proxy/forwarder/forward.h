@@ -24,6 +24,10 @@
 #include "proxy/lane_book.h"
 #include "serve/server.h"
 
+namespace forgemeter::appauth {
+class AppKeys;
+}
+
 namespace forgemeter::proxy {
 
 struct ForwarderOptions {
@@ -37,6 +41,10 @@ struct ForwarderOptions {
   // Tests only: an elected lane's request carries its term upstream in this
   // header, for the loopback forge to check terms never go backwards.
   std::string term_header{};
+  // The GitHub Apps whose verified JWTs share one installation token per
+  // installation and scope (app_tokens.h); nullptr or empty: nothing held.
+  std::shared_ptr<const appauth::AppKeys> apps{};
+  std::chrono::milliseconds app_token_margin{60'000};  // a held token with less left is minted afresh
 };
 
 struct Route;

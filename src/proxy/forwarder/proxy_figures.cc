@@ -17,6 +17,11 @@ void ProxyFigures::upstream_latency(std::chrono::microseconds took) {
     if (us <= kBounds[i] * 1000) ++buckets_[i];
 }
 
+void ProxyFigures::app_token(AppTokenOutcome outcome) {
+  core_detail::MutexLock lock(mu_);
+  ++app_tokens_.at(static_cast<std::size_t>(outcome));
+}
+
 namespace {
 
 MetricFamilySnapshot gauge(std::string name, std::string help, std::size_t value) {
@@ -43,6 +48,16 @@ MeterMetrics ProxyFigures::families(const Gauges& now) const {
   latency.bounds.assign(kBounds.begin(), kBounds.end());
   latency.samples.push_back({{}, latency_count_, {buckets_.begin(), buckets_.end()}, latency_sum_us_});
   out.families.push_back(std::move(latency));
+  MetricFamilySnapshot tokens{"forgemeter_proxy_app_tokens_total",
+                              "POST …/access_tokens requests: answered with a held installation token (shared), "
+                              "forwarded and the forge's token held (minted), or forwarded otherwise.",
+                              MetricType::counter,
+                              false,
+                              {}};
+  static constexpr std::array<const char*, 3> kOutcomes = {"shared", "minted", "forwarded"};
+  for (std::size_t i = 0; i < kOutcomes.size(); ++i)
+    tokens.samples.push_back({{{"outcome", kOutcomes[i]}}, app_tokens_[i]});
+  out.families.push_back(std::move(tokens));
   out.families.push_back(gauge("forgemeter_proxy_connections", "Client connections open now.", now.connections));
   out.families.push_back(
       gauge("forgemeter_proxy_forwarding", "Requests being forwarded now (waiting or on the wire).", now.forwarding));

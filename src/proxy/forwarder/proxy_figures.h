@@ -20,6 +20,10 @@
 
 namespace forgemeter::proxy {
 
+// What became of a `POST …/access_tokens`: answered with a held token,
+// forwarded with a verified JWT and its 201 held, or forwarded otherwise.
+enum class AppTokenOutcome { shared, minted, forwarded };
+
 class ProxyFigures {
  public:
   // What a scrape reads of the server and the pool.
@@ -32,6 +36,7 @@ class ProxyFigures {
   void answered(const std::string& lane, const std::string& outcome);
   // The forge's answer came this long after the request was sent.
   void upstream_latency(std::chrono::microseconds took);
+  void app_token(AppTokenOutcome outcome);
 
   MeterMetrics families(const Gauges& now) const;
 
@@ -42,6 +47,7 @@ class ProxyFigures {
   std::array<std::uint64_t, kBounds.size()> buckets_ GUARDED_BY(mu_){};
   std::uint64_t latency_count_ GUARDED_BY(mu_) = 0;
   std::uint64_t latency_sum_us_ GUARDED_BY(mu_) = 0;
+  std::array<std::uint64_t, 3> app_tokens_ GUARDED_BY(mu_){};
 };
 
 }  // namespace forgemeter::proxy

@@ -1,5 +1,6 @@
 // route.h — what every request through one Forwarder shares: the Transport,
-// the lane, credential and token books, the figures and the workers.
+// the lane, credential and token books, the Apps and their held tokens,
+// the figures and the workers.
 // Internal to the forwarder room. Thread-safety: each member is.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include "proxy/forwarder/lane_fence.h"
 #include "proxy/forwarder/proxy_figures.h"
 #include "proxy/forwarder/worker_pool.h"
+#include "proxy/held_tokens.h"
 #include "proxy/installation_tokens.h"
 #include "proxy/lane_book.h"
 
@@ -22,12 +24,14 @@ struct Route {
       : transport(t),
         fence(f),
         lanes(o.lanes),
-        pool(o.max_in_flight, o.max_queue),
         upstream(o.upstream),
         public_url(o.public_url),
         patience(o.patience),
         max_wait(o.max_wait),
-        term_header(o.term_header) {}
+        term_header(o.term_header),
+        apps(o.apps),
+        held({.margin = o.app_token_margin}),
+        pool(o.max_in_flight, o.max_queue) {}
 
   Transport& transport;
   LaneFence* const fence;  // nullptr: no lane is elected
@@ -35,10 +39,12 @@ struct Route {
   CredentialKeys credentials;
   InstallationTokens tokens;
   ProxyFigures figures;
-  WorkerPool pool;  // after what its tasks use: stopped and joined first
   const std::string upstream, public_url;
   const std::chrono::milliseconds patience, max_wait;
   const std::string term_header;
+  const std::shared_ptr<const appauth::AppKeys> apps;  // nullptr or empty: nothing held
+  HeldTokens held;
+  WorkerPool pool;  // after what its tasks use: stopped and joined first
 };
 
 }  // namespace forgemeter::proxy
