@@ -47,6 +47,24 @@ std::size_t HeldTokens::forget(std::string_view token) {
   return std::erase_if(held_, [key](const auto& e) { return e.second.token_key == key; });
 }
 
+bool HeldTokens::claim(const HeldKey& key) {
+  core_detail::MutexLock lock(mu_);
+  return minting_.insert(key).second;
+}
+
+void HeldTokens::settle(const HeldKey& key) {
+  {
+    core_detail::MutexLock lock(mu_);
+    minting_.erase(key);
+  }
+  minted_.notify_all();
+}
+
+bool HeldTokens::await(const HeldKey& key, std::chrono::milliseconds bound) {
+  core_detail::UniqueLock lock(mu_);
+  return minted_.wait_for(lock.native(), bound, [&]() REQUIRES(mu_) { return !minting_.contains(key); });
+}
+
 std::size_t HeldTokens::size() const {
   core_detail::MutexLock lock(mu_);
   return held_.size();

@@ -6,6 +6,11 @@
 // same three while the token has more than `margin` left. An answer is
 // never handed across Apps, installations or scopes: each is part of the key.
 //
+// One mint per key at a time: clients of one App rotate their tokens at the
+// same moment, and two mints in flight at once would be two tokens, each
+// re-reading everything. claim() makes the caller the minter; the others
+// await() it (bounded) and then find() what it held.
+//
 // Forgotten at its expiry, or when a `DELETE /installation/token` carrying
 // its token was answered 204. At most `max_answers` at once: a new one past
 // that first forgets the expired, then the one that expires soonest.
@@ -16,10 +21,12 @@
 
 #include <chrono>
 #include <compare>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -64,6 +71,14 @@ class HeldTokens {
   std::size_t forget(std::string_view token);
   std::size_t size() const;
 
+  // Whether the caller is to mint for `key`: true when no mint for it is in
+  // flight (then one is, until the caller's settle(key)); false when one is.
+  bool claim(const HeldKey& key);
+  void settle(const HeldKey& key);
+  // Waits until no mint for `key` is in flight, or `bound` passed (real
+  // time: the mint is a real exchange on the wire). Whether none is.
+  bool await(const HeldKey& key, std::chrono::milliseconds bound);
+
  private:
   struct Entry {
     HeldAnswer answer;
@@ -76,6 +91,8 @@ class HeldTokens {
   const Clock& clock_;
   mutable core_detail::Mutex mu_;
   std::map<HeldKey, Entry> held_ GUARDED_BY(mu_);
+  std::set<HeldKey> minting_ GUARDED_BY(mu_);  // at most one per request in flight
+  std::condition_variable minted_;
 };
 
 }  // namespace forgemeter::proxy

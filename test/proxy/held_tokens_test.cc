@@ -5,6 +5,7 @@
 
 #include <ctime>
 #include <string>
+#include <thread>
 
 #include "forgemeter/testing/manual_clock.h"
 #include "proxy/held_tokens.h"
@@ -91,4 +92,20 @@ TEST_CASE("bounded: past the bound the expired go first, then the one expiring s
   CHECK_FALSE(book.find({7, 3, "{}"}));  // expired soonest of those left
   CHECK(book.find({7, 2, "{}"}));
   CHECK(book.find({7, 4, "{}"}));
+}
+
+TEST_CASE("one mint per key at a time: the others await it, bounded") {
+  HeldTokens book;
+  const HeldKey key{7, 101, "{}"};
+  REQUIRE(book.claim(key));
+  CHECK_FALSE(book.claim(key));
+  CHECK(book.claim({7, 102, "{}"}));  // another key mints at once
+  CHECK_FALSE(book.await(key, 20ms));
+  std::thread minter([&] {
+    std::this_thread::sleep_for(20ms);  // the mint on the wire
+    book.settle(key);
+  });
+  CHECK(book.await(key, 10s));
+  minter.join();
+  CHECK(book.claim(key));
 }

@@ -106,9 +106,26 @@ Refusal refusal_of(const Response& res) {
   return refusal_for(res.error.code, context);
 }
 
+// The mint an App-token ask claimed ends with its request, however that ends.
+class MintClaim {
+ public:
+  MintClaim(Route& route, const AppTokenAsk& ask) : route_(route), ask_(ask) {}
+  ~MintClaim() {
+    if (ask_.claimed) route_.held.settle(*ask_.key);
+  }
+  MintClaim(const MintClaim&) = delete;
+  MintClaim& operator=(const MintClaim&) = delete;
+
+ private:
+  Route& route_;
+  const AppTokenAsk& ask_;
+};
+
 }  // namespace
 
 void forward(Route& route, Outgoing out, serve::Reply reply) {
+  if (share_or_claim(route, out.app_token, out.lane, out.spender, *out.rewriter, reply)) return;
+  const MintClaim claim(route, out.app_token);
   // An elected lane's request goes under the term read here, or none: the
   // Transport's gate sends it only while that very term is led.
   std::optional<FencePass> pass;

@@ -61,6 +61,20 @@ bool answer_held(Route& route, const HeldKey& key, const std::string& lane, cons
   return true;
 }
 
+bool share_or_claim(Route& route, AppTokenAsk& ask, const std::string& lane, const std::string& spender,
+                    const UrlRewriter& rewriter, serve::Reply& reply) {
+  if (!ask.key) return false;
+  while (!route.held.claim(*ask.key)) {
+    if (!route.held.await(*ask.key, route.patience)) return false;
+    if (answer_held(route, *ask.key, lane, spender, rewriter, reply)) return true;
+  }
+  ask.claimed = true;
+  if (!answer_held(route, *ask.key, lane, spender, rewriter, reply)) return false;
+  route.held.settle(*ask.key);  // held while it waited for a worker: nothing to mint
+  ask.claimed = false;
+  return true;
+}
+
 void after_forge(Route& route, const AppTokenAsk& ask, std::string_view method, std::string_view path,
                  const Response& res, std::string_view body, std::optional<std::string_view> token) {
   if (method == "DELETE" && path == "/installation/token" && res.status == 204 && token) route.held.forget(*token);

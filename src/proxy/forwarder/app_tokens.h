@@ -25,6 +25,7 @@ namespace forgemeter::proxy {
 struct AppTokenAsk {
   bool asks = false;           // a POST to access_tokens, verified or not
   std::optional<HeldKey> key;  // its JWT verified and its body has a scope
+  bool claimed = false;        // it mints for `key`: settle() once the forge answered
 };
 
 // What the equalizer makes of a request (`path`: the forge's; `body`:
@@ -37,6 +38,13 @@ AppTokenAsk app_token_ask(const Route& route, std::string_view method, std::stri
 // so); whether it did. The token is learned again for the spender.
 bool answer_held(Route& route, const HeldKey& key, const std::string& lane, const std::string& spender,
                  const UrlRewriter& rewriter, serve::Reply& reply);
+
+// On the worker, before a verified ask is sent: answered from the book when
+// an answer is held now or once the mint in flight for the same key ended
+// (true). Otherwise the ask claims the mint, or is forwarded unclaimed when
+// the one in flight outlasted `patience`.
+bool share_or_claim(Route& route, AppTokenAsk& ask, const std::string& lane, const std::string& spender,
+                    const UrlRewriter& rewriter, serve::Reply& reply);
 
 // After the forge answered: a verified ask's 201 held (`hold`: the ask's
 // key), the held token forgotten on DELETE /installation/token's 204 (`token`:
