@@ -183,7 +183,7 @@ TEST_CASE("man -l reads the generated page: every command has its section") {
   for (const char* part : {"NAME", "forgemeter - forge HTTP metering and leader leases", "SYNOPSIS", "COMMANDS",
                            "forgemeter report", "forgemeter lease run", "forgemeter lease status",
                            "forgemeter lease resign", "forgemeter lease serve", "--answer-validity", "forgemeter fetch",
-                           "--source-field", "--serve-for", "forgemeter proxy", "--upstream", "--max-wait"})
+                           "--source-field", "--serve-for", "forgemeter proxy", "--upstream", "--max-wait", "--app"})
     CHECK_MESSAGE(r.out.find(part) != std::string::npos, part);
   CHECK(r.out.find("\\e") == std::string::npos);  // roff escapes were rendered, not printed
   CHECK(r.out.find(".SS") == std::string::npos);
