@@ -55,6 +55,13 @@ void add_proxy_options(CLI::App& cmd, ProxyArgs& a) {
       ->check(whole_number(1, 10'000, "a request count"));
   cmd.add_option("--max-queue", a.max_queue, "requests waiting for one of those; past it 429 at once (default 1024)")
       ->check(whole_number(0, 1'000'000, "a request count"));
+  cmd.add_option("--app", a.apps,
+                 "ID=PUBLIC_KEY_FILE: a GitHub App's ID and its public key (PEM: openssl rsa -in KEY -pubout).\n"
+                 "POST /app/installations/{id}/access_tokens with a JWT that verifies against it (RS256, not\n"
+                 "expired) is answered with the token minted before for that App, installation and scope while\n"
+                 "it has more than a minute left; anything else is forwarded. Repeatable (docs/proxy.md)");
+  // For tests on a fast clock: the "minute" a held token must have left.
+  cmd.add_option("--app-token-margin", a.app_token_margin)->group("");
   // For tests against the loopback forge: each request's lane in this header,
   // the forge's ground truth by lane. Never the client's own header passed on.
   cmd.add_option("--upstream-lane-header", a.lane_header)->group("");
@@ -66,13 +73,6 @@ void add_proxy_options(CLI::App& cmd, ProxyArgs& a) {
   // For tests against the loopback forge: an elected request's term in this
   // header, for the forge to check that terms never go backwards.
   cmd.add_option("--upstream-term-header", a.term_header)->group("");
-  cmd.add_option("--app", a.apps,
-                 "ID=PUBLIC_KEY_FILE: a GitHub App's ID and its public key (PEM: openssl rsa -in KEY -pubout).\n"
-                 "POST /app/installations/{id}/access_tokens with a JWT that verifies against it (RS256, not\n"
-                 "expired) is answered with the token minted before for that App, installation and scope while\n"
-                 "it has more than a minute left; anything else is forwarded. Repeatable (docs/proxy.md)");
-  // For tests on a fast clock: the "minute" a held token must have left.
-  cmd.add_option("--app-token-margin", a.app_token_margin)->group("");
 }
 
 const ElectionWords& proxy_election_words() {
