@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "forgemeter/observe.h"
+#include "lease/lease_metrics_text.h"
 
 namespace forgemeter::elector {
 
@@ -171,8 +172,17 @@ void Elector::end_clients() {
 
 std::optional<std::string> Elector::health() const {
   for (const auto& l : leases_)
-    if (auto why = l->metrics.health()) return why;
+    if (auto why = l->metrics.health()) return "lease \"" + l->name + "\": " + *why;
   return std::nullopt;
+}
+
+std::string Elector::prometheus() const {
+  std::vector<LeaseFigures> leases;
+  for (const auto& l : leases_) {
+    leases.push_back(l->metrics.figures());
+    leases.back().lease = l->name;  // also before its campaign first fed it
+  }
+  return lease_detail::prometheus_text(leases);
 }
 
 }  // namespace forgemeter::elector

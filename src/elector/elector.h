@@ -84,8 +84,10 @@ class Elector {
   void await_change(LeaseView& view, serve::Reply reply, SteadyTime arrived, SteadyTime until);
   // The server stops: every stream ended, every long poll answered.
   void end_clients();
-  // nullopt, or why a campaign is stuck (LeaseMetrics::health()).
+  // nullopt, or why a campaign is stuck (LeaseMetrics::health()), naming its lease.
   std::optional<std::string> health() const;
+  // Every lease's families (docs/metrics.md, "A campaign") in one Prometheus text.
+  std::string prometheus() const;
 
  private:
   struct Lease;

@@ -16,6 +16,7 @@
 #include "serve/server.h"
 #include "support/curl_body.h"
 #include "support/eventually.h"
+#include "support/promtool.h"
 
 using namespace forgemeter;
 using namespace std::chrono;
@@ -201,4 +202,13 @@ TEST_CASE("several leases: each its own; / and /sse are for one") {
   REQUIRE(eventually([&] { return a.get("/leases/one")["leader"] == true && a.get("/leases/two")["leader"] == true; }));
   CHECK(fetch(a.url("/")).status == 404);
   CHECK(fetch(a.url("/sse")).status == 404);
+  // Their campaigns in one exposition: each family once, a sample per lease.
+  const std::string text = a.elector.prometheus();
+  CHECK(text.find("forgemeter_lease_leader{lease=\"one\"} 1\n") != std::string::npos);
+  CHECK(text.find("forgemeter_lease_leader{lease=\"two\"} 1\n") != std::string::npos);
+  const std::string type = "# TYPE forgemeter_lease_store_errors_total counter";
+  CHECK(text.find(type) != std::string::npos);
+  CHECK(text.find(type) == text.rfind(type));
+  CHECK(fmtest::promtool_check_metrics(text) == "");
+  CHECK(a.elector.health() == std::nullopt);
 }
