@@ -46,7 +46,7 @@ std::chrono::seconds whole_seconds(const std::string& text, std::string_view opt
 
 Serving start_serving(const ServeArgs& a, std::string_view option, std::vector<std::string> listen,
                       serve::Handler handler, serve::Probe health,
-                      std::function<bool(const serve::ServeRequest&)> stream_body) {
+                      std::function<bool(const serve::ServeRequest&)> stream_body, serve::Probe degraded) {
   if (a.tls_cert.empty() != a.tls_key.empty()) throw UsageError("--tls-cert and --tls-key come together; give both");
   serve::ServerOptions o;
   for (const std::string& l : listen) {
@@ -67,6 +67,7 @@ Serving start_serving(const ServeArgs& a, std::string_view option, std::vector<s
   o.header_timeout = whole_seconds(a.header_timeout, "--header-timeout");
   o.idle_timeout = whole_seconds(a.idle_timeout, "--idle-timeout");
   o.health = std::move(health);
+  o.degraded = std::move(degraded);
   o.stream_body = std::move(stream_body);
   Serving s;
   s.shutdown_delay = duration_arg(a.shutdown_delay, "--shutdown-delay", Duration::zero());

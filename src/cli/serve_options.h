@@ -37,9 +37,10 @@ struct Serving {
   void stop_after_delay(SteadyTime drained_at);
 };
 // `option` names the listen option in messages ("--metrics-addr").
-// `stream_body`: ServerOptions::stream_body (none: every body buffered).
+// `stream_body`: ServerOptions::stream_body (none: every body buffered);
+// `degraded`: ServerOptions::degraded.
 Serving start_serving(const ServeArgs& args, std::string_view option, std::vector<std::string> listen,
                       serve::Handler handler, serve::Probe health = {},
-                      std::function<bool(const serve::ServeRequest&)> stream_body = {});
+                      std::function<bool(const serve::ServeRequest&)> stream_body = {}, serve::Probe degraded = {});
 
 }  // namespace forgemeter::cli

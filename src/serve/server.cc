@@ -28,13 +28,15 @@ void raise_file_limit() {
   }
 }
 
-// The probes' answers: 200 "ok", or 503 and why not.
-void probe_answer(Reply& reply, const std::optional<std::string>& why) {
+// The probes' answers: 200 "ok" (and what is degraded, on the next line),
+// or 503 and why not.
+void probe_answer(Reply& reply, const std::optional<std::string>& why,
+                  const std::optional<std::string>& degraded = std::nullopt) {
   const std::vector<Field> headers = {{"Content-Type", "text/plain; charset=utf-8"}, {"Cache-Control", "no-store"}};
   if (why)
     reply.answer(503, headers, *why + "\n");
   else
-    reply.answer(200, headers, "ok\n");
+    reply.answer(200, headers, degraded ? "ok\n" + *degraded + "\n" : std::string("ok\n"));
 }
 
 }  // namespace
@@ -67,7 +69,10 @@ void Server::Impl::dispatch(const std::shared_ptr<Exchange>& exchange) {
   const ServeRequest& r = exchange->request();
   try {
     const bool probe = r.method == "GET" || r.method == "HEAD";
-    if (probe && r.path == "/healthz") return probe_answer(reply, options.health ? options.health() : std::nullopt);
+    if (probe && r.path == "/healthz") {
+      const auto why = options.health ? options.health() : std::nullopt;
+      return probe_answer(reply, why, !why && options.degraded ? options.degraded() : std::nullopt);
+    }
     if (probe && r.path == "/readyz") {
       if (draining.load()) return probe_answer(reply, "shutting down");
       return probe_answer(reply, options.ready ? options.ready() : std::nullopt);

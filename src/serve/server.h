@@ -10,7 +10,8 @@
 // answer, plus idle_timeout) is cut; a connection idle_timeout without a
 // byte either way is closed, but never one whose answer is a stream still
 // open. Probes: /healthz (the process serves; the owner's `health` may say
-// why not: 503), /readyz (the owner's `ready`, and 503 from drain() on).
+// why not: 503, or `degraded` a line after its 200's "ok"), /readyz (the
+// owner's `ready`, and 503 from drain() on).
 // Stop: drain() (readiness off), then stop(grace): listeners closed,
 // requests in flight given `grace`, streams ended, threads joined.
 // Thread-safety: all methods may be called from any thread; the handler
@@ -50,7 +51,12 @@ struct ServerOptions {
   unsigned threads = 2;
   const Clock* clock = nullptr;  // nullptr: system_clock()
   Probe health{};                // /healthz; none: 200 while the process serves
-  Probe ready{};                 // /readyz; none: ready
+  // A part of the owner's that is degraded while the process is live (the
+  // proxy's elected lane whose lease store does not answer): /healthz stays
+  // 200, this line after its "ok" — liveness must not restart a process for
+  // what a restart cannot mend.
+  Probe degraded{};
+  Probe ready{};  // /readyz; none: ready
   std::function<void(const AccessRecord&)> access_log{};
   // Requests with a body for which this says true are handed to the handler
   // as soon as their header block is in, the body read from

@@ -37,11 +37,19 @@ std::string url_of(const Server& s, const std::string& path) { return "http://" 
 }  // namespace
 
 TEST_CASE("requests are answered; the probes answer as their owner says") {
-  std::atomic<bool> ready{false};
+  std::atomic<bool> ready{false}, degraded{false}, stuck{false};
   ServerOptions o = loopback();
   o.ready = [&]() -> std::optional<std::string> {
     if (ready) return std::nullopt;
     return "warming up";
+  };
+  o.health = [&]() -> std::optional<std::string> {
+    if (stuck) return "stuck";
+    return std::nullopt;
+  };
+  o.degraded = [&]() -> std::optional<std::string> {
+    if (degraded) return "a part is degraded";
+    return std::nullopt;
   };
   Server server(o, echo_path());
   REQUIRE_FALSE(server.start());
@@ -49,7 +57,16 @@ TEST_CASE("requests are answered; the probes answer as their owner says") {
   CHECK(got.status == 200);
   CHECK(got.body == "/a/b|x=1|hello");
   CHECK(got.headers.find("X-Method: POST") != std::string::npos);
-  CHECK(fmtest::fetch(url_of(server, "/healthz")).status == 200);
+  CHECK(fmtest::fetch(url_of(server, "/healthz")).body == "ok\n");
+  degraded = true;  // said, and still live
+  auto live = fmtest::fetch(url_of(server, "/healthz"));
+  CHECK(live.status == 200);
+  CHECK(live.body == "ok\na part is degraded\n");
+  stuck = true;  // not live: why, alone
+  auto dead = fmtest::fetch(url_of(server, "/healthz"));
+  CHECK(dead.status == 503);
+  CHECK(dead.body == "stuck\n");
+  stuck = degraded = false;
   auto not_ready = fmtest::fetch(url_of(server, "/readyz"));
   CHECK(not_ready.status == 503);
   CHECK(not_ready.body == "warming up\n");
