@@ -234,18 +234,15 @@ TEST_CASE("lease serve on a three-member etcd cluster: two replicas' promises ne
     return;
   }
   EtcdCluster cluster(3);
-  // The store stopped is a quorum lost: the Raft leader and one follower
-  // SIGKILLed. No write commits and no linearizable read answers, as with
-  // every member down, but the survivor still accepts connections and holds
-  // each call until its bound — the harder outage, and the one a cluster has.
-  int lost[2] = {-1, -1};
+  // The store stopped is a quorum lost (two members SIGKILLed). No write
+  // commits and no linearizable read answers, as with every member down, but
+  // the survivor still accepts connections and holds each call until its
+  // bound — the harder outage, and the one a cluster has.
+  std::vector<int> lost;
   Store store{"etcd", cluster.uri("/serve/"),
               [&] {
-                lost[1] = cluster.leader();
-                lost[0] = (lost[1] + 1) % 3;
-                cluster.kill(lost[0]);  // a quorum still: a renewal may commit
-                cluster.kill(lost[1]);
-                return steady_ns();  // from here none can
+                lost = cluster.kill_quorum();  // until the last kill a renewal may commit
+                return steady_ns();            // from here none can
               },
               [&] {
                 for (const int i : lost) cluster.restart(i);

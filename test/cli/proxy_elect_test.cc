@@ -1,15 +1,20 @@
-// Two `forgemeter proxy --elect sweeper` replicas on one PostgreSQL (a
-// private server), in front of one loopback forge; a client sends the lane
+// Two `forgemeter proxy --elect sweeper` replicas on one store —
+// PostgreSQL (a private server) and a three-member etcd cluster, the same
+// case on each — in front of one loopback forge; a client sends the lane
 // `sweeper` through both alternately every 20 ms. The forge sees the lane's
 // requests from one proxy at a time, under terms that never go backwards
 // (each carries its term in a test-only header, --upstream-term-header);
 // the other proxy answers 503 with Retry-After and GitHub's JSON naming the
 // holder and its term, and sends nothing (the forge's count of the lane is
-// the client's count of 200s). After SIGTERM of the leader's proxy, the
+// the client's count of 200s). Each admin /metrics carries the campaign's
+// lease families (leader 1 on the leader only, its term), valid for
+// promtool beside the proxy's own. After SIGTERM of the leader's proxy, the
 // other passes within the handover bound and the stopped one exits 0; the
 // successor's hourly lines count what it sent and, as `refused`, what it
-// answered itself. Then --exit-on-loss (the lease taken over in the store:
-// exit 75) and the usage errors of --elect.
+// answered itself. On etcd, the store then stops (a quorum lost): the
+// successor's /healthz says the lane's lease store is silent and stays 200,
+// its /metrics leader 0, until the store is back. Then --exit-on-loss (the
+// lease taken over in the store: exit 75) and the usage errors of --elect.
 //
 // At the SIGTERM a request of the lane is on the wire (the forge holds it
 // for 250 ms): the successor passes only after it ended, never before.
@@ -17,15 +22,18 @@
 // TTL 3 s, --lease-retry 1 s, so a step-down waits up to TTL/6 = 500 ms
 // for the lane's requests. The handover bound, from the held request's
 // end: the stopping proxy releases; the store wakes the successor at once
-// (LISTEN/NOTIFY, a few ms on loopback), and without the wake-up its next
-// acquire comes at most one retry later. So 1 s + 1 s of margin for a
-// loaded 2-core machine and the 20 ms between requests.
+// (PostgreSQL's LISTEN/NOTIFY, etcd's watch: a few ms on loopback), and
+// without the wake-up its next acquire comes at most one retry later. So
+// 1 s + 1 s of margin for a loaded 2-core machine and the 20 ms between
+// requests. The outage is said on /healthz once the store has not answered
+// for a TTL (3 s): awaited for 10 s, the store's return for 20 s.
 #include <doctest/doctest.h>
 
 #include <httplib.h>
 #include <signal.h>
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -39,11 +47,15 @@
 #include "proxy_run.h"
 #include "support/eventually.h"
 #include "support/process.h"
+#include "support/promtool.h"
 #include "support/skips.h"
 #include "testforge/forge.h"
 #if FORGEMETER_HAS_POSTGRES
 #include "support/pg_env.h"
 #include "support/pg_instance.h"
+#endif
+#if FORGEMETER_HAS_ETCD
+#include "support/etcd_cluster.h"
 #endif
 
 using namespace forgemeter;
@@ -134,36 +146,72 @@ std::vector<Seen> forge_saw(testforge::Forge& forge) {
   return out;
 }
 
-}  // namespace
+// GET on a proxy's admin listener: the status and body (0 and "" when none came).
+std::pair<int, std::string> admin_get(const ProxyRun& p, const std::string& path) {
+  httplib::Client c(p.admin());
+  c.set_read_timeout(5s);
+  if (auto r = c.Get(path)) return {r->status, r->body};
+  return {0, ""};
+}
 
-#if FORGEMETER_HAS_POSTGRES
-TEST_CASE("proxy --elect: one proxy at a time sends an elected lane, the other answers 503 naming the holder") {
-  if (PrivatePg::bin_dir().empty()) {
-    skipped("no PostgreSQL server binaries: the proxy --elect test did not run");
-    return;
-  }
-  PrivatePg pg;
-  testforge::Forge forge;
-  auto args = [&](int i) {
-    return std::vector<std::string>{"--elect",
-                                    "sweeper",
-                                    "--store",
-                                    pg.conninfo(),
-                                    "--owner",
-                                    "proxy-" + std::to_string(i),
-                                    "--ttl",
-                                    "3s",
-                                    "--lease-retry",
-                                    "1s",
-                                    "--upstream-term-header",
-                                    "X-Test-Term"};
-  };
-  std::vector<std::unique_ptr<ProxyRun>> proxies;
-  proxies.push_back(std::make_unique<ProxyRun>(forge, args(0)));
-  proxies.push_back(std::make_unique<ProxyRun>(forge, args(1)));
-  Client client({proxies[0]->url(), proxies[1]->url()});
+// A sample of `text` (the series exactly as written, labels and all); nullopt when absent.
+std::optional<double> sample(const std::string& text, const std::string& series) {
+  const std::size_t at = text.find("\n" + series + " ");
+  if (at == std::string::npos) return std::nullopt;
+  return std::stod(text.substr(at + series.size() + 2));
+}
 
-  // One leads: its requests pass; the other's are refused, naming it.
+const std::string kLeader = R"(forgemeter_lease_leader{lease="sweeper"})";
+const std::string kTerm = R"(forgemeter_lease_term{lease="sweeper"})";
+
+// The campaign on a proxy's /metrics: leading or not, and its term when given.
+void campaign_said(const ProxyRun& p, bool leading, std::uint64_t term = 0) {
+  const auto [status, text] = admin_get(p, "/metrics");
+  REQUIRE(status == 200);
+  CHECK(sample(text, kLeader) == (leading ? 1.0 : 0.0));
+  if (term != 0) CHECK(sample(text, kTerm) == static_cast<double>(term));
+  CHECK(text.find("# TYPE forgemeter_lease_store_request_duration_seconds histogram") != std::string::npos);
+  CHECK(promtool_check_metrics(text) == "");  // the lease families beside the meter's and the proxy's
+}
+
+// The store stopped under the leading proxy `p`: /healthz says the lane's
+// lease store is silent and stays 200 (liveness: every other lane serves;
+// a restart would not bring the store), /metrics says leader 0 and the
+// store's errors; once the store is back, leader 1 and "ok" alone again.
+// How long after the stop /healthz said it, and after the start it led again.
+std::pair<milliseconds, milliseconds> outage_said(const ProxyRun& p, const std::function<void()>& stop,
+                                                  const std::function<void()>& start) {
+  stop();
+  const std::int64_t stopped = now_ns();
+  std::pair<int, std::string> health;
+  REQUIRE_MESSAGE(eventually(
+                      [&] {
+                        health = admin_get(p, "/healthz");
+                        return health.second.find("no answer from the lease store") != std::string::npos;
+                      },
+                      seconds(10)),
+                  health.second);
+  const auto said = milliseconds((now_ns() - stopped) / 1'000'000);
+  CHECK(health.first == 200);
+  CHECK(health.second.starts_with("ok\nlease \"sweeper\": no answer from the lease store for "));
+  const std::string text = admin_get(p, "/metrics").second;
+  CHECK(sample(text, kLeader) == 0.0);
+  double errors = 0;
+  for (const char* op : {"acquire", "renew", "release", "inspect"})
+    errors += sample(text, R"(forgemeter_lease_store_errors_total{lease="sweeper",op=")" + std::string(op) + "\"}")
+                  .value_or(0);
+  CHECK(errors > 0);
+  const std::int64_t started = now_ns();
+  start();
+  REQUIRE_MESSAGE(eventually([&] { return sample(admin_get(p, "/metrics").second, kLeader) == 1.0; }, seconds(20)),
+                  p.stderr_text());
+  const auto back = milliseconds((now_ns() - started) / 1'000'000);
+  CHECK(admin_get(p, "/healthz") == std::pair<int, std::string>{200, "ok\n"});
+  return {said, back};
+}
+
+// Which proxy leads once one passes the lane and the other refuses it.
+int first_leader(const Client& client, const std::vector<std::unique_ptr<ProxyRun>>& proxies) {
   int leader = -1;
   REQUIRE_MESSAGE(eventually(
                       [&] {
@@ -174,10 +222,12 @@ TEST_CASE("proxy --elect: one proxy at a time sends an elected lane, the other a
                       },
                       seconds(10)),
                   proxies[0]->stderr_text() << proxies[1]->stderr_text());
-  const int other = 1 - leader;
-  // Some time under one leader (the client's pace), then the leader's stop.
-  REQUIRE(eventually([&] { return client.answers().size() >= 60; }, seconds(10)));
-  const auto refused = client.first(other, 503, now_ns() - 500'000'000);
+  return leader;
+}
+
+// The other proxy's refusal names the leader and its term; the term the forge saw.
+std::uint64_t refusal_names_leader(const Client& client, testforge::Forge& forge, int leader) {
+  const auto refused = client.first(1 - leader, 503, now_ns() - 500'000'000);
   REQUIRE(refused);
   const auto body = nlohmann::json::parse(refused->body);
   CHECK(body.at("holder") == "proxy-" + std::to_string(leader));
@@ -188,10 +238,16 @@ TEST_CASE("proxy --elect: one proxy at a time sends an elected lane, the other a
   CHECK(std::stoi(refused->retry_after) >= 1);
   const std::vector<Seen> before = forge_saw(forge);
   REQUIRE_FALSE(before.empty());
-  const std::uint64_t first_term = before.back().term;
-  CHECK(body.at("term") == first_term);
+  CHECK(body.at("term") == before.back().term);
+  return before.back().term;
+}
 
-  // A request of the lane on the wire through the leader, held by the forge.
+// SIGTERM to the leader with a request of the lane held on the wire: it
+// finishes, and the other passes only after it ended, within the bound.
+// The handover's time from the held request's end.
+milliseconds sigterm_handover(const Client& client, testforge::Forge& forge,
+                              const std::vector<std::unique_ptr<ProxyRun>>& proxies, int leader) {
+  const int other = 1 - leader;
   int held_status = 0;
   std::thread held([&] {
     httplib::Client c(proxies[leader]->url());
@@ -215,10 +271,12 @@ TEST_CASE("proxy --elect: one proxy at a time sends an elected lane, the other a
   CHECK_MESSAGE(took <= kHandover, "the handover took " << took.count() << " ms after the held request's end");
   CHECK(proxies[leader]->wait_exit(seconds(10)) == 0);
   REQUIRE(eventually([&] { return client.first(other, 200, passed->received).has_value(); }, seconds(5)));
-  client.stop();
+  return took;
+}
 
-  // The forge: one proxy at a time, terms never backwards, each term one
-  // proxy's; a refused request never reached it.
+// The forge: one proxy at a time, terms never backwards, each term one
+// proxy's; a refused request never reached it. What it saw.
+std::vector<Seen> forge_checked(const Client& client, testforge::Forge& forge, int leader, std::uint64_t first_term) {
   const std::vector<Seen> seen = forge_saw(forge);
   std::size_t passes = 0;
   for (const Answer& a : client.answers()) passes += a.status == 200 ? 1 : 0;
@@ -233,25 +291,105 @@ TEST_CASE("proxy --elect: one proxy at a time sends an elected lane, the other a
   }
   CHECK(via_of_term.size() >= 2);
   CHECK(via_of_term.at(first_term) == leader);
-  CHECK(seen.back().via == other);
+  CHECK(seen.back().via == 1 - leader);
+  return seen;
+}
 
-  // The successor's own lines: what it sent, and what it refused unsent.
+// The successor's own lines, once it stopped: what it sent, and what it refused unsent.
+void lines_count(const Client& client, ProxyRun& proxy, int other) {
   std::uint64_t sent_by_other = 0, refused_by_other = 0;
   for (const Answer& a : client.answers()) {
     if (a.proxy != other) continue;
     sent_by_other += a.status == 200 ? 1 : 0;
     refused_by_other += a.status == 503 ? 1 : 0;
   }
-  CHECK(proxies[other]->stop() == 0);
-  const std::string lines = proxies[other]->meter_lines();
+  CHECK(proxy.stop() == 0);
+  const std::string lines = proxy.meter_lines();
   std::smatch m;
   REQUIRE_MESSAGE(std::regex_search(lines, m, std::regex(R"(forge HTTP: (\d+) requests)")), lines);
   CHECK(std::stoull(m[1]) == sent_by_other);
   REQUIRE_MESSAGE(std::regex_search(lines, m, std::regex(R"(forge HTTP answers: .* refused=(\d+))")), lines);
   CHECK(std::stoull(m[1]) == refused_by_other);
-  MESSAGE("proxy --elect on PostgreSQL, TTL 3 s: SIGTERM handover, after the held request, "
-          << took.count() << " ms; " << seen.size() << " requests reached the forge, "
-          << client.answers().size() - passes << " answered by the proxies themselves");
+}
+
+// The store both proxies campaign on; `stop` and `start`, when given, an outage of it.
+struct Store {
+  std::string name, uri;
+  std::function<void()> stop{}, start{};
+};
+
+// The whole case on `store`.
+void one_lane_at_a_time(const Store& store) {
+  const std::int64_t began = now_ns();
+  testforge::Forge forge;
+  auto args = [&](int i) {
+    return std::vector<std::string>{"--elect",
+                                    "sweeper",
+                                    "--store",
+                                    store.uri,
+                                    "--owner",
+                                    "proxy-" + std::to_string(i),
+                                    "--ttl",
+                                    "3s",
+                                    "--lease-retry",
+                                    "1s",
+                                    "--upstream-term-header",
+                                    "X-Test-Term"};
+  };
+  std::vector<std::unique_ptr<ProxyRun>> proxies;
+  proxies.push_back(std::make_unique<ProxyRun>(forge, args(0)));
+  proxies.push_back(std::make_unique<ProxyRun>(forge, args(1)));
+  Client client({proxies[0]->url(), proxies[1]->url()});
+
+  // One leads: its requests pass; the other's are refused, naming it.
+  const int leader = first_leader(client, proxies), other = 1 - leader;
+  // Some time under one leader (the client's pace), then the leader's stop.
+  REQUIRE(eventually([&] { return client.answers().size() >= 60; }, seconds(10)));
+  const std::uint64_t first_term = refusal_names_leader(client, forge, leader);
+  campaign_said(*proxies[leader], true, first_term);
+  campaign_said(*proxies[other], false);
+  const milliseconds took = sigterm_handover(client, forge, proxies, leader);
+  client.stop();
+  const std::vector<Seen> seen = forge_checked(client, forge, leader, first_term);
+  campaign_said(*proxies[other], true, seen.back().term);
+  std::string outage;
+  if (store.stop) {
+    const auto [said, back] = outage_said(*proxies[other], store.stop, store.start);
+    outage = "; the store stopped: said on /healthz after " + std::to_string(said.count()) + " ms, leading " +
+             std::to_string(back.count()) + " ms after it was started again";
+  }
+  lines_count(client, *proxies[other], other);
+  MESSAGE("proxy --elect on " << store.name << ", TTL 3 s: SIGTERM handover, after the held request, " << took.count()
+                              << " ms; " << seen.size() << " requests reached the forge, "
+                              << client.answers().size() - (seen.size() - 1) << " answered by the proxies themselves"
+                              << outage << "; " << (now_ns() - began) / 1'000'000 << " ms in all");
+}
+
+}  // namespace
+
+#if FORGEMETER_HAS_POSTGRES
+TEST_CASE("proxy --elect on PostgreSQL: one proxy at a time sends an elected lane, the other answers 503") {
+  if (PrivatePg::bin_dir().empty()) {
+    skipped("no PostgreSQL server binaries: the proxy --elect test did not run");
+    return;
+  }
+  PrivatePg pg;
+  one_lane_at_a_time({"PostgreSQL", pg.conninfo()});
+}
+#endif
+
+#if FORGEMETER_HAS_ETCD
+TEST_CASE("proxy --elect on etcd: one proxy at a time; a store without quorum is said on /healthz, still 200") {
+  if (!EtcdCluster::available()) {
+    skipped("no etcd binary on PATH (Debian package etcd-server): the etcd proxy --elect test did not run");
+    return;
+  }
+  EtcdCluster cluster(3);
+  std::vector<int> lost;  // a quorum, the store stopped as a cluster loses it
+  one_lane_at_a_time({"etcd", cluster.uri("/proxy/"), [&] { lost = cluster.kill_quorum(); },
+                      [&] {
+                        for (const int i : lost) cluster.restart(i);
+                      }});
 }
 #endif
 

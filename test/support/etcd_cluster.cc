@@ -111,6 +111,17 @@ void EtcdCluster::restart(int i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
+std::vector<int> EtcdCluster::kill_quorum() {
+  const int raft_leader = leader();
+  if (raft_leader < 0) throw std::runtime_error("etcd cluster: no Raft leader to kill\n" + logs());
+  std::vector<int> killed;
+  for (int i = 0; i < size() && static_cast<int>(killed.size()) < size() / 2; ++i)
+    if (i != raft_leader && running(i)) killed.push_back(i);
+  killed.push_back(raft_leader);
+  for (const int i : killed) kill(i);
+  return killed;
+}
+
 std::string EtcdCluster::post(int i, const std::string& path, const std::string& body,
                               std::chrono::milliseconds timeout) const {
   CURL* h = curl_easy_init();

@@ -45,6 +45,11 @@ class EtcdCluster {
   void stop(int i);     // SIGSTOP: the member stalls with its connections open
   void resume(int i);   // SIGCONT
   void restart(int i);  // starts a killed member again on its data
+  // The store stopped as a cluster loses it: a majority SIGKILLed, the Raft
+  // leader last, so no write commits and no linearizable read answers, while
+  // the rest still accept connections and hold each request to its
+  // timeout. The members killed (restart() each to bring the quorum back).
+  std::vector<int> kill_quorum();
   bool running(int i) const { return members_[i].pid > 0; }
 
   // The index of the Raft leader as the running members report it; -1 when

@@ -29,12 +29,16 @@
 namespace forgemeter::cli {
 namespace {
 
-// What the admin listener's /metrics says: the meter's families, then the proxy's own.
-std::string metrics_text(const Meter& meter, const proxy::Forwarder& forwarder, const Serving& serving) {
+// What the admin listener's /metrics says: the meter's families, then the
+// proxy's own, then the elected lanes' campaigns (lease serve's families).
+std::string metrics_text(const Meter& meter, const proxy::Forwarder& forwarder, const Serving& serving,
+                         const ElectedLanes* elected) {
   MeterMetrics all = meter.metrics();
   MeterMetrics own = forwarder.families(serving.server->connections());
   for (auto& f : own.families) all.families.push_back(std::move(f));
-  return meter::exposition(all);
+  std::string text = meter::exposition(all);
+  if (elected != nullptr) text += elected->prometheus();
+  return text;
 }
 
 // Waits for SIGINT/SIGTERM (SIGHUP re-reads the TLS files), then stops as
@@ -123,11 +127,18 @@ int run_proxy(const ProxyArgs& a) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("--upstream '{}': {}", a.upstream, e.what()));
   }
-  Serving serving = start_serving(a.serve, "--listen", a.listen, forwarder->handler(), {}, proxy::streams_upload);
+  // An elected lane whose store is silent is said on /healthz, as lease
+  // serve says it, but keeps it 200: the lane is refused meanwhile while
+  // every other lane still serves, and a restart would not bring the store.
+  const serve::Probe degraded = [elected]() -> std::optional<std::string> {
+    return elected != nullptr ? elected->health() : std::nullopt;
+  };
+  Serving serving =
+      start_serving(a.serve, "--listen", a.listen, forwarder->handler(), {}, proxy::streams_upload, degraded);
   if (!a.admin_listen.empty())
-    admin = std::make_unique<Serving>(
-        start_serving(a.serve, "--admin-listen", {a.admin_listen},
-                      serve::metrics_route([&] { return metrics_text(meter, *forwarder, serving); })));
+    admin = std::make_unique<Serving>(start_serving(
+        a.serve, "--admin-listen", {a.admin_listen},
+        serve::metrics_route([&] { return metrics_text(meter, *forwarder, serving, elected); }), {}, {}, degraded));
   served.store(serving.server.get());
   for (const std::string& at : serving.server->addresses()) fmt::print(stderr, "forgemeter proxy: serving on {}\n", at);
   if (admin) fmt::print(stderr, "forgemeter proxy: metrics on {}\n", admin->server->addresses().at(0));

@@ -47,6 +47,11 @@ class ElectedLanes final : public proxy::LaneFence {
   void stop();
   void exit_now();  // a second signal: no waiting (for requests or promises), no release (the lease expires)
 
+  // The lanes' campaigns as `lease serve` reports them: their lease
+  // families, and nullopt or why one is stuck (its store silent for a TTL).
+  std::string prometheus() const { return elector_->prometheus(); }
+  std::optional<std::string> health() const { return elector_->health(); }
+
   std::optional<proxy::FencePass> enter(Lane lane) override;
   proxy::Refusal refused(Lane lane) override;
 
