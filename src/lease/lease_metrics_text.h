@@ -13,6 +13,6 @@
 
 namespace forgemeter::lease_detail {
 
-std::string prometheus_text(const std::vector<LeaseFigures>& leases);
+std::string prometheus_text(const std::vector<LeaseFigures>& figures);
 
 }  // namespace forgemeter::lease_detail

@@ -93,6 +93,13 @@ void set_up_election(const ProxyArgs& a, const ProxyPlan& plan, Transport& trans
   e.lanes = std::make_unique<ElectedLanes>(*e.store, transport, std::move(o), plan.drain);
 }
 
+// An elected lane whose store is silent is said on /healthz, as lease serve
+// says it, but keeps it 200: the lane is refused meanwhile while every other
+// lane still serves, and a restart would not bring the store back.
+serve::Probe degraded_probe(const ElectedLanes* elected) {
+  return [elected]() -> std::optional<std::string> { return elected != nullptr ? elected->health() : std::nullopt; };
+}
+
 int run_proxy(const ProxyArgs& a) {
   const ProxyPlan plan = plan_proxy(a);  // UsageError for options that cannot work
   const MeterLog meter_log(a.meter_log);
@@ -127,12 +134,7 @@ int run_proxy(const ProxyArgs& a) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("--upstream '{}': {}", a.upstream, e.what()));
   }
-  // An elected lane whose store is silent is said on /healthz, as lease
-  // serve says it, but keeps it 200: the lane is refused meanwhile while
-  // every other lane still serves, and a restart would not bring the store.
-  const serve::Probe degraded = [elected]() -> std::optional<std::string> {
-    return elected != nullptr ? elected->health() : std::nullopt;
-  };
+  const serve::Probe degraded = degraded_probe(elected);
   Serving serving =
       start_serving(a.serve, "--listen", a.listen, forwarder->handler(), {}, proxy::streams_upload, degraded);
   if (!a.admin_listen.empty())
