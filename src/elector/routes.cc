@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/duration_text.h"
+#include "serve/metrics_route.h"
 
 namespace forgemeter::elector {
 namespace {
@@ -100,7 +101,9 @@ serve::Handler public_routes(Elector& e) {
 }
 
 serve::Handler admin_routes(Elector& e, std::string token) {
-  return [&e, token = std::move(token)](const serve::ServeRequest& req, serve::Reply reply) {
+  serve::Handler metrics = serve::metrics_route([&e] { return e.prometheus(); });
+  return [&e, token = std::move(token), metrics](const serve::ServeRequest& req, serve::Reply reply) {
+    if (req.path == "/metrics") return metrics(req, std::move(reply));  // for a scraper: as the proxy's, no token
     const auto auth = req.header("Authorization");
     constexpr std::string_view bearer = "Bearer ";
     if (!auth || auth->size() < bearer.size() || auth->substr(0, bearer.size()) != bearer)

@@ -6,6 +6,7 @@
 //   (one NAME served: compatibility)    GET /        {"name": holder}  (Kubernetes' leader-elector)
 //                                       GET /sse     nais/elector's stream
 //   admin listener                      POST /leases/NAME/resign  with Authorization: Bearer TOKEN
+//                                       GET /metrics  the leases' Prometheus families
 //
 // No handler blocks: a long poll and a stream are answered later through
 // their Reply. Thread-safety: the handlers may run on any server thread.
@@ -23,7 +24,8 @@ namespace forgemeter::elector {
 inline constexpr Duration kMaxWait = std::chrono::minutes(5);  // the longest long poll
 
 serve::Handler public_routes(Elector& elector);
-// `token`: the secret a resign must bear (non-empty).
+// `token`: the secret a resign must bear (non-empty). GET /metrics needs
+// none: the leases' families, for a scraper, as the proxy's admin listener.
 serve::Handler admin_routes(Elector& elector, std::string token);
 
 // Whether `a` and `b` are the same secret, in a time that does not depend on

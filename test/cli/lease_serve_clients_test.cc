@@ -16,6 +16,7 @@
 #include "serve_fleet.h"
 #include "support/eventually.h"
 #include "support/process.h"
+#include "support/promtool.h"
 #include "support/skips.h"
 
 using namespace fmtest;
@@ -69,6 +70,14 @@ TEST_CASE("lease serve: events arrive with ids TERM.SEQ; a reconnect with Last-E
   ServeFleet f("memory:", "sweeper", {"--ttl", "1s"}, 1, /*poll=*/false);
   f.start(0);
   REQUIRE(eventually([&] { return leads(f); }, seconds(10)));
+  // The admin listener's /metrics, without a token: the lease's families.
+  const auto scraped = run_process({kPython, "-c",
+                                    "import sys,urllib.request;"
+                                    "sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())",
+                                    f.admin(0) + "/metrics"});
+  REQUIRE(scraped.exit_code == 0);
+  CHECK(scraped.out.find("forgemeter_lease_leader{lease=\"sweeper\"} 1\n") != std::string::npos);
+  CHECK(promtool_check_metrics(scraped.out) == "");
   const auto r = run_process({kPython, kClients + "sse_check.py", f.base(0), f.admin(0), f.token(), "sweeper"},
                              ProcessOptions{{}, {}, milliseconds(30'000)});
   CHECK_MESSAGE(r.exit_code == 0, r.err);
