@@ -27,7 +27,7 @@ AppTokenAsk app_token_ask(const Route& route, std::string_view method, std::stri
       if (!jwt) return ask;
     }
   if (!jwt) return ask;
-  const auto verified = appauth::verify_app_jwt(*jwt, *route.apps, system_clock().now());
+  const auto verified = appauth::verify_app_jwt(*jwt, *route.apps, route.clock.now());
   const auto* app = std::get_if<appauth::AppJwt>(&verified);
   if (app == nullptr) return ask;
   auto scope = canonical_scope(*body);

@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "forgemeter/clock.h"
 #include "forgemeter/meter_metrics.h"
 #include "forgemeter/transport.h"
 #include "proxy/lane_book.h"
@@ -45,6 +46,9 @@ struct ForwarderOptions {
   // installation and scope (app_tokens.h); nullptr or empty: nothing held.
   std::shared_ptr<const appauth::AppKeys> apps{};
   std::chrono::milliseconds app_token_margin{60'000};  // a held token with less left is minted afresh
+  // The time the JWTs are checked against and the learned and held tokens
+  // expire on (the forge's: a demo on a fast clock); nullptr: system_clock().
+  const Clock* clock = nullptr;
 };
 
 struct Route;

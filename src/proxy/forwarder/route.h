@@ -23,18 +23,21 @@ struct Route {
   Route(Transport& t, const ForwarderOptions& o, LaneFence* f)
       : transport(t),
         fence(f),
+        clock(o.clock != nullptr ? *o.clock : system_clock()),
         lanes(o.lanes),
+        tokens({.clock = &clock}),
         upstream(o.upstream),
         public_url(o.public_url),
         patience(o.patience),
         max_wait(o.max_wait),
         term_header(o.term_header),
         apps(o.apps),
-        held({.margin = o.app_token_margin}),
+        held({.margin = o.app_token_margin, .clock = &clock}),
         pool(o.max_in_flight, o.max_queue) {}
 
   Transport& transport;
   LaneFence* const fence;  // nullptr: no lane is elected
+  const Clock& clock;      // JWTs checked, tokens learned and held, on it
   LaneBook lanes;
   CredentialKeys credentials;
   InstallationTokens tokens;
