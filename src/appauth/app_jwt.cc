@@ -1,5 +1,6 @@
 #include "appauth/app_jwt.h"
 
+#include "appauth/base64url.h"
 #include "core/ascii.h"
 #include "core/number_text.h"
 
@@ -20,29 +21,6 @@ using std::chrono::seconds;
 
 // Seconds since the epoch a claim may hold: beyond them `* 1000` could wrap.
 constexpr std::int64_t kLatestSecond = 100'000'000'000;  // the year 5138
-
-// base64url without padding (RFC 7515 §2), through OpenSSL's decoder: its
-// alphabet translated, the padding put back, the padding's zeros taken off.
-std::optional<std::string> base64url_decode(std::string_view text) {
-  if (text.size() % 4 == 1) return std::nullopt;
-  std::string b64(text);
-  for (char& c : b64) {
-    if (c == '-')
-      c = '+';
-    else if (c == '_')
-      c = '/';
-    else if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
-      return std::nullopt;
-  }
-  const std::size_t pad = (4 - b64.size() % 4) % 4;
-  b64.append(pad, '=');
-  std::string out(b64.size() / 4 * 3, '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(b64.data()), static_cast<int>(b64.size()));
-  if (n < 0 || static_cast<std::size_t>(n) < pad) return std::nullopt;
-  out.resize(static_cast<std::size_t>(n) - pad);
-  return out;
-}
 
 // A JWT part decoded and parsed: a JSON object, or nullopt.
 std::optional<json> json_object(std::string_view part) {

@@ -1,5 +1,7 @@
 #include "support/app_jwt_mint.h"
 
+#include "appauth/base64url.h"
+
 #include <openssl/bio.h>
 #include <openssl/encoder.h>
 #include <openssl/evp.h>
@@ -116,15 +118,7 @@ const AppKeyPair& app_key_pair(int which) {
 
 std::string rsa_public_pem_of_bits(int bits) { return public_pem(rsa_key(bits).get()); }
 
-std::string base64url(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-  out.resize(static_cast<std::size_t>(n));
-  while (!out.empty() && out.back() == '=') out.pop_back();
-  for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
-  return out;
-}
+std::string base64url(std::string_view bytes) { return forgemeter::appauth::base64url_encode(bytes); }
 
 std::string mint_raw(std::string_view header_json, std::string_view payload_json, std::string_view private_pem) {
   const auto header = nlohmann::json::parse(header_json, nullptr, false);
