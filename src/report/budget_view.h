@@ -6,7 +6,9 @@
 // minute) and `code_search` (10 a minute). A report must read each the way
 // the forge spends it, or one search makes an hour look exhausted:
 //   * "over its limit" (the fleet's requests > limit) only means something
-//     where every request costs one unit of that limit: `core`;
+//     where every request costs one unit of that limit: `core`; and there a
+//     conditional request answered 304 costs none, so the requests a cache
+//     revalidated (lanes lines) are not counted against it;
 //   * a budget at 0 exhausts the hour only when it is an hourly one (`core`,
 //     `graphql`); any other resource at 0 is *limited* for its window, which
 //     the report says, but it is not the hour's budget running out.
@@ -14,6 +16,7 @@
 // Thread-safety: values. Errors: none.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <compare>
 #include <cstdint>
@@ -62,6 +65,7 @@ struct BudgetKey {
 struct BudgetView {
   BudgetKind kind = BudgetKind::core;
   std::uint64_t requests = 0;           // the fleet's N under this installation (default resource only, else 0)
+  std::uint64_t revalidated = 0;        // of them, answered 304 to a cache's revalidation (free at the forge)
   std::optional<std::uint64_t> lowest;  // lowest remaining a replica saw
   Instant lowest_at{};
   std::string lowest_source;
@@ -72,7 +76,9 @@ struct BudgetView {
   std::optional<Instant> limited_at;    // other resources: the earliest reading of remaining 0
 
   bool hourly() const { return kind != BudgetKind::other; }
-  bool over() const { return kind == BudgetKind::core && limit && requests > *limit; }
+  // What the forge charged of `requests`: all but the revalidations' 304s.
+  std::uint64_t charged() const { return requests - std::min(revalidated, requests); }
+  bool over() const { return kind == BudgetKind::core && limit && charged() > *limit; }
   bool exhausted() const { return over() || exhausted_at.has_value(); }
   bool limited() const { return limited_at.has_value(); }
 };

@@ -121,6 +121,7 @@ void Fleet::add_entries(Hour& h, std::uint32_t source, const BasicCountLine<Text
 
 void Fleet::Budget::merge(const Budget& later, std::uint32_t source) {
   requests += later.requests;
+  revalidated += later.revalidated;
   // A full tie keeps ours (the earlier line's).
   if (later.lowest && (!lowest || lower(*later.lowest, later.lowest_at, *lowest, lowest_at))) {
     lowest = later.lowest;
@@ -166,9 +167,15 @@ void Fleet::add_economy(const Hour& h, LaneEconomy& to, const LaneEconomy& n) {
 
 template <class Text>
 void Fleet::add_entries(Hour& h, std::uint32_t /*source*/, const BasicLanesLine<Text>& line) {
-  for (const auto& e : line.entries)
-    add_economy(h, h.economy[economy_key(host_api(e.host, e.api), lanes_.id(e.lane))],
-                LaneEconomy{e.revalidated, e.coalesced, e.waited_ms});
+  for (const auto& e : line.entries) {
+    const std::uint64_t ha = host_api(e.host, e.api);
+    add_economy(h, h.economy[economy_key(ha, lanes_.id(e.lane))], LaneEconomy{e.revalidated, e.coalesced, e.waited_ms});
+    // A revalidation's 304 was a request on the wire that the forge charged nothing.
+    if (e.installation != 0 && e.revalidated != 0) {
+      Budget& b = h.budgets[budget_key(ha, e.installation)];
+      add_sum(h, b.revalidated, e.revalidated);
+    }
+  }
 }
 
 void Fleet::absorb(const Fleet& later) {
@@ -223,6 +230,7 @@ BudgetView Fleet::view_of(const Budget& from, BudgetKind kind) const {
   BudgetView b;
   b.kind = kind;
   b.requests = from.requests;
+  b.revalidated = from.revalidated;
   b.lowest = from.lowest;
   b.lowest_at = from.lowest_at;
   if (from.lowest) b.lowest_source = sources_.name(from.lowest_source);

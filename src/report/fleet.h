@@ -159,6 +159,7 @@ class Fleet {
   // add() and absorb() apply the same rules (and absorb() stays exact).
   struct Budget {
     std::uint64_t requests = 0;
+    std::uint64_t revalidated = 0;  // of them, answered 304 to a cache (lanes lines): free at the forge
     std::optional<std::uint64_t> lowest;
     Instant lowest_at{};
     std::uint32_t lowest_source = 0;

@@ -38,7 +38,7 @@ std::vector<std::string> budget_notes(const FleetHour& h) {
   std::vector<std::string> notes;
   for (const auto& [key, b] : h.budgets) {
     if (b.over())
-      notes.push_back(fmt::format("{} over its {} by {}", budget_label(key), *b.limit, b.requests - *b.limit));
+      notes.push_back(fmt::format("{} over its {} by {}", budget_label(key), *b.limit, b.charged() - *b.limit));
     if (b.exhausted_at) notes.push_back(fmt::format("{} out at {}", budget_label(key), clock_text(*b.exhausted_at)));
     if (b.limited_at)
       notes.push_back(fmt::format("{} limited at {} ({}{})", budget_label(key), clock_text(*b.limited_at), *b.lowest,

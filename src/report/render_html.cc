@@ -56,7 +56,7 @@ std::string budget_rows(const ReportData& r) {
     for (const auto& [key, b] : h.budgets) {
       const char* mark = b.exhausted() ? " class=exh" : b.limited() ? " class=lim" : "";
       std::vector<std::string> state;
-      if (b.over()) state.push_back(fmt::format("over by {}", b.requests - *b.limit));
+      if (b.over()) state.push_back(fmt::format("over by {}", b.charged() - *b.limit));
       if (b.exhausted_at) state.push_back("out at " + clock_text(*b.exhausted_at));
       if (b.limited_at) state.push_back("limited at " + clock_text(*b.limited_at));
       rows += fmt::format(

@@ -189,6 +189,30 @@ TEST_CASE("core at 0 exhausts the hour; core requests over the limit do too") {
   CHECK(budget_notes(o) == std::vector<std::string>{"installation 101 over its 5000 by 100"});
 }
 
+TEST_CASE("a cache's revalidations (304s, free at the forge) never put core over its limit") {
+  // 9000 requests under installation 101, 7000 of them revalidated by a
+  // cache (its lanes line): the forge charged 2000 of a 5000 budget.
+  const LanesEntry revalidated{"api.github.com", Api::rest, 101, "sweeper", 7000, 0, {}};
+  Fleet cached;
+  auto a = cached.source("a"), b = cached.source("b");
+  cached.add(a, count(kH15, {{"api.github.com", Api::rest, 101, "sweeper", 4500}}));
+  cached.add(b, count(kH15, {{"api.github.com", Api::rest, 101, "sweeper", 4500}}));
+  cached.add(a, LanesLine{kH15, {}, {revalidated}});
+  cached.add(b, BudgetLine{kH15, {}, {budget(101, 3100, 14h + 59min)}});
+  const FleetHour h = cached.hours().at(0);
+  CHECK(h.budgets.at(kCore101).requests == 9000);
+  CHECK(h.budgets.at(kCore101).charged() == 2000);
+  CHECK_FALSE(h.budgets.at(kCore101).over());
+  CHECK_FALSE(h.exhausted());
+  CHECK(budget_notes(h).empty());
+
+  // Past the limit by what was charged: over by that much, not by the requests.
+  cached.add(b, count(kH15, {{"api.github.com", Api::rest, 101, "sweeper", 3100}}));
+  const FleetHour o = cached.hours().at(0);
+  CHECK(o.budgets.at(kCore101).over());
+  CHECK(budget_notes(o) == std::vector<std::string>{"installation 101 over its 5000 by 100"});
+}
+
 TEST_CASE("GraphQL: its requests never go over (they are not its points); at 0 it exhausts the hour") {
   Fleet f(FleetOptions{1000});  // --budget is core's limit only
   auto a = f.source("a");
