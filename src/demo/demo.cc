@@ -177,7 +177,11 @@ testforge::ForgeOptions forge_options(FastClock& clock, const DemoPlan& plan) {
   testforge::ForgeOptions fo;
   fo.clock = &clock;
   fo.installation_limit = plan.budget;
-  fo.threads = 32;
+  // A keep-alive connection holds one of the forge's threads while it stays
+  // open (30 s real); each replica keeps up to ten (its Transports, its
+  // proxy's workers). With fewer threads, hour 4's proxies would queue for
+  // those hours 2 and 3 left idle.
+  fo.threads = 16 + 10 * static_cast<std::size_t>(plan.replicas);
   return fo;
 }
 
