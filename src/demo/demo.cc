@@ -173,7 +173,10 @@ DemoPlan plan_of(const DemoArgs& a) {
   return plan;
 }
 
-testforge::ForgeOptions forge_options(FastClock& clock, const DemoPlan& plan) {
+// The forge knows the demo's App by its public key, and installation 101 of
+// it on the acme account; a token lives GitHub's hour on the forge's clock,
+// the fast one: a simulated hour.
+testforge::ForgeOptions forge_options(FastClock& clock, const DemoPlan& plan, const AppJwtSigner& app) {
   testforge::ForgeOptions fo;
   fo.clock = &clock;
   fo.installation_limit = plan.budget;
@@ -182,21 +185,33 @@ testforge::ForgeOptions forge_options(FastClock& clock, const DemoPlan& plan) {
   // proxy's workers). With fewer threads, hour 4's proxies would queue for
   // those hours 2 and 3 left idle.
   fo.threads = 16 + 10 * static_cast<std::size_t>(plan.replicas);
+  testforge::ForgeInstallation installation;
+  installation.id = plan.installation;
+  installation.account = "acme";
+  installation.repositories = {"app"};
+  fo.apps = {testforge::ForgeApp{app.app_id(), app.public_pem(), {installation}}};
+  fo.token_lifetime = std::chrono::hours(1);
   return fo;
 }
 
 // What the hours run on, built while `clock` stands still (so every meter
-// counts hour 1 from its start): the loopback forge, the lease the sweep is
-// elected through, and the replicas, each writing its log.
+// counts hour 1 from its start): the App (its key pair made now), the
+// loopback forge, the lease the sweep is elected through, and the replicas,
+// each writing its log.
 struct Stage {
   Stage(const DemoArgs& a, const DemoPlan& plan, FastClock& clock)
-      : clock(clock), forge(forge_options(clock, plan)), names(replica_names(a)), log(names.replicas.size()) {
+      : clock(clock),
+        app(plan.app),
+        forge(forge_options(clock, plan, app)),
+        names(replica_names(a)),
+        log(names.replicas.size()) {
     fleet.reserve(names.replicas.size());
     for (std::size_t i = 0; i < names.replicas.size(); ++i)
       fleet.push_back(
-          std::make_unique<Replica>(static_cast<int>(i), names.replicas[i], plan, clock, forge, log.sink(i)));
+          std::make_unique<Replica>(static_cast<int>(i), names.replicas[i], plan, clock, forge, app, log.sink(i)));
   }
   FastClock& clock;
+  const AppJwtSigner app;
   testforge::Forge forge;
   Election election;
   const Names names;
@@ -211,6 +226,10 @@ void tell_plan(std::FILE* out, const DemoPlan& plan, const Stage& stage) {
              plan.replicas, plan.hours, plan.speed, stage.forge.port());
   fmt::print(out, "installation {}: {} requests an hour; modelled sweep demand, unelected: {} an hour\n",
              plan.installation, plan.budget, plan.sweep_per_replica_hour() * static_cast<std::uint64_t>(plan.replicas));
+  fmt::print(out,
+             "GitHub App {} (its key pair made now): each replica mints its own installation token, which lives a "
+             "simulated hour, and renews it with a minute left\n",
+             plan.app);
   fmt::print(out, "{}\n", plan_text(plan));
 }
 
@@ -225,11 +244,15 @@ class PeriodCounter {
     p.not_modified = minus(p.not_modified, not_modified_before_);
     lanes_before_ = lanes;
     not_modified_before_ = not_modified;
+    const std::uint64_t minted = forge.tokens_minted(plan.installation);
+    p.tokens_minted = minted - minted_before_;
+    minted_before_ = minted;
     return p;
   }
 
  private:
   LaneCounts lanes_before_, not_modified_before_;
+  std::uint64_t minted_before_ = 0;
 };
 
 // Hour `h` on the fleet, printing hour h-1's line meanwhile. Time stops just
@@ -284,6 +307,7 @@ Findings tell_findings(std::FILE* out, const DemoArgs& a, const DemoPlan& plan, 
   f.headline = headline(f.data.hours, plan);
   fmt::print(out, "{}", f.headline.text);
   fmt::print(out, "{}", charged_text(periods, 2 * plan.deep_runs));
+  fmt::print(out, "{}", minted_text(periods, plan.replicas));
   return f;
 }
 

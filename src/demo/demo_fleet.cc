@@ -39,7 +39,7 @@ TransportOptions paced_options(Meter& meter, FastClock& clock, const testforge::
 }  // namespace
 
 Replica::Replica(int index, std::string name, const DemoPlan& plan, FastClock& clock, const testforge::Forge& forge,
-                 LineSink sink)
+                 const AppJwtSigner& app, LineSink sink)
     : index_(index),
       name_(std::move(name)),
       plan_(plan),
@@ -49,7 +49,10 @@ Replica::Replica(int index, std::string name, const DemoPlan& plan, FastClock& c
       transport_(transport_options(meter_, clock, forge)),
       cached_(transport_options(meter_, clock, forge, plan.cache_bytes)),
       paced_(paced_options(meter_, clock, forge, plan)),
-      proxied_(plan.hours >= 4 ? std::make_unique<ProxiedSweep>(meter_, clock, forge, plan) : nullptr),
+      proxied_(plan.hours >= 4 ? std::make_unique<ProxiedSweep>(meter_, clock, forge, plan, app) : nullptr),
+      token_(app, plan.installation, clock, forge.url(testforge::kHosts[0], "")),
+      proxied_token_(proxied_ ? std::make_unique<InstallationToken>(app, plan.installation, clock, proxied_->base())
+                              : nullptr),
       offset_(std::chrono::seconds((index * 37) % 50)) {}
 
 bool Replica::wait_until(UtcMillis t, const std::stop_token& stop) {
@@ -58,14 +61,17 @@ bool Replica::wait_until(UtcMillis t, const std::stop_token& stop) {
 
 bool Replica::get(const std::string& path, std::optional<std::string_view> lane, Transport& through, HourEnd& end,
                   const std::string& base) {
+  // Through a proxy, with the token minted through it: the proxy learned its
+  // installation from the forge's answer, and charges the request to it.
+  const bool proxied = !base.empty();
+  const auto token = proxied ? proxied_token_->token(proxied_->client(), end) : token_.token(transport_, end);
+  if (!token) return false;
   Request r;
-  r.url = base.empty() ? forge_.url(testforge::kHosts[0], path) : base + path;
-  r.bearer = fmt::format("inst-{}", plan_.installation);
+  r.url = proxied ? base + path : forge_.url(testforge::kHosts[0], path);
+  r.bearer = *token;
   r.installation = plan_.installation;
-  // Through a proxy: the installation it charges (the forge reads the token).
-  if (!base.empty()) r.headers.emplace_back("X-Forgemeter-Installation", std::to_string(plan_.installation));
   if (lane) r.lane = Lane(*lane);
-  return end.perform(through, std::move(r));
+  return end.perform(through, std::move(r)).has_value();
 }
 
 bool Replica::pass(int n, const std::stop_token& stop, Transport& through, HourEnd& end, const std::string& base) {

@@ -21,6 +21,11 @@
 // (proxied_sweep.h) that caches and paces as hours 2 and 3 did, its client
 // changed in nothing but its base URL.
 //
+// Each replica authenticates as a GitHub App's client does: it mints its own
+// installation token with the App's key (installation_token.h) and renews it
+// with a minute left; in hour 4 its sweep mints through its proxy, which
+// learns the token's installation from the forge's answer.
+//
 // Thread-safety: a Replica's loops run on threads of their own; its meter's
 // lines go to the sink it was given (a FleetLog's).
 #pragma once
@@ -34,8 +39,10 @@
 #include <string>
 #include <vector>
 
+#include "demo/app_jwt_signer.h"
 #include "demo/fast_clock.h"
 #include "demo/hour_end.h"
+#include "demo/installation_token.h"
 #include "demo/proxied_sweep.h"
 #include "forgemeter/lease.h"
 #include "forgemeter/meter.h"
@@ -54,6 +61,7 @@ struct DemoPlan {
   double speed = 600;
   int light_runs = 11;
   int deep_runs = 120;
+  std::uint64_t app = 4242;  // the GitHub App whose installation it is
   std::uint64_t installation = 101;
   std::uint64_t budget = 12'500;
   std::size_t cache_bytes = std::size_t{16} << 20;  // the elected sweep's cache
@@ -69,9 +77,10 @@ struct DemoPlan {
 
 class Replica {
  public:
-  // `name`: as the replica signs its log (web-0, …); `sink`: where its meter's lines go.
+  // `name`: as the replica signs its log (web-0, …); `sink`: where its meter's
+  // lines go; `app`: the App whose JWTs it mints its tokens with.
   Replica(int index, std::string name, const DemoPlan& plan, FastClock& clock, const testforge::Forge& forge,
-          LineSink sink);
+          const AppJwtSigner& app, LineSink sink);
 
   const std::string& name() const { return name_; }
   const Meter& meter() const { return meter_; }
@@ -111,9 +120,11 @@ class Replica {
   const testforge::Forge& forge_;
   Meter meter_;
   Transport transport_;
-  Transport cached_;                       // the elected sweep's
-  Transport paced_;                        // the paced sweep's
-  std::unique_ptr<ProxiedSweep> proxied_;  // hour 4's, when the plan has it
+  Transport cached_;                                  // the elected sweep's
+  Transport paced_;                                   // the paced sweep's
+  std::unique_ptr<ProxiedSweep> proxied_;             // hour 4's, when the plan has it
+  InstallationToken token_;                           // minted at the forge through transport_
+  std::unique_ptr<InstallationToken> proxied_token_;  // hour 4's sweep's: minted through its proxy
   std::chrono::seconds offset_;
 };
 

@@ -86,9 +86,10 @@ std::string forge_counts_json(const std::vector<ForgePeriod>& periods) {
     }
     for (const auto& [lane, n] : p.not_modified)
       not_modified += fmt::format("{}{}:{}", not_modified.empty() ? "" : ",", report::json_quote(lane), n);
-    out += fmt::format(
-        R"({}{{"label":{},"from":"{}","until":"{}","requests":{},"lanes":{{{}}},"not_modified":{{{}}}}})", i ? "," : "",
-        report::json_quote(p.label), hour_text(p.from), hour_text(p.until), total, lanes, not_modified);
+    out += fmt::format(R"({}{{"label":{},"from":"{}","until":"{}","requests":{},"lanes":{{{}}},"not_modified":{{{}}},)"
+                       R"("tokens_minted":{}}})",
+                       i ? "," : "", report::json_quote(p.label), hour_text(p.from), hour_text(p.until), total, lanes,
+                       not_modified, p.tokens_minted);
   }
   return out + "]}\n";
 }
@@ -103,6 +104,15 @@ std::string charged_text(const std::vector<ForgePeriod>& periods, int distinct) 
                      : fmt::format("{} of {} requests ({} revalidated by the cache: 304)", wire - free, wire, free);
   }
   return out + fmt::format("; the sweep reads {} distinct resources\n", distinct);
+}
+
+std::string minted_text(const std::vector<ForgePeriod>& periods, int replicas) {
+  std::string out = fmt::format(
+      "installation tokens minted (the forge's count; {} replicas, each minting its own, renewed with a minute left):",
+      replicas);
+  for (std::size_t i = 0; i < periods.size(); ++i)
+    out += fmt::format("{} {} {}", i ? ";" : "", periods[i].label, periods[i].tokens_minted);
+  return out + "\n";
 }
 
 namespace {

@@ -22,7 +22,8 @@ struct ForgePeriod {
   std::string label;  // "hour 1"
   report::Instant from{}, until{};
   LaneCounts lanes;
-  LaneCounts not_modified;  // of them, answered 304 (free on GitHub: not charged)
+  LaneCounts not_modified;          // of them, answered 304 (free on GitHub: not charged)
+  std::uint64_t tokens_minted = 0;  // installation tokens the forge minted for the demo's installation
 };
 
 // "hour 2, ending 2026-09-30T11:00Z: 2309 requests from 10 replicas (merge-gate-sweeper 1769, …) — notes"
@@ -35,12 +36,16 @@ struct Comparison {
 Comparison compare(const std::vector<report::FleetHour>& hours, const std::vector<ForgePeriod>& periods);
 
 // {"periods":[{"from":"2026-09-30T09:00Z","until":"2026-09-30T10:00Z","requests":N,"lanes":{"other":N,…},
-//   "not_modified":{"merge-gate-sweeper":N,…}},…]}
+//   "not_modified":{"merge-gate-sweeper":N,…},"tokens_minted":N},…]}
 std::string forge_counts_json(const std::vector<ForgePeriod>& periods);
 
 // "sweep charged (the forge's count; a 304 is free): hour 1 N requests, no 304 (no cache); hour 2 C of M
 // requests (…)": what the sweep's lane cost each period, against the `distinct` resources it reads.
 std::string charged_text(const std::vector<ForgePeriod>& periods, int distinct);
+
+// "installation tokens minted (the forge's count; …): hour 1 N; hour 2 N; …": each replica
+// mints its own, each lives a simulated hour; `replicas` says how many mint.
+std::string minted_text(const std::vector<ForgePeriod>& periods, int replicas);
 
 struct DemoPlan;
 

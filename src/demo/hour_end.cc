@@ -2,18 +2,19 @@
 
 namespace forgemeter::demo {
 
-bool HourEnd::perform(Transport& through, Request request) {
+std::optional<Response> HourEnd::perform(Transport& through, Request request) {
   {
     std::lock_guard lock(mu_);
-    if (ending_) return false;
+    if (ending_) return std::nullopt;
     ++performing_;
   }
   request.stop = requests_.get_token();
-  through.perform(request);  // a 403 (budget spent) or a refusal is counted, not retried; a stopped wait sends nothing
+  // A 403 (budget spent) or a refusal is counted, not retried; a stopped wait sends nothing.
+  Response res = through.perform(request);
   std::lock_guard lock(mu_);
   --performing_;
   left_.notify_all();
-  return true;
+  return res;
 }
 
 bool HourEnd::end(std::chrono::milliseconds within) {

@@ -19,6 +19,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 
 #include "demo/fast_clock.h"
@@ -34,8 +35,9 @@ class HourEnd {
   std::stop_token loops() const { return loops_.get_token(); }
 
   // Performs `request` through `through` as one of the hour's requests, with
-  // requests() as its stop; false, nothing sent, once the hour is ending.
-  bool perform(Transport& through, Request request);
+  // requests() as its stop: its response; nullopt, nothing sent, once the
+  // hour is ending.
+  std::optional<Response> perform(Transport& through, Request request);
 
   // With the clock standing still: as above; false when requests were still
   // not waiting on the clock after `within` (real time), cancelled anyway.

@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "appauth/app_keys.h"
 #include "demo/demo_fleet.h"
 
 namespace forgemeter::demo {
@@ -22,8 +23,12 @@ TransportOptions upstream_options(Meter& meter, FastClock& clock, const testforg
   return o;
 }
 
-proxy::ForwarderOptions forwarder_options(const testforge::Forge& forge) {
+proxy::ForwarderOptions forwarder_options(const testforge::Forge& forge, FastClock& clock, const AppJwtSigner& app) {
   proxy::ForwarderOptions o;
+  auto apps = std::make_shared<appauth::AppKeys>();
+  if (auto why = apps->add(app.app_id(), app.public_pem())) throw std::runtime_error("the demo's proxy: " + *why);
+  o.apps = std::move(apps);
+  o.clock = &clock;  // the JWTs' and the tokens' time
   o.upstream = forge.url(testforge::kHosts[0], "");
   o.max_in_flight = 4;  // a replica's sweep is one request at a time
   o.max_queue = 64;
@@ -50,9 +55,10 @@ TransportOptions client_options(Meter& meter, FastClock& clock) {
 
 }  // namespace
 
-ProxiedSweep::ProxiedSweep(Meter& meter, FastClock& clock, const testforge::Forge& forge, const DemoPlan& plan)
+ProxiedSweep::ProxiedSweep(Meter& meter, FastClock& clock, const testforge::Forge& forge, const DemoPlan& plan,
+                           const AppJwtSigner& app)
     : upstream_(upstream_options(meter, clock, forge, plan)),
-      forwarder_(forwarder_options(forge), upstream_),
+      forwarder_(forwarder_options(forge, clock, app), upstream_),
       server_(server_options(), forwarder_.handler()),
       client_meter_({.clock = &clock, .sink = [](std::string_view) {}}),
       client_(client_options(client_meter_, clock)) {

@@ -4,12 +4,17 @@
 // it. The replica's client sends plain requests (its own meter counts
 // nothing anyone reads); the proxy's Transport carries the replica's meter,
 // its cache and the sweep's pace, so the replica's lines are the proxy's.
+// The proxy is given the App's public key (as `forgemeter proxy --app`): it
+// learns the installation of each token the replica mints through it and
+// charges the token's requests to it; its clock is the demo's, which the
+// JWTs' times and the tokens' expiries are on.
 // Thread-safety: client() may be used from any thread.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "demo/app_jwt_signer.h"
 #include "demo/fast_clock.h"
 #include "forgemeter/meter.h"
 #include "forgemeter/transport.h"
@@ -23,9 +28,11 @@ struct DemoPlan;
 
 class ProxiedSweep {
  public:
-  // The proxy's upstream requests are counted by `meter`; throws
-  // std::runtime_error when its listener cannot start.
-  ProxiedSweep(Meter& meter, FastClock& clock, const testforge::Forge& forge, const DemoPlan& plan);
+  // The proxy's upstream requests are counted by `meter`; `app`: the App
+  // whose JWTs it believes. Throws std::runtime_error when its listener
+  // cannot start.
+  ProxiedSweep(Meter& meter, FastClock& clock, const testforge::Forge& forge, const DemoPlan& plan,
+               const AppJwtSigner& app);
   ~ProxiedSweep();
   // The client's Transport and the proxy's base URL ("http://127.0.0.1:PORT").
   Transport& client() { return client_; }

@@ -113,7 +113,7 @@ bool await_output(const std::string& path, const std::string& text, std::chrono:
 void check_paced_hour(const std::string& text, const std::map<std::string, std::uint64_t>& forge) {
   std::uint64_t core = 0;
   for (const auto& [lane, n] : forge)
-    if (lane != "pr-search") core += n;  // searches spend the search bucket
+    if (lane != "pr-search" && lane != "app-token") core += n;  // searches spend the search bucket, mints the App's
   MESSAGE("hour 3, paced: the forge counted " << core << " requests on the core budget");
   CHECK(core >= 10'687);
   CHECK(core <= 12'500);
@@ -145,6 +145,47 @@ void check_paced_hour(const std::string& text, const std::map<std::string, std::
   INFO("hour 3's paced ms by lane: " << paced.size() << " lanes with a row");
   REQUIRE(paced.count("merge-gate-sweeper") == 1);
   for (const auto& [lane, ms] : paced) CHECK((lane == "merge-gate-sweeper") == (ms != "-"));
+}
+
+// --forge-counts' tokens_minted, by period's end.
+std::map<std::string, std::uint64_t> forge_minted(const std::string& path) {
+  std::map<std::string, std::uint64_t> minted;
+  const auto counts = nlohmann::json::parse(read_file(path));
+  for (const auto& p : counts.at("periods"))
+    minted[p.at("until").get<std::string>()] = p.at("tokens_minted").get<std::uint64_t>();
+  return minted;
+}
+
+// Each replica mints its own installation token with the App's JWT, through
+// its Transport (lane app-token) and, in hour 4, through its proxy, which
+// learns the token's installation from the forge's answer: every line of
+// every hour is charged to installation 101, none to a credential's key.
+void check_tokens(const std::string& text, const std::string& counts, const Sums& forge,
+                  const std::vector<std::string>& logs) {
+  const auto minted = forge_minted(counts);
+  REQUIRE(minted.size() == 4);
+  CHECK(minted.at("2026-09-30T10:00Z") >= 10);  // every replica minted its first
+  std::string said =
+      "installation tokens minted (the forge's count; 10 replicas, each minting its own, renewed with "
+      "a minute left):";
+  int hour = 0;
+  for (const auto& [until, n] : minted) {
+    MESSAGE("tokens minted in the hour ending " << until << ": " << n);
+    // Every mint request was answered with a token (the proxies forwarded each: one client each).
+    CHECK(forge.at(until).at("app-token") == n);
+    said += (hour == 0 ? " hour " : "; hour ") + std::to_string(hour + 1) + " " + std::to_string(n);
+    ++hour;
+  }
+  CHECK(text.find(said + "\n") != std::string::npos);
+  for (const auto& file : logs) {
+    std::istringstream in(read_file(file));
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("forge HTTP: ", 0) != 0) continue;
+      std::istringstream entries(line.substr(line.find(" \xe2\x80\x94 ") + 5));
+      for (std::string entry; std::getline(entries, entry, ',');)
+        CHECK(entry.find(" installation 101 ") != std::string::npos);
+    }
+  }
 }
 
 }  // namespace
@@ -244,6 +285,7 @@ TEST_CASE("demo: hours printed as they end; report == logs summed here == forge'
   CHECK(forge.at("2026-09-30T13:00Z").at("merge-gate-sweeper") > 0);
   CHECK(not_modified.at("2026-09-30T13:00Z").at("merge-gate-sweeper") > 0);
   CHECK(between(text, "hour 4: every replica swept", "\n").find("not exhausted") != std::string::npos);
+  check_tokens(text, counts, forge, files);
 }
 
 TEST_CASE("demo: a lost log makes the demo's own check say DIFFER and exit 1; --html - has stdout to itself") {
