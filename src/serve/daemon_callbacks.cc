@@ -271,18 +271,22 @@ std::optional<std::string> Server::Impl::start_daemon(Listener& listener, std::u
   auto daemon = std::make_unique<Daemon>();
   unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
   std::vector<MHD_OptionItem> items = {
+      // First, so that what libmicrohttpd says about the options after it
+      // goes to our logger too, never to stderr.
+      {MHD_OPTION_EXTERNAL_LOGGER, reinterpret_cast<intptr_t>(&on_error_log), nullptr},
       {MHD_OPTION_LISTEN_SOCKET, listener.fd, nullptr},
       // Never reached: on_accept closes the excess first (a margin for the
       // connections accepted on several threads at once).
       {MHD_OPTION_CONNECTION_LIMIT, static_cast<intptr_t>(2 * (options.max_connections + kProbeReserve)), nullptr},
       {MHD_OPTION_CONNECTION_TIMEOUT, static_cast<intptr_t>(options.idle_timeout.count()), nullptr},
       {MHD_OPTION_CONNECTION_MEMORY_LIMIT, static_cast<intptr_t>(options.max_header_bytes), nullptr},
-      {MHD_OPTION_THREAD_POOL_SIZE, static_cast<intptr_t>(options.threads), nullptr},
       {MHD_OPTION_NOTIFY_CONNECTION, reinterpret_cast<intptr_t>(&on_connection), this},
       {MHD_OPTION_NOTIFY_COMPLETED, reinterpret_cast<intptr_t>(&on_completed), this},
       {MHD_OPTION_URI_LOG_CALLBACK, reinterpret_cast<intptr_t>(&on_target), this},
-      {MHD_OPTION_EXTERNAL_LOGGER, reinterpret_cast<intptr_t>(&on_error_log), nullptr},
   };
+  // One thread is the daemon's own: a pool of one is refused with a warning.
+  if (options.threads > 1)
+    items.push_back({MHD_OPTION_THREAD_POOL_SIZE, static_cast<intptr_t>(options.threads), nullptr});
   if (!options.tls_cert_file.empty()) {
     auto pems = read_tls_files();
     if (auto* why = std::get_if<std::string>(&pems)) return *why;
