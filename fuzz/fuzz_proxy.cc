@@ -1,9 +1,12 @@
-// libFuzzer target for the proxy's own code: header filtering both ways and
-// URL rewriting in Location, Link and a JSON body streamed in random chunks.
-// Whatever the bytes: no X-Forgemeter-* or hop-by-hop field is forwarded,
-// every field that crosses could be sent, a rewritten header has no control
-// byte and stays within its bound, and the body rewritten chunk by chunk
-// equals the body rewritten whole.
+// libFuzzer target for the proxy's own code: header filtering both ways,
+// URL rewriting in Location, Link and a JSON body streamed in random chunks,
+// and what the App-token equalizer reads of a request (the access_tokens
+// body's scope, the Authorization's JWT). Whatever the bytes: no
+// X-Forgemeter-* or hop-by-hop field is forwarded, every field that crosses
+// could be sent, a rewritten header has no control byte and stays within its
+// bound, the body rewritten chunk by chunk equals the body rewritten whole,
+// a canonical scope is its own canonical scope, and no JWT verifies without
+// a key.
 //
 // Input: segments split by 0xFF — the upstream base, the public base (both
 // replaced by defaults when refused), a header block (`name:value` lines
@@ -13,9 +16,12 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
+#include "appauth/app_jwt.h"
 #include "core/ascii.h"
+#include "proxy/app_scope.h"
 #include "proxy/header_filter.h"
 #include "proxy/url_rewrite.h"
 
@@ -85,6 +91,15 @@ void check_body(const UrlRewriter& r, std::string_view body, std::string_view sp
   if (expected.size() > body.size() + (body.size() / 2 + 1) * r.public_base().size()) std::abort();
 }
 
+// The equalizer's reading: a scope written one way reads back the same, and
+// with no App given nothing verifies, however the JWT is made.
+void check_app_token_ask(std::string_view body, std::string_view authorization) {
+  if (const auto scope = canonical_scope(body); scope && canonical_scope(*scope) != scope) std::abort();
+  static const forgemeter::appauth::AppKeys no_apps;
+  const auto jwt = forgemeter::appauth::bearer_of(authorization).value_or(authorization);
+  if (!std::holds_alternative<std::string>(forgemeter::appauth::verify_app_jwt(jwt, no_apps, {}))) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -96,6 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_header_rewrite(r.location(s[2]));
   check_header_rewrite(r.link(s[2]));
   check_body(r, s[3], s[4]);
+  check_app_token_ask(s[3], s[2]);
   if (const auto base = public_base("http", s[0], s[1]); base && UrlRewriter::check(*base, *base)) std::abort();
   return 0;
 }
