@@ -19,16 +19,6 @@ std::string credential_of(const std::vector<serve::Field>& fields) {
   return out;
 }
 
-std::optional<std::string_view> token_of(std::string_view authorization) {
-  const std::string_view v = core_detail::trimmed(authorization);
-  for (std::string_view scheme : {"token ", "bearer "})
-    if (core_detail::istarts_with(v, scheme)) {
-      const std::string_view token = core_detail::trimmed(v.substr(scheme.size()));
-      if (!token.empty()) return token;
-    }
-  return std::nullopt;
-}
-
 CredentialKeys::CredentialKeys(CredentialKeyOptions options)
     : options_(options), clock_(options.clock != nullptr ? *options.clock : system_clock()) {}
 

@@ -71,7 +71,4 @@ class CredentialKeys {
 // hashed: each credential field's lower-cased name, NUL, value, NUL.
 std::string credential_of(const std::vector<serve::Field>& fields);
 
-// The token of an `Authorization: token X` or `Bearer X` value, or nullopt.
-std::optional<std::string_view> token_of(std::string_view authorization);
-
 }  // namespace forgemeter::proxy

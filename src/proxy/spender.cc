@@ -1,6 +1,7 @@
 #include "proxy/spender.h"
 
 #include "core/ascii.h"
+#include "core/authorization.h"
 
 namespace forgemeter::proxy {
 
@@ -18,7 +19,7 @@ Spender spender_of(const Inbound& request, CredentialKeys& keys, const Installat
   }
   for (const auto& [name, value] : request.forward) {
     if (!core_detail::iequals(name, "Authorization")) continue;
-    const auto token = token_of(value);
+    const auto token = core_detail::authorization_token(value);
     const auto installation = token ? tokens.installation_of(*token) : std::nullopt;
     if (!installation) break;
     s.installation = *installation;

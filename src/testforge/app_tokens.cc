@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-#include "core/ascii.h"
+#include "core/authorization.h"
 
 namespace forgemeter::testforge {
 namespace {
@@ -72,13 +72,8 @@ std::uint64_t AppTokens::minted(std::uint64_t installation) const {
 }
 
 std::optional<std::string_view> installation_token_of(std::string_view authorization) {
-  const auto value = core_detail::trimmed(authorization);
-  const auto space = value.find(' ');
-  if (space == std::string_view::npos) return std::nullopt;
-  const auto scheme = value.substr(0, space);
-  if (!core_detail::iequals(scheme, "token") && !core_detail::iequals(scheme, "bearer")) return std::nullopt;
-  const auto token = core_detail::trimmed(value.substr(space + 1));
-  if (!token.starts_with("ghs_")) return std::nullopt;
+  const auto token = core_detail::authorization_token(authorization);
+  if (!token || !token->starts_with("ghs_")) return std::nullopt;
   return token;
 }
 

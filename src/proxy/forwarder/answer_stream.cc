@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/ascii.h"
+#include "core/authorization.h"
 #include "proxy/cache_status.h"
 #include "proxy/credential_keys.h"
 #include "proxy/header_filter.h"
@@ -165,7 +166,7 @@ void forward(Route& route, Outgoing out, serve::Reply reply) {
     std::string_view body = stream.started() ? std::string_view(stream.kept_) : std::string_view(res.body);
     std::optional<std::string_view> token;
     for (const Header& h : out.request.headers)
-      if (iequals(h.first, "Authorization")) token = token_of(h.second);
+      if (iequals(h.first, "Authorization")) token = core_detail::authorization_token(h.second);
     route.tokens.observe(out.request.method, out.path, res.status, body, token);
     after_forge(route, out.app_token, out.request.method, out.path, res, body, token);
   }
